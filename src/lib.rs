@@ -1,0 +1,20 @@
+//! lnkfix: turns a failed Windows link into a fix.
+//!
+//! The pipeline, one module per stage, data flowing one way:
+//!
+//! ```text
+//! log file ─▶ linklog ─▶ symbols ─┐
+//! lib dirs ─▶ discover ─▶ index ──┼─▶ resolve ─▶ report (text | json)
+//! objects/build.ninja ─▶ evidence ┘             └▶ patch (extension.py)
+//! rule book (symbol-db/) ─────────────▶ rules ─▶ resolve, triage
+//! ```
+#![warn(missing_docs)]
+
+pub mod demangle;
+pub mod discover;
+pub mod error;
+pub mod index;
+pub mod linklog;
+pub mod patch;
+pub mod rules;
+pub mod symbols;
