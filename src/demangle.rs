@@ -1,1 +1,296 @@
-//! TODO
+//! The one guarded caller of msvc-demangler, and the canonical form that lets demangled names
+//! from different demanglers (MSVC's undname, LLVM, msvc-demangler) be compared.
+//!
+//! msvc-demangler 0.11 overflows the stack on deeply nested names and rejects names that still
+//! carry `__imp_` (FORMATS.md §4): the guard strips the prefix first and bounds length and depth,
+//! returning the raw name with a warning instead of crashing.
+
+use msvc_demangler::DemangleFlags;
+
+/// Bounds on what is handed to the demangler.
+#[derive(Debug, Clone, Copy)]
+pub struct DemangleLimits {
+    /// Longest mangled name demangled, in bytes.
+    pub max_len: usize,
+    /// Deepest nesting demangled (template and function-type openers counted).
+    pub max_depth: usize,
+}
+
+impl Default for DemangleLimits {
+    fn default() -> Self {
+        // A main thread's stack survives several hundred levels; real names rarely pass 30.
+        DemangleLimits {
+            max_len: 4096,
+            max_depth: 48,
+        }
+    }
+}
+
+/// The outcome of demangling one linker-level name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Demangled {
+    /// The human-readable name (for C names: the name itself, without `__imp_`).
+    pub text: String,
+    /// Whether the name carried `__imp_` (a dllimport reference).
+    pub import: bool,
+    /// Why the raw name was returned instead of a demangled one.
+    pub warning: Option<String>,
+}
+
+/// Removes the dllimport prefix: `__imp_X` is the import-address-table slot of `X`.
+pub fn strip_import_prefix(name: &str) -> (&str, bool) {
+    match name.strip_prefix("__imp_") {
+        Some(rest) => (rest, true),
+        None => (name, false),
+    }
+}
+
+/// An estimate of nesting depth: template, function-type and back-reference openers.
+fn nesting_depth(mangled: &str) -> usize {
+    let bytes = mangled.as_bytes();
+    bytes
+        .windows(2)
+        .filter(|w| {
+            matches!(
+                w,
+                [b'?', b'$']
+                    | [b'$', b'$']
+                    | [b'P', b'6']
+                    | [b'Q', b'6']
+                    | [b'$', b'1']
+                    | [b'$', b'E']
+            )
+        })
+        .count()
+}
+
+/// Demangles a linker-level name with default limits.
+pub fn demangle(name: &str) -> Demangled {
+    demangle_with(name, DemangleLimits::default())
+}
+
+/// Demangles a linker-level name (`?f@@YAXXZ`, `__imp_?f@@YAXXZ`, `hipMalloc`): never panics,
+/// never overflows the stack; on refusal or failure the raw name comes back with a warning.
+pub fn demangle_with(name: &str, limits: DemangleLimits) -> Demangled {
+    let (bare, import) = strip_import_prefix(name);
+    if !bare.starts_with('?') {
+        return Demangled {
+            text: bare.to_string(),
+            import,
+            warning: None,
+        };
+    }
+    if bare.len() > limits.max_len {
+        return Demangled {
+            text: bare.to_string(),
+            import,
+            warning: Some(format!(
+                "not demangled: {} bytes is over the limit of {} (--max-demangle-len)",
+                bare.len(),
+                limits.max_len
+            )),
+        };
+    }
+    let depth = nesting_depth(bare);
+    if depth > limits.max_depth {
+        return Demangled {
+            text: bare.to_string(),
+            import,
+            warning: Some(format!(
+                "not demangled: nesting depth {depth} is over the limit of {} (--max-demangle-depth)",
+                limits.max_depth
+            )),
+        };
+    }
+    let flags = DemangleFlags::llvm();
+    match std::panic::catch_unwind(|| msvc_demangler::demangle(bare, flags)) {
+        Ok(Ok(text)) => Demangled {
+            text,
+            import,
+            warning: None,
+        },
+        Ok(Err(e)) => Demangled {
+            text: bare.to_string(),
+            import,
+            warning: Some(format!("not demangled: {e}")),
+        },
+        Err(_) => Demangled {
+            text: bare.to_string(),
+            import,
+            warning: Some("not demangled: the demangler failed on this name".to_string()),
+        },
+    }
+}
+
+/// Tokens of a demangled name: words and single punctuation characters.
+fn tokens(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let word =
+            c.is_alphanumeric() || matches!(c, '_' | '$' | '`' | '\'' | '@' | '?' | '~' | '.');
+        if word {
+            if start.is_none() {
+                start = Some(i);
+            }
+            continue;
+        }
+        if let Some(s) = start.take() {
+            out.push(&text[s..i]);
+        }
+        if !c.is_whitespace() {
+            out.push(&text[i..i + c.len_utf8()]);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&text[s..]);
+    }
+    out
+}
+
+fn is_word(token: &str) -> bool {
+    token.chars().next().is_some_and(|c| {
+        c.is_alphanumeric() || matches!(c, '_' | '$' | '`' | '\'' | '@' | '?' | '~' | '.')
+    })
+}
+
+/// The canonical form of a demangled C++ name, for matching across demanglers.
+///
+/// Rules, each undoing one known difference:
+/// - spacing: spaces only between two words (`allocator<char> >` = `allocator<char>>`,
+///   `(void)const ` = `(void) const`, `char const *` = `char const*`);
+/// - `class`/`struct`/`union`/`enum` keywords, `__ptr64`/`__ptr32`, access specifiers
+///   (`public:`), `__declspec(dllimport)` and `(void)` parameter lists are dropped;
+/// - `uint64_t`/`unsigned long long` = `unsigned __int64`, `int64_t`/`long long` = `__int64`;
+/// - `` `anonymous namespace' `` = `(anonymous namespace)`.
+pub fn canonical(display: &str) -> String {
+    let text = display
+        .replace("`anonymous namespace'", "anonymous_namespace")
+        .replace("(anonymous namespace)", "anonymous_namespace")
+        .replace("__declspec(dllimport)", " ");
+    let raw = tokens(&text);
+    let mut kept: Vec<&str> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let t = raw[i];
+        let next = raw.get(i + 1).copied();
+        match t {
+            "class" | "struct" | "union" | "enum" if next.is_some_and(is_word) => {}
+            "__ptr64" | "__ptr32" | "__restrict" | "__unaligned" => {}
+            "public" | "private" | "protected"
+                if next == Some(":") && raw.get(i + 2) != Some(&":") =>
+            {
+                i += 1;
+            }
+            "void" if kept.last() == Some(&"(") && next == Some(")") => {}
+            "uint64_t" => {
+                kept.push("unsigned");
+                kept.push("__int64");
+            }
+            "int64_t" => kept.push("__int64"),
+            "long" if next == Some("long") => {
+                kept.push("__int64");
+                i += 1;
+            }
+            _ => kept.push(t),
+        }
+        i += 1;
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, t) in kept.iter().enumerate() {
+        if i > 0 && is_word(t) && is_word(kept[i - 1]) {
+            out.push(' ');
+        }
+        out.push_str(t);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_names_and_imports() {
+        let d = demangle("__imp_CreateFileW");
+        assert_eq!((d.text.as_str(), d.import), ("CreateFileW", true));
+        let d = demangle("__imp_??BCUDAStream@cuda@c10@@QEBAPEAUCUstream_st@@XZ");
+        assert!(d.import);
+        assert!(
+            d.text.contains("c10::cuda::CUDAStream::operator"),
+            "{}",
+            d.text
+        );
+        assert!(d.warning.is_none());
+    }
+
+    #[test]
+    fn demangles_operator_delete() {
+        let d = demangle("??3@YAXPEAX_K@Z");
+        assert_eq!(
+            canonical(&d.text),
+            canonical("void __cdecl operator delete(void *,unsigned __int64)")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_returns_raw_name() {
+        let mut name = String::from("?f@@YAXV");
+        for _ in 0..5000 {
+            name.push_str("?$A@V");
+        }
+        name.push_str("@@Z");
+        let d = demangle(&name);
+        assert_eq!(d.text, name);
+        assert!(d.warning.unwrap().contains("limit"));
+        let long = format!("?{}@@YAXXZ", "a".repeat(10_000));
+        assert!(demangle(&long)
+            .warning
+            .unwrap()
+            .contains("--max-demangle-len"));
+    }
+
+    #[test]
+    fn garbage_is_returned_raw() {
+        let d = demangle("?@@@@$$$???");
+        assert!(d.warning.is_some());
+        assert_eq!(d.text, "?@@@@$$$???");
+    }
+
+    #[test]
+    fn canonical_pairs_across_demanglers() {
+        // (undname / MSVC link.exe, LLVM llvm-undname / lld-link, msvc-demangler)
+        let rows = [
+            (
+                "class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > __cdecl cv::tempfile(char const *)",
+                "class std::basic_string<char, struct std::char_traits<char>, class std::allocator<char>> __cdecl cv::tempfile(char const *)",
+                "std::basic_string<char,std::char_traits<char>,std::allocator<char> > __cdecl cv::tempfile(char const*)",
+            ),
+            (
+                "public: __cdecl c10::cuda::CUDAStream::operator struct CUstream_st * __ptr64(void)const __ptr64",
+                "public: __cdecl c10::cuda::CUDAStream::operator struct CUstream_st *(void) const",
+                "public: __cdecl c10::cuda::CUDAStream::operator CUstream_st*(void) const",
+            ),
+            (
+                "void __cdecl operator delete(void *,unsigned __int64)",
+                "void __cdecl operator delete(void *, unsigned __int64)",
+                "void __cdecl operator delete(void*, uint64_t)",
+            ),
+            (
+                "void __cdecl `anonymous namespace'::f(void)",
+                "void __cdecl `anonymous namespace'::f(void)",
+                "void __cdecl (anonymous namespace)::f()",
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (a, b, c) in rows {
+            let (ca, cb, cc) = (canonical(a), canonical(b), canonical(c));
+            if ca != cb || cb != cc {
+                failures.push(format!("{ca}\n{cb}\n{cc}\n"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        assert_ne!(canonical("void f(int)"), canonical("void f(long)"));
+        assert_ne!(canonical("void f(int const *)"), canonical("void f(int *)"));
+    }
+}

@@ -1,1 +1,538 @@
-//! TODO
+//! The rule book as data: `symbol-db/rules.json` (families, the explicit default-library chain,
+//! the link-symbol rules with the rule book's claim and the verified home) and the generated name
+//! tables in [`names`]. Users add rules with `--rules FILE` (same format; their rules go first).
+
+pub mod names;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// The shipped rule file.
+const BUILTIN_RULES: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/symbol-db/rules.json"));
+
+/// A CRT and C++ library family choice: the compiler's `/MT`, `/MD`, `/MTd` or `/MDd`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flavour {
+    /// `/MT`: libcmt, libvcruntime, libucrt, libcpmt.
+    Static,
+    /// `/MD`: msvcrt, vcruntime, ucrt, msvcprt.
+    Dynamic,
+    /// `/MTd`.
+    StaticDebug,
+    /// `/MDd`.
+    DynamicDebug,
+}
+
+impl Flavour {
+    /// All four, release first.
+    pub const ALL: [Flavour; 4] = [
+        Flavour::Static,
+        Flavour::Dynamic,
+        Flavour::StaticDebug,
+        Flavour::DynamicDebug,
+    ];
+
+    /// Builds a flavour from linkage and debug-ness.
+    pub fn from_parts(dynamic: bool, debug: bool) -> Flavour {
+        match (dynamic, debug) {
+            (false, false) => Flavour::Static,
+            (true, false) => Flavour::Dynamic,
+            (false, true) => Flavour::StaticDebug,
+            (true, true) => Flavour::DynamicDebug,
+        }
+    }
+
+    /// Whether this flavour uses the DLL CRT.
+    pub fn is_dynamic(self) -> bool {
+        matches!(self, Flavour::Dynamic | Flavour::DynamicDebug)
+    }
+
+    /// Whether this flavour is a debug one.
+    pub fn is_debug(self) -> bool {
+        matches!(self, Flavour::StaticDebug | Flavour::DynamicDebug)
+    }
+
+    /// The name used in JSON and on the command line (`static`, `dynamic-debug`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavour::Static => "static",
+            Flavour::Dynamic => "dynamic",
+            Flavour::StaticDebug => "static-debug",
+            Flavour::DynamicDebug => "dynamic-debug",
+        }
+    }
+
+    /// The compiler option that selects it.
+    pub fn compiler_option(self) -> &'static str {
+        match self {
+            Flavour::Static => "/MT",
+            Flavour::Dynamic => "/MD",
+            Flavour::StaticDebug => "/MTd",
+            Flavour::DynamicDebug => "/MDd",
+        }
+    }
+}
+
+impl std::fmt::Display for Flavour {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.name(), self.compiler_option())
+    }
+}
+
+/// A library family: what kind of library provides a symbol.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Family {
+    /// What the family is.
+    pub description: String,
+    /// Whether the family is part of the CRT default-library chain.
+    pub crt: bool,
+    /// The library for each flavour (`None` when the library depends on the symbol, as for the
+    /// Windows system libraries).
+    pub libraries: Option<BTreeMap<Flavour, String>>,
+}
+
+/// How a rule matches a symbol.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleMatch {
+    /// Exact linker-level names (C names without `__imp_` and x86 decoration, or mangled names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exact: Vec<String>,
+    /// Prefixes of the name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefix: Vec<String>,
+    /// A regular expression on the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+    /// A regular expression on the demangled name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demangled_regex: Option<String>,
+    /// Matches dllimport references (`__imp_`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<bool>,
+}
+
+/// One link-symbol rule.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Rule {
+    /// Stable identifier shown in reports (`rule hip-prefix`).
+    pub id: String,
+    /// What it matches.
+    #[serde(rename = "match")]
+    pub matcher: RuleMatch,
+    /// The family it assigns (the verified home).
+    pub family: String,
+    /// The rule book's row, as written.
+    #[serde(default)]
+    pub rulebook: Option<String>,
+    /// The family the rule book claims when it differs from the verified one.
+    #[serde(default)]
+    pub rulebook_family: Option<String>,
+    /// Why the verified family differs, with its source.
+    #[serde(default)]
+    pub verified: Option<String>,
+    /// Anything else worth saying.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RuleFile {
+    #[allow(dead_code)]
+    schema_version: u32,
+    #[serde(default)]
+    families: BTreeMap<String, Family>,
+    #[serde(default)]
+    chain: BTreeMap<Flavour, Vec<String>>,
+    #[serde(default)]
+    debug_only: Vec<String>,
+    #[serde(default)]
+    rules: Vec<Rule>,
+}
+
+/// Why a rule file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleError {
+    /// The file could not be read.
+    #[error("{path}: cannot read rule file: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid rule JSON.
+    #[error("{path}: not a valid rule file: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// A rule's regular expression does not compile.
+    #[error("{path}: rule {rule}: bad regular expression: {source}")]
+    Regex {
+        /// The file.
+        path: PathBuf,
+        /// The rule id.
+        rule: String,
+        /// The regex error.
+        source: regex::Error,
+    },
+    /// A rule names a family that no file defines.
+    #[error("{path}: rule {rule}: unknown family {family:?}")]
+    UnknownFamily {
+        /// The file.
+        path: PathBuf,
+        /// The rule id.
+        rule: String,
+        /// The family it names.
+        family: String,
+    },
+}
+
+struct CompiledRule {
+    rule: Rule,
+    exact: HashSet<String>,
+    regex: Option<Regex>,
+    demangled_regex: Option<Regex>,
+}
+
+/// What the rule book says about one symbol.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classification {
+    /// The family.
+    pub family: String,
+    /// A library fixed by the evidence regardless of flavour (`kernel32.lib`, `amdhip64.lib`).
+    pub library: Option<String>,
+    /// The DLL, when a name table knows it.
+    pub dll: Option<String>,
+    /// Where the answer came from: `rule <id>` or `table <name>`.
+    pub source: String,
+    /// The rule book's own claim, when the verified home differs from it.
+    pub rulebook_differs: Option<String>,
+}
+
+/// The parts of a symbol the rules look at.
+#[derive(Debug, Clone, Copy)]
+pub struct SymbolKey<'a> {
+    /// The linker-level name without `__imp_` and without x86 decoration (or a mangled C++ name).
+    pub name: &'a str,
+    /// The demangled text.
+    pub demangled: &'a str,
+    /// Whether the reference is a dllimport one.
+    pub import: bool,
+}
+
+/// The loaded rule book: families, chains, rules and the debug-only names.
+pub struct RuleBook {
+    families: BTreeMap<String, Family>,
+    chain: BTreeMap<Flavour, Vec<String>>,
+    debug_only: HashSet<String>,
+    rules: Vec<CompiledRule>,
+}
+
+impl RuleBook {
+    /// The rule book shipped in `symbol-db/rules.json`.
+    pub fn builtin() -> RuleBook {
+        let mut book = RuleBook {
+            families: BTreeMap::new(),
+            chain: BTreeMap::new(),
+            debug_only: HashSet::new(),
+            rules: Vec::new(),
+        };
+        book.add_text(BUILTIN_RULES, Path::new("symbol-db/rules.json"), false)
+            .expect("the shipped symbol-db/rules.json is valid (checked by tests)");
+        book
+    }
+
+    /// Adds a user's rule file: its families and chain entries override, its rules go first.
+    pub fn add_file(&mut self, path: &Path) -> Result<(), RuleError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RuleError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.add_text(&text, path, true)
+    }
+
+    fn add_text(&mut self, text: &str, path: &Path, first: bool) -> Result<(), RuleError> {
+        let file: RuleFile = serde_json::from_str(text).map_err(|source| RuleError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.families.extend(file.families);
+        self.chain.extend(file.chain);
+        self.debug_only.extend(file.debug_only);
+        let mut compiled = Vec::with_capacity(file.rules.len());
+        for rule in file.rules {
+            if !self.families.contains_key(&rule.family) {
+                return Err(RuleError::UnknownFamily {
+                    path: path.to_path_buf(),
+                    rule: rule.id.clone(),
+                    family: rule.family.clone(),
+                });
+            }
+            let compile = |pattern: &Option<String>| -> Result<Option<Regex>, RuleError> {
+                pattern
+                    .as_deref()
+                    .map(Regex::new)
+                    .transpose()
+                    .map_err(|source| RuleError::Regex {
+                        path: path.to_path_buf(),
+                        rule: rule.id.clone(),
+                        source,
+                    })
+            };
+            let regex = compile(&rule.matcher.regex)?;
+            let demangled_regex = compile(&rule.matcher.demangled_regex)?;
+            compiled.push(CompiledRule {
+                exact: rule.matcher.exact.iter().cloned().collect(),
+                regex,
+                demangled_regex,
+                rule,
+            });
+        }
+        if first {
+            compiled.append(&mut self.rules);
+            self.rules = compiled;
+        } else {
+            self.rules.append(&mut compiled);
+        }
+        Ok(())
+    }
+
+    /// The family with this id.
+    pub fn family(&self, id: &str) -> Option<&Family> {
+        self.families.get(id)
+    }
+
+    /// Every rule, in matching order.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().map(|r| &r.rule)
+    }
+
+    /// The explicit default-library chain for a flavour.
+    pub fn chain(&self, flavour: Flavour) -> &[String] {
+        self.chain.get(&flavour).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a name exists only in the debug CRT (so referencing it means a debug build).
+    pub fn is_debug_only(&self, name: &str) -> bool {
+        self.debug_only.contains(name)
+    }
+
+    /// The library a family uses for a flavour.
+    pub fn family_library(&self, family: &str, flavour: Flavour) -> Option<&str> {
+        self.families
+            .get(family)?
+            .libraries
+            .as_ref()?
+            .get(&flavour)
+            .map(String::as_str)
+    }
+
+    /// Whether a library file name belongs to a CRT family, and to which flavour.
+    pub fn crt_library_flavours(&self, library: &str) -> Vec<(String, Flavour)> {
+        let mut out = Vec::new();
+        for (id, family) in &self.families {
+            if !family.crt || id == "oldnames" {
+                continue;
+            }
+            if let Some(libraries) = &family.libraries {
+                for (flavour, name) in libraries {
+                    if name.eq_ignore_ascii_case(library) {
+                        out.push((id.clone(), *flavour));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Classifies a symbol: exact-name rules first (the rule book's rows and verified homes),
+    /// then the generated name tables, then prefix, pattern and `__imp_` rules.
+    pub fn classify(&self, key: SymbolKey<'_>) -> Option<Classification> {
+        if let Some(rule) = self.rules.iter().find(|r| r.exact.contains(key.name)) {
+            return Some(self.from_rule(rule));
+        }
+        if let Some(hit) = names::lookup(key.name).into_iter().next() {
+            let family = match hit.table {
+                names::NameTable::WindowsApi => "windows-system",
+                names::NameTable::HipRuntime => "hip-runtime",
+                names::NameTable::Ucrt => "ucrt",
+                names::NameTable::Vcruntime => "vcruntime",
+                names::NameTable::Msvcp => "cxx-stdlib",
+            };
+            let fixed = matches!(
+                hit.table,
+                names::NameTable::WindowsApi | names::NameTable::HipRuntime
+            );
+            return Some(Classification {
+                family: family.to_string(),
+                library: fixed.then(|| hit.library.to_string()),
+                dll: Some(hit.dll.to_string()),
+                source: format!("table {}", hit.table.name()),
+                rulebook_differs: None,
+            });
+        }
+        self.rules
+            .iter()
+            .find(|r| {
+                let m = &r.rule.matcher;
+                (!m.prefix.is_empty() && m.prefix.iter().any(|p| key.name.starts_with(p.as_str())))
+                    || r.regex.as_ref().is_some_and(|re| re.is_match(key.name))
+                    || r.demangled_regex
+                        .as_ref()
+                        .is_some_and(|re| re.is_match(key.demangled))
+                    || (m.import == Some(true) && key.import)
+            })
+            .map(|rule| self.from_rule(rule))
+    }
+
+    fn from_rule(&self, rule: &CompiledRule) -> Classification {
+        let rule = &rule.rule;
+        let fixed = self
+            .families
+            .get(&rule.family)
+            .and_then(|f| f.libraries.as_ref())
+            .and_then(|libraries| {
+                let mut names: Vec<&String> = libraries.values().collect();
+                names.dedup();
+                (names.len() == 1).then(|| names[0].clone())
+            });
+        Classification {
+            family: rule.family.clone(),
+            library: fixed,
+            dll: None,
+            source: format!("rule {}", rule.id),
+            rulebook_differs: rule.rulebook_family.as_ref().map(|claimed| {
+                format!(
+                    "the rule book says {claimed}; {}",
+                    rule.verified
+                        .as_deref()
+                        .unwrap_or("the verified home differs")
+                )
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(name: &str, demangled: &str, import: bool) -> Option<Classification> {
+        RuleBook::builtin().classify(SymbolKey {
+            name,
+            demangled,
+            import,
+        })
+    }
+
+    #[test]
+    fn builtin_rules_load_and_cover_the_rule_book_rows() {
+        let rows = [
+            ("hipMalloc", "hipMalloc", false, "hip-runtime"),
+            ("_tls_index", "_tls_index", false, "crt-startup"),
+            (
+                "_Init_thread_header",
+                "_Init_thread_header",
+                false,
+                "crt-startup",
+            ),
+            ("atexit", "atexit", false, "crt-startup"),
+            ("__chkstk", "__chkstk", false, "crt-startup"),
+            ("wcsnlen", "wcsnlen", false, "ucrt"),
+            ("___lc_codepage_func", "___lc_codepage_func", false, "ucrt"),
+            ("__acrt_iob_func", "__acrt_iob_func", false, "ucrt"),
+            (
+                "__CxxFrameHandler4",
+                "__CxxFrameHandler4",
+                false,
+                "vcruntime",
+            ),
+            ("__GSHandlerCheck", "__GSHandlerCheck", false, "crt-startup"),
+            (
+                "??3@YAXPEAX_K@Z",
+                "void __cdecl operator delete(void *, unsigned __int64)",
+                false,
+                "crt-startup",
+            ),
+            (
+                "??_7type_info@@6B@",
+                "const type_info::`vftable'",
+                false,
+                "crt-startup",
+            ),
+            ("__std_search_1", "__std_search_1", false, "cxx-stdlib"),
+            (
+                "?_Xlength_error@std@@YAXPEBD@Z",
+                "void __cdecl std::_Xlength_error(char const *)",
+                false,
+                "cxx-stdlib",
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (name, demangled, import, family) in rows {
+            let got = classify(name, demangled, import).map(|c| c.family);
+            if got.as_deref() != Some(family) {
+                failures.push(format!("{name}: want {family}, got {got:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn rule_book_disagreements_are_recorded() {
+        let c = classify("__GSHandlerCheck", "__GSHandlerCheck", false).unwrap();
+        assert!(c.rulebook_differs.unwrap().contains("vcruntime"));
+        assert!(classify("__CxxFrameHandler4", "", false)
+            .unwrap()
+            .rulebook_differs
+            .is_none());
+    }
+
+    #[test]
+    fn unknown_stays_unknown() {
+        assert!(classify("rocksdb_get_pinned", "rocksdb_get_pinned", false).is_none());
+    }
+
+    #[test]
+    fn user_rules_go_first_and_bad_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mine.json");
+        std::fs::write(
+            &path,
+            r#"{"schema_version":1,"families":{"rocksdb":{"description":"RocksDB","crt":false,"libraries":{"static":"rocksdb.lib","dynamic":"rocksdb.lib","static-debug":"rocksdb.lib","dynamic-debug":"rocksdb.lib"}}},
+               "rules":[{"id":"mine","match":{"prefix":["rocksdb_"]},"family":"rocksdb"}]}"#,
+        )
+        .unwrap();
+        let mut book = RuleBook::builtin();
+        book.add_file(&path).unwrap();
+        let c = book
+            .classify(SymbolKey {
+                name: "rocksdb_get",
+                demangled: "rocksdb_get",
+                import: false,
+            })
+            .unwrap();
+        assert_eq!(
+            (c.family.as_str(), c.library.as_deref()),
+            ("rocksdb", Some("rocksdb.lib"))
+        );
+
+        std::fs::write(
+            &path,
+            r#"{"schema_version":1,"rules":[{"id":"x","match":{},"family":"nope"}]}"#,
+        )
+        .unwrap();
+        let err = RuleBook::builtin().add_file(&path).unwrap_err().to_string();
+        assert!(err.contains("mine.json") && err.contains("nope"), "{err}");
+        std::fs::write(&path, "{").unwrap();
+        assert!(RuleBook::builtin().add_file(&path).is_err());
+    }
+}

@@ -1,1 +1,468 @@
-//! TODO
+//! Link records to unresolved symbols: one record per distinct symbol, with its linker-level
+//! name, demangled form, dllimport flag, x86 decoration undone, and deduplicated references.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+use crate::demangle;
+use crate::linklog::{CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName};
+
+/// An x86 name decoration, undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "convention")]
+pub enum X86Decoration {
+    /// `_name` (`__cdecl`).
+    Cdecl,
+    /// `_name@N` (`__stdcall`, N bytes of arguments).
+    Stdcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+    /// `@name@N` (`__fastcall`).
+    Fastcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+    /// `name@@N` (`__vectorcall`, also on x64).
+    Vectorcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+}
+
+/// The target machine a name or log is for, as far as it can be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arch {
+    /// 32-bit x86.
+    X86,
+    /// x64 (or any 64-bit target: the names look alike).
+    X64,
+}
+
+/// One distinct unresolved symbol.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnresolvedSymbol {
+    /// The symbol as the log showed it: the decorated name when the log has one, else the
+    /// displayed text (lld-link's `__declspec(dllimport) X` included).
+    pub name: String,
+    /// The display text when the log showed one.
+    pub display: Option<String>,
+    /// The linker-level name (mangled C++ or C name, `__imp_` kept) when known.
+    pub linker_name: Option<String>,
+    /// The demangled form (without `__declspec(dllimport)`: see `import`).
+    pub demangled: String,
+    /// The canonical form of `demangled`, for matching across demanglers.
+    pub canonical: String,
+    /// Whether the reference is a dllimport one (`__imp_` or `__declspec(dllimport)`).
+    pub import: bool,
+    /// The name rules and tables are looked up by: no `__imp_`, no x86 decoration.
+    pub lookup_name: String,
+    /// The x86 decoration that was undone, if any.
+    pub x86_decoration: Option<X86Decoration>,
+    /// The machine the name is for, when the name or the log tells.
+    pub arch: Option<Arch>,
+    /// Whether the linker itself asked for it (lld-link's `<root>`: the entry point).
+    pub entry_point: bool,
+    /// Where it was referenced, deduplicated, in order of appearance.
+    pub references: Vec<Reference>,
+    /// How many times the log reported it (records plus lld-link's "N more times").
+    pub reported: u64,
+    /// The linkers that reported it.
+    pub linkers: Vec<Linker>,
+    /// The 1-based line of its first report.
+    pub first_line: u64,
+    /// Candidates from link.exe's "could potentially match" hint block.
+    pub hints: Vec<ShownName>,
+    /// A problem demangling it.
+    pub warning: Option<String>,
+}
+
+/// Everything the log said, gathered: the symbols and what later stages need.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LinkFailure {
+    /// Distinct unresolved symbols, in order of first appearance.
+    pub symbols: Vec<UnresolvedSymbol>,
+    /// Each LNK1120 count, in order (a log can hold several links).
+    pub lnk1120_counts: Vec<u64>,
+    /// lld-link stopped after its error limit: the list is incomplete.
+    pub incomplete: bool,
+    /// Other linker findings (LNK2038, LNK4098, LNK2005, LNK1104, LNK4272, LNK4217, ...).
+    pub findings: Vec<Finding>,
+    /// CRT-selecting options seen on command lines.
+    pub crt_options: Vec<CrtOption>,
+    /// Machines named by `/machine:` or a compiler banner.
+    pub machines: Vec<String>,
+    /// What reading the log measured.
+    pub stats: LogStats,
+}
+
+impl LinkFailure {
+    /// The log's architecture: x86 when only x86 evidence is present, x64 when only x64.
+    pub fn arch(&self) -> Option<Arch> {
+        let x86 = self.machines.iter().any(|m| m == "x86")
+            || self.symbols.iter().any(|s| s.arch == Some(Arch::X86));
+        let x64 = self.machines.iter().any(|m| m != "x86")
+            || self.symbols.iter().any(|s| s.arch == Some(Arch::X64));
+        match (x86, x64) {
+            (true, false) => Some(Arch::X86),
+            (false, true) => Some(Arch::X64),
+            _ => None,
+        }
+    }
+}
+
+/// Undoes an x86 decoration of a C name: `_f@12`, `@f@8`, `f@@16`. A bare leading `_` is only
+/// undone by [`undecorate_cdecl`] once the log is known to be x86.
+pub fn undecorate(name: &str) -> (String, Option<X86Decoration>) {
+    fn bytes_suffix(s: &str) -> Option<(&str, u32)> {
+        let (base, n) = s.rsplit_once('@')?;
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || base.is_empty() {
+            return None;
+        }
+        Some((base, n.parse().ok()?))
+    }
+    if name.starts_with('?') {
+        return (name.to_string(), None);
+    }
+    if let Some((base, bytes)) = bytes_suffix(name) {
+        if let Some(base) = base.strip_suffix('@') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Vectorcall { bytes }));
+            }
+        } else if let Some(base) = base.strip_prefix('_') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Stdcall { bytes }));
+            }
+        } else if let Some(base) = base.strip_prefix('@') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Fastcall { bytes }));
+            }
+        }
+    }
+    (name.to_string(), None)
+}
+
+/// Undoes x86 `__cdecl` decoration (a leading `_`).
+pub fn undecorate_cdecl(name: &str) -> Option<String> {
+    name.strip_prefix('_')
+        .filter(|rest| !rest.is_empty())
+        .map(str::to_string)
+}
+
+/// Tells x86 from x64 by a mangled C++ name's pointer encoding (`PEA`: x64 `__ptr64`).
+fn mangled_arch(mangled: &str) -> Option<Arch> {
+    if !mangled.starts_with('?') {
+        return None;
+    }
+    let bytes = mangled.as_bytes();
+    let x64 = bytes.windows(3).any(|w| {
+        matches!(
+            w,
+            [b'P' | b'Q' | b'A' | b'B', b'E', b'A' | b'B' | b'C' | b'D']
+        )
+    });
+    if x64 {
+        return Some(Arch::X64);
+    }
+    let x86 = bytes
+        .windows(3)
+        .any(|w| matches!(w, [b'P' | b'Q', b'A' | b'B', b'A'..=b'Z' | b'_']) || w == b"QAE");
+    x86.then_some(Arch::X86)
+}
+
+fn is_c_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')
+}
+
+/// Builds the symbol fields from what a record showed.
+fn describe(shown: &ShownName) -> UnresolvedSymbol {
+    let mut display = shown.display.clone();
+    let mut import = false;
+    let mut linker_name = shown.decorated.clone();
+    if let Some(d) = display.as_deref() {
+        let trimmed = d.trim();
+        if let Some(rest) = trimmed.strip_prefix("__declspec(dllimport)") {
+            import = true;
+            let rest = rest.trim();
+            if linker_name.is_none() && is_c_identifier(rest) {
+                // lld-link prints __imp_X as `__declspec(dllimport) X`.
+                linker_name = Some(format!("__imp_{rest}"));
+            }
+        }
+        display = Some(trimmed.to_string());
+    }
+    let name = shown
+        .decorated
+        .clone()
+        .or_else(|| display.clone())
+        .unwrap_or_default();
+    let (demangled, warning) = match &linker_name {
+        Some(linker) => {
+            let d = demangle::demangle(linker);
+            import |= d.import;
+            let text = match (&d.warning, &display) {
+                // The log's own undname text beats a raw name.
+                (Some(_), Some(shown)) => shown
+                    .trim_start_matches("__declspec(dllimport)")
+                    .trim()
+                    .to_string(),
+                _ => d.text,
+            };
+            (text, d.warning)
+        }
+        None => {
+            let shown = display.clone().unwrap_or_default();
+            let text = shown
+                .trim_start_matches("__declspec(dllimport)")
+                .trim()
+                .to_string();
+            (text, None)
+        }
+    };
+    let bare = linker_name
+        .as_deref()
+        .map(|l| demangle::strip_import_prefix(l).0.to_string())
+        .unwrap_or_else(|| demangled.clone());
+    let (lookup_name, x86_decoration) = undecorate(&bare);
+    let arch = match x86_decoration {
+        Some(X86Decoration::Vectorcall { .. }) => None,
+        Some(_) => Some(Arch::X86),
+        None => mangled_arch(&bare),
+    };
+    UnresolvedSymbol {
+        name,
+        display,
+        linker_name,
+        canonical: demangle::canonical(&demangled),
+        demangled,
+        import,
+        lookup_name,
+        x86_decoration,
+        arch,
+        entry_point: false,
+        references: Vec::new(),
+        reported: 0,
+        linkers: Vec::new(),
+        first_line: 0,
+        hints: Vec::new(),
+        warning,
+    }
+}
+
+/// Gathers log events into a [`LinkFailure`], one symbol per distinct name.
+#[derive(Default)]
+pub struct Collector {
+    failure: LinkFailure,
+    by_key: HashMap<String, usize>,
+    /// The symbol the last lld-link record or link.exe record was about.
+    last: Option<usize>,
+}
+
+/// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
+const MAX_REFERENCES: usize = 64;
+
+impl Collector {
+    /// An empty collector.
+    pub fn new() -> Collector {
+        Collector::default()
+    }
+
+    /// Takes one event.
+    pub fn push(&mut self, located: Located) {
+        let line = located.line;
+        match located.event {
+            Event::Unresolved(record) => {
+                let described = describe(&record.symbol);
+                let key = described
+                    .linker_name
+                    .clone()
+                    .unwrap_or_else(|| described.canonical.clone());
+                let index = match self.by_key.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.failure.symbols.len();
+                        let mut symbol = described;
+                        symbol.first_line = line;
+                        self.failure.symbols.push(symbol);
+                        self.by_key.insert(key, i);
+                        i
+                    }
+                };
+                let symbol = &mut self.failure.symbols[index];
+                symbol.reported += 1;
+                if !symbol.linkers.contains(&record.linker) {
+                    symbol.linkers.push(record.linker);
+                }
+                if let Some(reference) = record.reference {
+                    if reference.object.as_deref() == Some("<root>") {
+                        symbol.entry_point = true;
+                    }
+                    add_reference(symbol, reference);
+                }
+                self.last = Some(index);
+            }
+            Event::Referenced(reference) => {
+                if let Some(i) = self.last {
+                    add_reference(&mut self.failure.symbols[i], reference);
+                }
+            }
+            Event::MoreReferences(n) => {
+                if let Some(i) = self.last {
+                    self.failure.symbols[i].reported += n;
+                }
+            }
+            Event::UnresolvedCount(n) => {
+                self.failure.lnk1120_counts.push(n);
+                self.last = None;
+            }
+            Event::TooManyErrors => self.failure.incomplete = true,
+            Event::NearMissHint(hint) => {
+                if let Some(i) = self.last {
+                    let hints = &mut self.failure.symbols[i].hints;
+                    if !hints.contains(&hint) && hints.len() < MAX_REFERENCES {
+                        hints.push(hint);
+                    }
+                }
+            }
+            Event::Finding(finding) => {
+                if self.failure.findings.len() < 10_000 {
+                    self.failure.findings.push(finding);
+                }
+            }
+            Event::CrtOption(option) => {
+                let known = self
+                    .failure
+                    .crt_options
+                    .iter()
+                    .any(|o| o.option == option.option);
+                if !known {
+                    self.failure.crt_options.push(option);
+                }
+            }
+            Event::Machine(machine) => {
+                if !self.failure.machines.contains(&machine) {
+                    self.failure.machines.push(machine);
+                }
+            }
+        }
+    }
+
+    /// Finishes: undoes x86 `__cdecl` decoration when the whole log is x86.
+    pub fn finish(mut self, stats: LogStats) -> LinkFailure {
+        self.failure.stats = stats;
+        if self.failure.arch() == Some(Arch::X86) {
+            for symbol in &mut self.failure.symbols {
+                if symbol.x86_decoration.is_none() && !symbol.lookup_name.starts_with('?') {
+                    if let Some(base) = undecorate_cdecl(&symbol.lookup_name) {
+                        symbol.lookup_name = base;
+                        symbol.x86_decoration = Some(X86Decoration::Cdecl);
+                        symbol.arch = Some(Arch::X86);
+                    }
+                }
+            }
+        }
+        self.failure
+    }
+}
+
+fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
+    if reference.object.is_none() && reference.function.is_none() {
+        return;
+    }
+    if !symbol.references.contains(&reference) && symbol.references.len() < MAX_REFERENCES {
+        symbol.references.push(reference);
+    }
+}
+
+/// Reads a log from any reader into a [`LinkFailure`].
+pub fn collect<R: std::io::Read + 'static>(
+    reader: R,
+    limits: crate::linklog::ReadLimits,
+) -> std::io::Result<LinkFailure> {
+    let mut collector = Collector::new();
+    let stats = crate::linklog::read_log(reader, limits, &mut |e| collector.push(e))?;
+    Ok(collector.finish(stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(log: &str) -> LinkFailure {
+        collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn undecoration() {
+        assert_eq!(
+            undecorate("_MessageBoxA@16"),
+            (
+                "MessageBoxA".into(),
+                Some(X86Decoration::Stdcall { bytes: 16 })
+            )
+        );
+        assert_eq!(
+            undecorate("@f@8"),
+            ("f".into(), Some(X86Decoration::Fastcall { bytes: 8 }))
+        );
+        assert_eq!(
+            undecorate("f@@16"),
+            ("f".into(), Some(X86Decoration::Vectorcall { bytes: 16 }))
+        );
+        assert_eq!(undecorate("hipMalloc"), ("hipMalloc".into(), None));
+        assert_eq!(undecorate("?f@@YAXXZ"), ("?f@@YAXXZ".into(), None));
+    }
+
+    #[test]
+    fn dllimport_display_becomes_imp_name() {
+        let f = failure("lld-link: error: undefined symbol: __declspec(dllimport) _CrtDbgReport\n>>> referenced by a.cpp:1\n>>>               a.obj:(f)\n");
+        let s = &f.symbols[0];
+        assert_eq!(s.name, "__declspec(dllimport) _CrtDbgReport");
+        assert_eq!(s.linker_name.as_deref(), Some("__imp__CrtDbgReport"));
+        assert!(s.import);
+        assert_eq!(s.lookup_name, "_CrtDbgReport");
+        assert_eq!(s.references[0].function.as_deref(), Some("f"));
+    }
+
+    #[test]
+    fn duplicates_merge_and_references_dedup() {
+        let f = failure(
+            "a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             b.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             x.exe : fatal error LNK1120: 1 unresolved externals\n",
+        );
+        assert_eq!(f.symbols.len(), 1);
+        assert_eq!(f.symbols[0].reported, 3);
+        assert_eq!(f.symbols[0].references.len(), 2);
+        assert_eq!(f.lnk1120_counts, [1]);
+    }
+
+    #[test]
+    fn x86_log_undoes_cdecl_underscore() {
+        let f = failure(
+            "main.obj : error LNK2019: unresolved external symbol __imp__MessageBoxA@16 referenced in function _main\n\
+             main.obj : error LNK2019: unresolved external symbol __imp__PyErr_Clear referenced in function _main\n",
+        );
+        assert_eq!(f.arch(), Some(Arch::X86));
+        assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
+        assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
+        assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
+    }
+
+    #[test]
+    fn mangled_arch_detection() {
+        assert_eq!(mangled_arch("??3@YAXPEAX_K@Z"), Some(Arch::X64));
+        assert_eq!(mangled_arch("??3@YAXPAXI@Z"), Some(Arch::X86));
+        assert_eq!(mangled_arch("?f@@YAXXZ"), None);
+    }
+}

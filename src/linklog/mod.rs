@@ -1,1 +1,216 @@
-//! TODO
+//! Log reading: a failed link's log, whatever wrote or wrapped it, to a stream of link records.
+//!
+//! Stages: [`decode`] (bytes to lines, any encoding, streamed), [`clean`] (escapes, Python repr,
+//! tool prefixes), a joiner for console-wrapped records, and [`parse`] (lines to [`Event`]s).
+
+pub mod clean;
+pub mod decode;
+pub mod parse;
+
+pub use decode::{Encoding, LineReader};
+pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
+
+use std::io::Read;
+
+/// Limits that keep reading bounded whatever the input.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadLimits {
+    /// Longest line kept, in bytes; longer lines are cut (and counted).
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_line_bytes: 1 << 20,
+        }
+    }
+}
+
+/// An event and the 1-based line of the input where it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// 1-based physical line number in the input.
+    pub line: u64,
+    /// What was recognised there.
+    pub event: Event,
+}
+
+/// What reading a log measured.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LogStats {
+    /// The detected encoding.
+    pub encoding: Option<Encoding>,
+    /// Physical lines read.
+    pub lines: u64,
+    /// Bytes read (after transcoding from UTF-16).
+    pub bytes: u64,
+    /// Lines longer than the limit, cut at it.
+    pub truncated_lines: u64,
+    /// Lines that held a Python repr and were expanded.
+    pub python_repr_lines: u64,
+    /// Console-wrapped records that were joined back together.
+    pub joined_lines: u64,
+}
+
+/// Console widths whose hard wrap splits records (conhost's defaults and common settings).
+const CONSOLE_WIDTHS: &[usize] = &[80, 100, 120, 132];
+
+/// Longest run of physical lines joined into one record.
+const MAX_JOINED: usize = 32;
+
+fn is_anchor(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    memchr::memmem::find(bytes, b"LNK").is_some_and(|_| has_lnk_code(line))
+        || memchr::memmem::find(bytes, b"lld-link").is_some()
+        || line.trim_start().starts_with(">>>")
+}
+
+fn has_lnk_code(line: &str) -> bool {
+    line.match_indices("LNK").any(|(i, _)| {
+        let digits = &line.as_bytes()[i + 3..];
+        digits.len() >= 4 && digits[..4].iter().all(u8::is_ascii_digit)
+    })
+}
+
+/// Whether `next` continues `held`, a record a console wrapped.
+fn continues(held: &str, last_piece_chars: usize, next: &str, pieces: usize) -> bool {
+    if pieces >= MAX_JOINED || next.trim().is_empty() || is_anchor(next) || !is_anchor(held) {
+        return false;
+    }
+    clean::is_unbalanced(held)
+        || CONSOLE_WIDTHS
+            .iter()
+            .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
+}
+
+/// Reads a whole log, calling `sink` for every event in order. Never fails on content: bad bytes
+/// are replaced, long lines cut; only I/O errors are returned.
+pub fn read_log<R: Read + 'static>(
+    reader: R,
+    limits: ReadLimits,
+    sink: &mut dyn FnMut(Located),
+) -> std::io::Result<LogStats> {
+    let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
+    let mut stats = LogStats {
+        encoding: Some(lines.encoding()),
+        ..LogStats::default()
+    };
+    let mut parser = parse::LineParser::new();
+    let mut events = Vec::new();
+    let mut physical = String::new();
+    // The logical line being assembled: (first line number, text, chars of last piece, pieces).
+    let mut held: Option<(u64, String, usize, usize)> = None;
+
+    let flush = |held: &mut Option<(u64, String, usize, usize)>,
+                 parser: &mut parse::LineParser,
+                 events: &mut Vec<Event>,
+                 sink: &mut dyn FnMut(Located)| {
+        if let Some((line, text, _, _)) = held.take() {
+            parser.parse_line(&text, line, events);
+            for event in events.drain(..) {
+                sink(Located { line, event });
+            }
+        }
+    };
+
+    while lines.next_line(&mut physical)? {
+        let number = lines.line_number;
+        let text = clean::strip_escapes(&physical);
+        let pieces: Vec<String> = if clean::looks_like_python_repr(&text) {
+            stats.python_repr_lines += 1;
+            clean::expand_python_repr(&text)
+        } else {
+            vec![text.into_owned()]
+        };
+        for piece in pieces {
+            let chars = piece.chars().count();
+            if let Some((_, held_text, last_chars, count)) = held.as_mut() {
+                if continues(held_text, *last_chars, &piece, *count) {
+                    held_text.push_str(&piece);
+                    *last_chars = chars;
+                    *count += 1;
+                    stats.joined_lines += 1;
+                    continue;
+                }
+            }
+            flush(&mut held, &mut parser, &mut events, sink);
+            held = Some((number, piece, chars, 1));
+        }
+    }
+    flush(&mut held, &mut parser, &mut events, sink);
+    stats.lines = lines.line_number;
+    stats.bytes = lines.bytes;
+    stats.truncated_lines = lines.truncated_lines;
+    Ok(stats)
+}
+
+/// Reads a log held in memory and returns all its events (for tests and small inputs).
+pub fn read_log_bytes(bytes: &[u8]) -> (Vec<Located>, LogStats) {
+    let mut events = Vec::new();
+    let stats = read_log(
+        std::io::Cursor::new(bytes.to_vec()),
+        ReadLimits::default(),
+        &mut |e| events.push(e),
+    )
+    .expect("reading from memory cannot fail");
+    (events, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbols(log: &str) -> Vec<String> {
+        read_log_bytes(log.as_bytes())
+            .0
+            .into_iter()
+            .filter_map(|l| match l.event {
+                Event::Unresolved(u) => u.symbol.decorated.or(u.symbol.display),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn console_wrapped_records_are_joined() {
+        let log = "glfw.obj : error LNK2001: simbolo esterno __imp__glfwSetWindowCloseCallback@4 n\n\
+                   on risolto [C:\\Users\\F\\glfw.vc\n\
+                   xproj]\n\
+                   glfw.obj : error LNK2001: simbolo esterno __imp__glfwGetTime@0 non risolto [C:\\\n\
+                   Users\\F\\glfw.vcxproj]\n";
+        let (events, stats) = read_log_bytes(log.as_bytes());
+        assert_eq!(
+            symbols(log),
+            [
+                "__imp__glfwSetWindowCloseCallback@4",
+                "__imp__glfwGetTime@0"
+            ]
+        );
+        assert_eq!(stats.joined_lines, 3);
+        assert_eq!(events[1].line, 4);
+    }
+
+    #[test]
+    fn python_exception_repr() {
+        let log = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n\
+            RuntimeError: Failed to build: b'lld-link: error: undefined symbol: hipMalloc\\r\\n>>> referenced by C:\\\\t\\\\k.obj:(launch)\\r\\nlld-link: error: undefined symbol: hipFree\\r\\n'\n";
+        assert_eq!(symbols(log), ["hipMalloc", "hipFree"]);
+    }
+
+    #[test]
+    fn utf16_powershell_log() {
+        let text = "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\r\n";
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in text.encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        assert_eq!(
+            symbols(std::str::from_utf8(&[]).unwrap()),
+            Vec::<String>::new()
+        );
+        let (events, stats) = read_log_bytes(&bytes);
+        assert_eq!(stats.encoding, Some(Encoding::Utf16LeBom));
+        assert!(matches!(events[0].event, Event::Unresolved(_)));
+    }
+}

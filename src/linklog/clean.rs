@@ -1,0 +1,260 @@
+//! Line clean-up before parsing: colour escapes, pasted glyphs, Python `repr` escapes and the
+//! prefixes and suffixes that build tools put around the linker's own text.
+
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// Removes ANSI escape sequences (CSI such as colours, OSC such as hyperlinks) and the
+/// U+240D "symbol for carriage return" glyph that some pastes carry at line ends.
+pub fn strip_escapes(line: &str) -> Cow<'_, str> {
+    if !line.contains('\u{1b}') && !line.contains('\u{240d}') && !line.contains('\u{9b}') {
+        return Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    // CSI: parameters and intermediates, then one final byte in 0x40..=0x7e.
+                    for c in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    // OSC: up to BEL or ESC '\'.
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                Some(_) => {
+                    chars.next();
+                }
+                None => {}
+            },
+            '\u{9b}' => {
+                for c in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            '\u{240d}' => {}
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether a line holds a log that was embedded in a Python exception as a `str` or `bytes`
+/// repr: literal `\r\n` or `\n` escapes standing for line breaks.
+///
+/// A Windows path alone (`C:\new\x.obj`) does not qualify: it needs a literal `\r\n`, or at least
+/// two literal `\n` in a line that also shows repr-doubled backslashes or a `b'`/`'` opener.
+pub fn looks_like_python_repr(line: &str) -> bool {
+    if line.contains("\\r\\n") {
+        return true;
+    }
+    let newlines = line.matches("\\n").count();
+    newlines >= 2
+        && (line.contains("\\\\")
+            || line.contains("b'")
+            || line.contains("b\"")
+            || line.contains("('"))
+}
+
+/// Expands a Python `repr` into the lines it stands for: `\r\n`, `\n`, `\r` become breaks,
+/// `\\` a backslash, `\'`/`\"` quotes, `\t` a tab and `\xNN` the byte (decoded as UTF-8 where the
+/// bytes form it, else Latin-1).
+pub fn expand_python_repr(line: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut bytes: Vec<u8> = Vec::with_capacity(line.len());
+    let flush = |bytes: &mut Vec<u8>, lines: &mut Vec<String>| {
+        lines.push(String::from_utf8_lossy(bytes).into_owned());
+        bytes.clear();
+    };
+    let raw = line.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'\\' && i + 1 < raw.len() {
+            match raw[i + 1] {
+                b'r' => {
+                    if raw.get(i + 2) == Some(&b'\\') && raw.get(i + 3) == Some(&b'n') {
+                        i += 4;
+                    } else {
+                        i += 2;
+                    }
+                    flush(&mut bytes, &mut lines);
+                    continue;
+                }
+                b'n' => {
+                    i += 2;
+                    flush(&mut bytes, &mut lines);
+                    continue;
+                }
+                b't' => {
+                    bytes.push(b'\t');
+                    i += 2;
+                    continue;
+                }
+                b'\\' | b'\'' | b'"' => {
+                    bytes.push(raw[i + 1]);
+                    i += 2;
+                    continue;
+                }
+                b'x' if i + 3 < raw.len() => {
+                    let hex = std::str::from_utf8(&raw[i + 2..i + 4]).ok();
+                    if let Some(value) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                        bytes.push(value);
+                        i += 4;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+        }
+        bytes.push(raw[i]);
+        i += 1;
+    }
+    flush(&mut bytes, &mut lines);
+    lines
+}
+
+fn prefix_patterns() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)^(?:
+                \s+
+              | \d+>                                   # MSBuild project prefix
+              | \[[^\]]*\]\s*                          # [ +193 ms], [INFO], [worker-1]
+              | \d{4}-\d{2}-\d{2}[T\x20]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\s*
+              | \d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\s*
+              | (?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|NOTE|STDERR|STDOUT)\b[\x20:|-]*
+              | =\s*note:\s*                           # rustc's note block
+              | [A-Za-z][\w.-]*\s*\|\s+                # supervisor `name | `
+              | [A-Za-z][\w.-]+:\x20+                  # supervisor `name: ` (never a drive letter)
+            )",
+        )
+        .expect("prefix pattern")
+    })
+}
+
+/// Strips what build tools and supervisors put in front of a linker's line: indentation,
+/// MSBuild's `N>`, bracketed tags and timestamps, log levels, rustc's `= note:`.
+pub fn strip_prefixes(mut text: &str) -> &str {
+    let re = prefix_patterns();
+    // Bounded: each pass removes at least one character.
+    for _ in 0..16 {
+        match re.find(text) {
+            Some(m) if m.end() > 0 => text = &text[m.end()..],
+            _ => break,
+        }
+    }
+    text
+}
+
+fn msbuild_suffix() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\s*\[[^\[\]]*\.(?:vcxproj|vcproj|csproj|proj|targets|sln)\]\s*$")
+            .expect("suffix pattern")
+    })
+}
+
+/// Strips MSBuild's ` [C:\path\proj.vcxproj]` suffix and trailing whitespace.
+pub fn strip_suffixes(text: &str) -> &str {
+    let text = text.trim_end();
+    match msbuild_suffix().find(text) {
+        Some(m) => text[..m.start()].trim_end(),
+        None => text,
+    }
+}
+
+/// Whether a line is unfinished: a quote, parenthesis or bracket opened and not closed, which is
+/// how a console that hard-wraps long lines leaves a record.
+pub fn is_unbalanced(text: &str) -> bool {
+    let mut quotes = 0usize;
+    let mut parens = 0isize;
+    let mut brackets = 0isize;
+    for c in text.chars() {
+        match c {
+            '"' => quotes += 1,
+            '(' => parens += 1,
+            ')' => parens -= 1,
+            '[' => brackets += 1,
+            ']' => brackets -= 1,
+            _ => {}
+        }
+    }
+    quotes % 2 == 1 || parens > 0 || brackets > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_are_removed() {
+        assert_eq!(
+            strip_escapes("\u{1b}[1;31merror\u{1b}[0m: x\u{240d}"),
+            "error: x"
+        );
+        assert_eq!(
+            strip_escapes("\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{1b}\\ ok"),
+            "link ok"
+        );
+        assert!(matches!(strip_escapes("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn python_repr_expands() {
+        let line = r"RuntimeError: b'lld-link: error: undefined symbol: hipMalloc\r\n>>> referenced by C:\\a\\k.obj:(f)\r\n'";
+        assert!(looks_like_python_repr(line));
+        let lines = expand_python_repr(line);
+        assert_eq!(
+            lines[0],
+            "RuntimeError: b'lld-link: error: undefined symbol: hipMalloc"
+        );
+        assert_eq!(lines[1], r">>> referenced by C:\a\k.obj:(f)");
+        assert!(!looks_like_python_repr(r"C:\new\n.obj : error LNK2019: x"));
+    }
+
+    #[test]
+    fn prefixes_and_suffixes() {
+        assert_eq!(strip_prefixes("11>exiv2.lib(x.obj)"), "exiv2.lib(x.obj)");
+        assert_eq!(
+            strip_prefixes("[ +193 ms] flutter.lib(a.obj)"),
+            "flutter.lib(a.obj)"
+        );
+        assert_eq!(
+            strip_prefixes("2026-11-30 12:00:01,234 INFO worker | main.obj"),
+            "main.obj"
+        );
+        assert_eq!(strip_prefixes("C:\\x\\main.obj"), "C:\\x\\main.obj");
+        assert_eq!(
+            strip_suffixes("symbol X [C:\\projects\\a b\\c_test.vcxproj]  "),
+            "symbol X"
+        );
+    }
+
+    #[test]
+    fn balance() {
+        assert!(is_unbalanced("x [C:\\U"));
+        assert!(is_unbalanced("\"void __cdecl f(int"));
+        assert!(!is_unbalanced("\"void f(int)\" (?f@@YAXH@Z)"));
+    }
+}

@@ -1,0 +1,878 @@
+//! One logical line to link records: link.exe's `LNKnnnn` lines (any language, any wrapper, the
+//! Visual Studio Error List's tab-separated rows) and lld-link's `undefined symbol` blocks.
+//!
+//! Records are recognised by their error code and structure, not by English words, so that
+//! localized link.exe output still yields every symbol (FORMATS.md §2).
+
+use regex::Regex;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+use super::clean;
+
+/// Which linker wrote a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Linker {
+    /// Microsoft's link.exe (`error LNK2019`).
+    LinkExe,
+    /// LLVM's lld-link (`lld-link: error: undefined symbol:`).
+    LldLink,
+}
+
+/// A symbol as the log shows it: the display (undecorated) text and/or the decorated name.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ShownName {
+    /// Human-readable text (`"void __cdecl f(void)"`, lld-link's demangled names).
+    pub display: Option<String>,
+    /// The decorated (linker-level) name when the log shows it (`?f@@YAXXZ`, `__imp_X`, `hipMalloc`).
+    pub decorated: Option<String>,
+}
+
+/// Where an unresolved symbol was referenced.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, PartialOrd, Ord)]
+pub struct Reference {
+    /// The referencing object: `foo.obj`, `foo.lib(bar.obj)`, `LINK`, `<root>`.
+    pub object: Option<String>,
+    /// The referencing function (its display text, or decorated name when only that is shown).
+    pub function: Option<String>,
+}
+
+/// An unresolved-symbol report: one LNK2019/LNK2001 line or one lld-link `undefined symbol`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedRecord {
+    /// The linker that wrote it.
+    pub linker: Linker,
+    /// `LNK2019`, `LNK2001`, or `None` for lld-link.
+    pub code: Option<String>,
+    /// The symbol as shown.
+    pub symbol: ShownName,
+    /// The reference given on the same line (link.exe) or `<root>` (lld-link's entry point).
+    pub reference: Option<Reference>,
+}
+
+/// A link.exe or lld-link finding kept for later stages (CRT flavour, triage).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// `LNK2038`, `LNK4098`, `LNK2005`, `LNK1104`, `LNK4272`, `LNK4217`, `lld-link`, `clang`, ...
+    pub code: String,
+    /// The line's text after the code.
+    pub text: String,
+    /// Values quoted in the text (`'RuntimeLibrary'`, `'MT_StaticRelease'`, ...), in order.
+    pub values: Vec<String>,
+    /// Objects or files the text names.
+    pub objects: Vec<String>,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// A compiler/linker option on a command line in the log that says which CRT was used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CrtOption {
+    /// The option as written (`/MD`, `-fms-runtime-lib=static`, `--dependent-lib=msvcrt`, `/DEFAULTLIB:LIBCMT`).
+    pub option: String,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// One event the parser recognised on a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// An unresolved symbol.
+    Unresolved(UnresolvedRecord),
+    /// lld-link `>>> referenced by`: belongs to the last lld-link unresolved symbol.
+    Referenced(Reference),
+    /// lld-link `>>> referenced N more times`.
+    MoreReferences(u64),
+    /// link.exe `LNK1120: N unresolved externals`.
+    UnresolvedCount(u64),
+    /// lld-link `too many errors emitted, stopping now`: the list is incomplete.
+    TooManyErrors,
+    /// A candidate from link.exe's "Hint on symbols that are defined and could potentially match".
+    NearMissHint(ShownName),
+    /// Any other LNK code or linker error worth keeping.
+    Finding(Finding),
+    /// A CRT-selecting option seen on a command line.
+    CrtOption(CrtOption),
+    /// `/machine:X` or a compiler banner naming the target machine.
+    Machine(String),
+}
+
+struct Patterns {
+    link_exe: Regex,
+    lld: Regex,
+    referenced_by: Regex,
+    continuation: Regex,
+    more_times: Regex,
+    english_unresolved: Regex,
+    pair: Regex,
+    quoted: Regex,
+    bare: Regex,
+    crt_option: Regex,
+    machine: Regex,
+    object_token: Regex,
+    number: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| Patterns {
+        link_exe: Regex::new(
+            r"^(?P<pre>.*?)\s*:\s*(?P<sev>(?:[^\s:]+\s+){0,2})(?P<code>LNK\d{4})\s*:\s*(?P<desc>.*)$",
+        )
+        .expect("pattern"),
+        lld: Regex::new(
+            r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
+        )
+        .expect("pattern"),
+        referenced_by: Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern"),
+        continuation: Regex::new(r"^\s*>>>\s{2,}(?P<rest>\S.*)$").expect("pattern"),
+        more_times: Regex::new(r"^\s*>>>\s+referenced (?P<n>\d+) more times?").expect("pattern"),
+        english_unresolved: Regex::new(
+            r"^unresolved external symbol (?P<sym>.+?)(?: referenced in function (?P<fun>.+?))?\s*$",
+        )
+        .expect("pattern"),
+        // "display" (decorated): the decorated name has no spaces.
+        pair: Regex::new(r#""(?P<display>[^"]*)"\s*\((?P<decorated>[^\s()"]+)\)"#).expect("pattern"),
+        quoted: Regex::new(r#""(?P<text>[^"]+)""#).expect("pattern"),
+        bare: Regex::new(r"[A-Za-z0-9_?@$.<>~:\-]+").expect("pattern"),
+        crt_option: Regex::new(
+            r#"(?:^|[\s"'])(?P<opt>[/-](?:MDd|MTd|MD|MT|LDd|LD)|-fms-runtime-lib=[a-z_]+|--dependent-lib=[^\s"']+|[/-]DEFAULTLIB:"?[^\s"']+|[/-]NODEFAULTLIB(?::[^\s"']+)?|[/-]Zl|-D_DLL)"#,
+        )
+        .expect("pattern"),
+        machine: Regex::new(
+            r"(?i)(?:[/-]machine:(?P<m>x86|x64|arm64ec|arm64|arm|i386|amd64)\b|Compiler Version [\d.]+ for (?P<b>80x86|x64|x86|ARM64))",
+        )
+        .expect("pattern"),
+        object_token: Regex::new(
+            r#"(?i)[^\s'"]+?\.(?:obj|o|lib|dll|exe|pyd)(?:\([^()]+\))?"#,
+        )
+        .expect("pattern"),
+        number: Regex::new(r"\d+").expect("pattern"),
+    })
+}
+
+/// Lowercase ASCII words of link.exe's unresolved-symbol templates in the languages Visual Studio
+/// ships; a bare token that is one of them is text, not a symbol. (Words with non-ASCII letters
+/// never qualify as symbols anyway.)
+const TEMPLATE_WORDS: &[&str] = &[
+    // en
+    "unresolved",
+    "external",
+    "symbol",
+    "referenced",
+    "in",
+    "function",
+    // it
+    "simbolo",
+    "esterno",
+    "non",
+    "risolto",
+    "a",
+    "cui",
+    "si",
+    "fa",
+    "riferimento",
+    "nella",
+    "funzione",
+    // de
+    "verweis",
+    "auf",
+    "nicht",
+    "externes",
+    "funktion",
+    // fr
+    "symbole",
+    "externe",
+    "dans",
+    "la",
+    "fonction",
+    // es, pt
+    "externo",
+    "sin",
+    "resolver",
+    "al",
+    "que",
+    "se",
+    "hace",
+    "referencia",
+    "en",
+    "referenciado",
+    "na",
+    "resolvido",
+    "no",
+    // pl, cs, tr
+    "nierozpoznany",
+    "w",
+    "funkcji",
+    "funkci",
+    "sembol",
+    "fonksiyonunda",
+];
+
+/// Words that introduce the referencing function (before it), in the shipped languages.
+const FUNCTION_MARKERS_BEFORE: &[&str] = &[
+    "function",
+    "funzione",
+    "funktion",
+    "fonction",
+    "función",
+    "funcion",
+    "função",
+    "funcao",
+    "funkcji",
+    "funkci",
+    "функции",
+    "函数",
+    "函式",
+    "関数",
+];
+
+/// Words that follow the referencing function (Korean puts 함수 after the name).
+const FUNCTION_MARKERS_AFTER: &[&str] = &["함수"];
+
+/// A symbol-like item found in a description, with its byte span.
+#[derive(Debug)]
+struct Candidate {
+    start: usize,
+    end: usize,
+    name: ShownName,
+}
+
+fn shown_from_token(token: &str) -> ShownName {
+    ShownName {
+        display: None,
+        decorated: Some(token.to_string()),
+    }
+}
+
+/// Splits `"display" (decorated)`, `"text"` or a bare name into a [`ShownName`].
+fn parse_shown(text: &str) -> ShownName {
+    let p = patterns();
+    let text = text.trim();
+    if let Some(c) = p.pair.captures(text) {
+        if c.get(0).map(|m| m.start()) == Some(0) {
+            return ShownName {
+                display: Some(c["display"].to_string()),
+                decorated: Some(c["decorated"].to_string()),
+            };
+        }
+    }
+    if text.len() >= 2
+        && text.starts_with('"')
+        && text.ends_with('"')
+        && !text[1..text.len() - 1].contains('"')
+    {
+        return classify_text(&text[1..text.len() - 1]);
+    }
+    classify_text(text)
+}
+
+/// A name without a decorated form: a linker-level name when it has no spaces, else display text.
+fn classify_text(text: &str) -> ShownName {
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
+        ShownName {
+            display: Some(text.to_string()),
+            decorated: None,
+        }
+    } else {
+        shown_from_token(text)
+    }
+}
+
+/// Finds symbol-like items in a localized description: `"display" (decorated)` pairs, quoted
+/// names and bare ASCII linker names that are not template words.
+fn candidates(desc: &str) -> Vec<Candidate> {
+    let p = patterns();
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut taken = vec![false; desc.len()];
+    for m in p.pair.captures_iter(desc) {
+        let whole = m.get(0).expect("group 0");
+        taken[whole.start()..whole.end()]
+            .iter_mut()
+            .for_each(|t| *t = true);
+        out.push(Candidate {
+            start: whole.start(),
+            end: whole.end(),
+            name: ShownName {
+                display: Some(m["display"].to_string()),
+                decorated: Some(m["decorated"].to_string()),
+            },
+        });
+    }
+    for m in p.quoted.captures_iter(desc) {
+        let whole = m.get(0).expect("group 0");
+        if taken[whole.start()..whole.end()].iter().any(|&t| t) {
+            continue;
+        }
+        taken[whole.start()..whole.end()]
+            .iter_mut()
+            .for_each(|t| *t = true);
+        out.push(Candidate {
+            start: whole.start(),
+            end: whole.end(),
+            name: classify_text(&m["text"]),
+        });
+    }
+    for m in p.bare.find_iter(desc) {
+        if taken[m.start()..m.end()].iter().any(|&t| t) {
+            continue;
+        }
+        // A token glued to non-ASCII letters is part of a word (`aufgelöstes`), not a name.
+        let before = desc[..m.start()].chars().next_back();
+        let after = desc[m.end()..].chars().next();
+        if before.is_some_and(|c| c.is_alphabetic() && !c.is_ascii())
+            || after.is_some_and(|c| c.is_alphabetic() && !c.is_ascii())
+        {
+            continue;
+        }
+        let token = m
+            .as_str()
+            .trim_end_matches(['.', ',', ':'])
+            .trim_start_matches(':');
+        if token.is_empty()
+            || !token
+                .chars()
+                .any(|c| c.is_ascii_alphabetic() || c == '_' || c == '?')
+            || TEMPLATE_WORDS.contains(&token.to_ascii_lowercase().as_str())
+        {
+            continue;
+        }
+        let start = m.start() + m.as_str().find(token).unwrap_or(0);
+        out.push(Candidate {
+            start,
+            end: start + token.len(),
+            name: shown_from_token(token),
+        });
+    }
+    out.sort_by_key(|c| c.start);
+    out
+}
+
+/// Reads symbol and function from an LNK2019/LNK2001 description in any language.
+fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>)> {
+    let p = patterns();
+    if let Some(c) = p.english_unresolved.captures(desc) {
+        let symbol = parse_shown(&c["sym"]);
+        let function = c
+            .name("fun")
+            .map(|f| shown_display(&parse_shown(f.as_str())));
+        return Some((symbol, function));
+    }
+    let found = candidates(desc);
+    if found.is_empty() {
+        return None;
+    }
+    let mut symbol = None;
+    let mut function = None;
+    for (i, candidate) in found.iter().enumerate() {
+        let before_start = if i == 0 { 0 } else { found[i - 1].end };
+        let after_end = found.get(i + 1).map_or(desc.len(), |n| n.start);
+        let before = desc[before_start.min(candidate.start)..candidate.start].to_lowercase();
+        let after = &desc[candidate.end..after_end.max(candidate.end)];
+        let is_function = FUNCTION_MARKERS_BEFORE.iter().any(|m| before.contains(m))
+            || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m));
+        if is_function && function.is_none() {
+            function = Some(shown_display(&candidate.name));
+        } else if !is_function && symbol.is_none() {
+            symbol = Some(candidate.name.clone());
+        }
+    }
+    symbol.map(|s| (s, function))
+}
+
+/// The best text for a referencing function: the display form, else the decorated name.
+fn shown_display(name: &ShownName) -> String {
+    name.display
+        .clone()
+        .or_else(|| name.decorated.clone())
+        .unwrap_or_default()
+}
+
+/// Values in single quotes (`'RuntimeLibrary'`); an apostrophe inside a word (`doesn't`) is not
+/// a quote: a quote opens after a space or punctuation and closes before one.
+fn quoted_values(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let opens = bytes[i] == b'\''
+            && (i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'(' | b':' | b',' | b'='));
+        if opens {
+            let closing = (i + 1..bytes.len()).find(|&j| {
+                bytes[j] == b'\'' && (j + 1 == bytes.len() || !bytes[j + 1].is_ascii_alphanumeric())
+            });
+            if let Some(j) = closing {
+                out.push(text[i + 1..j].to_string());
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn object_tokens(text: &str) -> Vec<String> {
+    patterns()
+        .object_token
+        .find_iter(text)
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+/// The referencing object in front of a link.exe record, with tool prefixes removed.
+fn object_from_prefix(pre: &str) -> Option<String> {
+    let object = clean::strip_prefixes(pre).trim();
+    if object.is_empty() {
+        None
+    } else {
+        Some(object.to_string())
+    }
+}
+
+/// State carried between lines: lld-link's two-line `>>> referenced by`, link.exe's hint block.
+#[derive(Debug, Default)]
+pub struct LineParser {
+    /// A `>>> referenced by source:line` waiting for its `obj:(function)` line.
+    pending_source: bool,
+    /// Inside link.exe's "Hint on symbols that are defined and could potentially match" block.
+    in_hint_block: bool,
+}
+
+impl LineParser {
+    /// A parser at the start of a log.
+    pub fn new() -> LineParser {
+        LineParser::default()
+    }
+
+    /// Parses one cleaned logical line (already free of escapes and repr wrapping).
+    pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
+        let p = patterns();
+        let quick = line.as_bytes();
+        let has = |needle: &str| memchr::memmem::find(quick, needle.as_bytes()).is_some();
+
+        if has(">>>") {
+            if let Some(c) = p.more_times.captures(line) {
+                self.pending_source = false;
+                if let Ok(n) = c["n"].parse() {
+                    events.push(Event::MoreReferences(n));
+                }
+                return;
+            }
+            if let Some(c) = p.referenced_by.captures(line) {
+                let rest = c["rest"].trim();
+                match split_object_function(rest) {
+                    Some(reference) => {
+                        self.pending_source = false;
+                        events.push(Event::Referenced(reference));
+                    }
+                    None => {
+                        // `source:line`: the object and function follow on the next `>>>` line.
+                        // A bare object with no function (bitcode, no symbol) stands alone.
+                        if looks_like_source_location(rest) {
+                            self.pending_source = true;
+                        } else {
+                            events.push(Event::Referenced(Reference {
+                                object: Some(rest.to_string()),
+                                function: None,
+                            }));
+                        }
+                    }
+                }
+                return;
+            }
+            if self.pending_source {
+                if let Some(c) = p.continuation.captures(line) {
+                    self.pending_source = false;
+                    let rest = c["rest"].trim();
+                    let reference = split_object_function(rest).unwrap_or(Reference {
+                        object: Some(rest.to_string()),
+                        function: None,
+                    });
+                    events.push(Event::Referenced(reference));
+                    return;
+                }
+            }
+        }
+
+        if has("LNK") {
+            if let Some(event) = self.parse_tab_row(line, line_number) {
+                self.in_hint_block = false;
+                events.push(event);
+                return;
+            }
+            if let Some(c) = p.link_exe.captures(line) {
+                self.in_hint_block = false;
+                self.pending_source = false;
+                let code = &c["code"];
+                let desc = clean::strip_suffixes(&c["desc"]);
+                events.push(link_exe_event(
+                    code,
+                    desc,
+                    object_from_prefix(&c["pre"]),
+                    line_number,
+                ));
+                return;
+            }
+        }
+
+        if has("error") || has("warning") {
+            if let Some(c) = p.lld.captures(line) {
+                self.in_hint_block = false;
+                self.pending_source = false;
+                let rest = clean::strip_suffixes(&c["rest"]);
+                events.push(lld_event(&c["sev"], rest, line_number));
+                return;
+            }
+            if let Some(i) = line.find("clang: error: linker command failed") {
+                events.push(Event::Finding(Finding {
+                    code: "clang".into(),
+                    text: line[i..].to_string(),
+                    values: Vec::new(),
+                    objects: Vec::new(),
+                    line: line_number,
+                }));
+            }
+        }
+
+        if has("Hint on symbols that are defined and could potentially match") {
+            self.in_hint_block = true;
+            return;
+        }
+        if self.in_hint_block {
+            let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim();
+            if text.is_empty() {
+                self.in_hint_block = false;
+            } else {
+                events.push(Event::NearMissHint(parse_shown(text)));
+                return;
+            }
+        }
+
+        self.scan_command_line(line, line_number, events);
+    }
+
+    /// The Visual Studio Error List copied as tab-separated rows:
+    /// `Severity<TAB>Code<TAB>Description<TAB>Project<TAB>File<TAB>Line<TAB>Suppression`.
+    fn parse_tab_row(&self, line: &str, line_number: u64) -> Option<Event> {
+        if !line.contains('\t') {
+            return None;
+        }
+        let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
+        let at = fields.iter().position(|f| {
+            f.len() == 7 && f.starts_with("LNK") && f[3..].bytes().all(|b| b.is_ascii_digit())
+        })?;
+        let desc = fields.get(at + 1)?;
+        let file = fields
+            .get(at + 3)
+            .filter(|f| !f.is_empty())
+            .map(|f| f.to_string());
+        Some(link_exe_event(fields[at], desc, file, line_number))
+    }
+
+    fn scan_command_line(&self, line: &str, line_number: u64, events: &mut Vec<Event>) {
+        let p = patterns();
+        let bytes = line.as_bytes();
+        let maybe_option = memchr::memchr2(b'/', b'-', bytes).is_some();
+        if !maybe_option {
+            return;
+        }
+        for c in p.crt_option.captures_iter(line) {
+            let end = c.get(0).map_or(0, |m| m.end());
+            let boundary = line[end..].chars().next();
+            if boundary.is_some_and(|b| !b.is_whitespace() && b != '"' && b != '\'') {
+                continue;
+            }
+            events.push(Event::CrtOption(CrtOption {
+                option: c["opt"].trim_matches('"').to_string(),
+                line: line_number,
+            }));
+        }
+        if let Some(c) = p.machine.captures(line) {
+            let machine = c
+                .name("m")
+                .or_else(|| c.name("b"))
+                .map(|m| m.as_str().to_ascii_lowercase());
+            if let Some(m) = machine {
+                let m = match m.as_str() {
+                    "80x86" | "i386" => "x86".to_string(),
+                    "amd64" => "x64".to_string(),
+                    _ => m,
+                };
+                events.push(Event::Machine(m));
+            }
+        }
+    }
+}
+
+fn looks_like_source_location(rest: &str) -> bool {
+    match rest.rsplit_once(':') {
+        Some((_, number)) => !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()),
+        None => false,
+    }
+}
+
+/// Splits lld-link's `object:(function)`; object paths may hold `C:` but not `:(`.
+fn split_object_function(rest: &str) -> Option<Reference> {
+    let at = rest.find(":(")?;
+    let function = rest[at + 2..].strip_suffix(')')?;
+    Some(Reference {
+        object: Some(rest[..at].to_string()),
+        function: Some(function.to_string()),
+    })
+}
+
+fn link_exe_event(code: &str, desc: &str, object: Option<String>, line_number: u64) -> Event {
+    match code {
+        "LNK2019" | "LNK2001" => {
+            if let Some((symbol, function)) = parse_unresolved_description(desc) {
+                return Event::Unresolved(UnresolvedRecord {
+                    linker: Linker::LinkExe,
+                    code: Some(code.to_string()),
+                    symbol,
+                    reference: Some(Reference { object, function }),
+                });
+            }
+        }
+        "LNK1120" => {
+            if let Some(n) = patterns()
+                .number
+                .find(desc)
+                .and_then(|m| m.as_str().parse().ok())
+            {
+                return Event::UnresolvedCount(n);
+            }
+        }
+        _ => {}
+    }
+    let mut objects: Vec<String> = object.into_iter().collect();
+    objects.extend(object_tokens(desc));
+    objects.dedup();
+    let mut values = quoted_values(desc);
+    if code == "LNK2005" || code == "LNK4217" {
+        // The symbol is the first name of the description.
+        if let Some(first) = candidates(desc).first() {
+            values.insert(0, shown_display(&first.name));
+        }
+    }
+    Event::Finding(Finding {
+        code: code.to_string(),
+        text: desc.to_string(),
+        values,
+        objects,
+        line: line_number,
+    })
+}
+
+fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
+    let (root, rest) = match rest.strip_prefix("<root>: ") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    if severity == "error" {
+        if let Some(name) = rest.strip_prefix("undefined symbol: ") {
+            let name = name.trim();
+            return Event::Unresolved(UnresolvedRecord {
+                linker: Linker::LldLink,
+                code: None,
+                symbol: classify_text(name),
+                reference: root.then(|| Reference {
+                    object: Some("<root>".into()),
+                    function: None,
+                }),
+            });
+        }
+        if rest.starts_with("too many errors emitted") {
+            return Event::TooManyErrors;
+        }
+    }
+    Event::Finding(Finding {
+        code: format!("lld-link {severity}"),
+        text: rest.to_string(),
+        values: quoted_values(rest),
+        objects: object_tokens(rest),
+        line: line_number,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Vec<Event> {
+        let mut parser = LineParser::new();
+        let mut events = Vec::new();
+        parser.parse_line(line, 1, &mut events);
+        events
+    }
+
+    fn unresolved(line: &str) -> UnresolvedRecord {
+        match parse(line).into_iter().next() {
+            Some(Event::Unresolved(u)) => u,
+            other => panic!("no unresolved record in {line:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn english_bare_and_quoted() {
+        let u = unresolved("main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main");
+        assert_eq!(u.symbol.decorated.as_deref(), Some("__imp_CreateFileW"));
+        assert_eq!(
+            u.reference.as_ref().unwrap().object.as_deref(),
+            Some("main.obj")
+        );
+        assert_eq!(
+            u.reference.as_ref().unwrap().function.as_deref(),
+            Some("main")
+        );
+
+        let u = unresolved(
+            r#"foo.lib(bar.obj) : error LNK2019: unresolved external symbol "public: __cdecl Foo::Foo(void)" (??0Foo@@QEAA@XZ) referenced in function "void __cdecl bar(void)" (?bar@@YAXXZ)"#,
+        );
+        assert_eq!(
+            u.symbol.display.as_deref(),
+            Some("public: __cdecl Foo::Foo(void)")
+        );
+        assert_eq!(u.symbol.decorated.as_deref(), Some("??0Foo@@QEAA@XZ"));
+        let r = u.reference.unwrap();
+        assert_eq!(r.object.as_deref(), Some("foo.lib(bar.obj)"));
+        assert_eq!(r.function.as_deref(), Some("void __cdecl bar(void)"));
+    }
+
+    #[test]
+    fn localized_lines() {
+        let rows = [
+            // zh-CN, old and new order
+            ("dllmain.obj : error LNK2019: 无法解析的外部符号 __std_search_1，函数 \"char const * __cdecl f(void)\" (?f@@YAPEBDXZ) 中引用了该符号", "__std_search_1", Some("char const * __cdecl f(void)")),
+            ("main.obj : error LNK2019: 函数 main 中引用了无法解析的外部符号 __imp_CreateFileW", "__imp_CreateFileW", Some("main")),
+            // ja, old and new order
+            ("main.obj : error LNK2019: 未解決の外部シンボル __imp_MessageBoxW が関数 main で参照されました。", "__imp_MessageBoxW", Some("main")),
+            ("main.obj : error LNK2019: 関数 \"main\" で参照されている未解決の外部シンボル \"hipMalloc\"", "hipMalloc", Some("main")),
+            // ko
+            ("main.obj : error LNK2019: \"hipFree\" 외부 기호(참조 위치: \"main\" 함수)에서 확인하지 못했습니다.", "hipFree", Some("main")),
+            // de
+            ("main.obj : error LNK2019: Verweis auf nicht aufgelöstes externes Symbol \"__imp_RegOpenKeyExW\" in Funktion \"main\".", "__imp_RegOpenKeyExW", Some("main")),
+            ("main.obj : error LNK2001: Nicht aufgelöstes externes Symbol \"_tls_index\".", "_tls_index", None),
+            // it
+            ("glfw.obj : error LNK2001: simbolo esterno __imp__glfwEnable@4 non risolto", "__imp__glfwEnable@4", None),
+            // fr
+            ("main.obj : error LNK2019: symbole externe non résolu wcsnlen référencé dans la fonction main", "wcsnlen", Some("main")),
+            // es
+            ("main.obj : error LNK2019: símbolo externo atexit sin resolver al que se hace referencia en la función main", "atexit", Some("main")),
+            // ru
+            ("os_crypt.lib(a.obj) : error LNK2019: ссылка на неразрешенный внешний символ CryptProtectData в функции \"public: static bool __cdecl O::E(void)\" (?E@O@@SA_NXZ)", "CryptProtectData", Some("public: static bool __cdecl O::E(void)")),
+        ];
+        let mut failures = Vec::new();
+        for (line, symbol, function) in rows {
+            let u = unresolved(line);
+            let got_symbol = u.symbol.decorated.clone().or(u.symbol.display.clone());
+            let got_function = u.reference.and_then(|r| r.function);
+            if got_symbol.as_deref() != Some(symbol) || got_function.as_deref() != function {
+                failures.push(format!("{line}\n  got {got_symbol:?} / {got_function:?}"));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "failing rows:\n{}",
+            failures.join("\n")
+        );
+    }
+
+    #[test]
+    fn lld_link_records() {
+        let u =
+            unresolved("lld-link: error: undefined symbol: __declspec(dllimport) _CrtDbgReport");
+        assert_eq!(u.linker, Linker::LldLink);
+        assert_eq!(
+            u.symbol.display.as_deref(),
+            Some("__declspec(dllimport) _CrtDbgReport")
+        );
+        let u = unresolved("lld-link: error: <root>: undefined symbol: mainCRTStartup");
+        assert_eq!(u.symbol.decorated.as_deref(), Some("mainCRTStartup"));
+        assert_eq!(u.reference.unwrap().object.as_deref(), Some("<root>"));
+        let u = unresolved("lld-link : error : undefined symbol: hipMalloc [C:\\p\\a.vcxproj]");
+        assert_eq!(u.symbol.decorated.as_deref(), Some("hipMalloc"));
+
+        let mut parser = LineParser::new();
+        let mut events = Vec::new();
+        parser.parse_line(">>> referenced by d:\\x\\Hash.h:41", 2, &mut events);
+        parser.parse_line(">>>               C:\\T\\9-2.o:(InitHash)", 3, &mut events);
+        parser.parse_line(
+            ">>> referenced by k.obj:(void __cdecl f(int))",
+            4,
+            &mut events,
+        );
+        parser.parse_line(">>> referenced 7 more times", 5, &mut events);
+        assert_eq!(
+            events,
+            vec![
+                Event::Referenced(Reference {
+                    object: Some("C:\\T\\9-2.o".into()),
+                    function: Some("InitHash".into())
+                }),
+                Event::Referenced(Reference {
+                    object: Some("k.obj".into()),
+                    function: Some("void __cdecl f(int)".into())
+                }),
+                Event::MoreReferences(7),
+            ]
+        );
+        assert_eq!(parse("lld-link: error: too many errors emitted, stopping now (use /errorlimit:0 to see all errors)"), vec![Event::TooManyErrors]);
+    }
+
+    #[test]
+    fn error_list_rows() {
+        let u = unresolved("Error\tLNK2001\tunresolved external symbol __CxxFrameHandler4\tcasparcg\tC:\\b\\w.lib(m.obj)\t1\t");
+        assert_eq!(u.symbol.decorated.as_deref(), Some("__CxxFrameHandler4"));
+        assert_eq!(
+            u.reference.unwrap().object.as_deref(),
+            Some("C:\\b\\w.lib(m.obj)")
+        );
+        let u = unresolved("LNK2019\tunresolved external symbol __imp_WSAStartup referenced in function \"public: __cdecl W::W(void)\" (??0W@@QEAA@XZ)\t");
+        assert_eq!(u.symbol.decorated.as_deref(), Some("__imp_WSAStartup"));
+    }
+
+    #[test]
+    fn findings_and_counts() {
+        assert_eq!(
+            parse("x.exe : fatal error LNK1120: 2 unresolved externals"),
+            vec![Event::UnresolvedCount(2)]
+        );
+        assert_eq!(
+            parse("Osiris.dll : fatal error LNK1120: 1 个无法解析的外部命令"),
+            vec![Event::UnresolvedCount(1)]
+        );
+        match &parse("a.obj : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in b.obj")[0] {
+            Event::Finding(f) => {
+                assert_eq!(f.code, "LNK2038");
+                assert_eq!(f.values, ["RuntimeLibrary", "MT_StaticRelease", "MD_DynamicRelease"]);
+                assert_eq!(f.objects, ["a.obj", "b.obj"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        match &parse("LINK : fatal error LNK1104: cannot open file 'python310.lib'")[0] {
+            Event::Finding(f) => assert_eq!(f.values, ["python310.lib"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn crt_options_on_command_lines() {
+        let events = parse("cl /nologo /MD /EHsc -fms-runtime-lib=static --dependent-lib=msvcrt /machine:x64 x.cpp");
+        let options: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::CrtOption(o) => Some(o.option.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            options,
+            ["/MD", "-fms-runtime-lib=static", "--dependent-lib=msvcrt"]
+        );
+        assert!(events.contains(&Event::Machine("x64".into())));
+        // A path is not an option.
+        assert!(parse("see C:/MD/readme").is_empty());
+    }
+}
