@@ -1,0 +1,325 @@
+//! CRT flavour from evidence, never by guess: command-line options and directives in the log,
+//! LNK2038/LNK4098 texts, dllimport references to CRT functions, debug-only CRT names, and
+//! references from CRT archives. `--crt` forces a flavour.
+
+use serde::Serialize;
+
+use crate::rules::{Classification, Flavour, RuleBook};
+use crate::symbols::LinkFailure;
+
+/// What one piece of evidence says about the CRT.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// Where it comes from: `--crt`, `command line`, `LNK2038`, `LNK4098`, `dllimport CRT symbol`,
+    /// `debug-only symbol`, `CRT archive reference`.
+    pub source: String,
+    /// `Some(true)` for the DLL CRT, `Some(false)` for the static one, `None` when it says nothing.
+    pub dynamic: Option<bool>,
+    /// `Some(true)` for a debug CRT, `Some(false)` for release, `None` when it says nothing.
+    pub debug: Option<bool>,
+    /// The text it was read from.
+    pub detail: String,
+    /// 1-based line in the log, when it came from one.
+    pub line: Option<u64>,
+}
+
+impl Evidence {
+    fn strength(&self) -> u8 {
+        match self.source.as_str() {
+            "--crt" => 5,
+            "command line" | "LNK2038" => 4,
+            "LNK4098" => 3,
+            "dllimport CRT symbol" | "debug-only symbol" => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The flavour chosen and why.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CrtDecision {
+    /// The chosen flavour, or `None` when nothing in the evidence tells.
+    pub flavour: Option<Flavour>,
+    /// Every piece of evidence considered.
+    pub evidence: Vec<Evidence>,
+    /// When the evidence disagrees: which sources say what. That disagreement is itself a
+    /// diagnosis (a mixed build).
+    pub conflict: Option<String>,
+    /// Notes on how the choice was made (`release assumed: ...`).
+    pub notes: Vec<String>,
+}
+
+/// What a library name (`msvcrt`, `LIBCMT.lib`, `MSVCRTD`) says about the flavour.
+pub fn flavour_of_library(book: &RuleBook, library: &str) -> Option<Flavour> {
+    let name = library.trim_matches(['"', '\'']).to_ascii_lowercase();
+    let name = if name.ends_with(".lib") { name } else { format!("{name}.lib") };
+    let found = book.crt_library_flavours(&name);
+    found.first().map(|(_, f)| *f)
+}
+
+/// What a compiler option says: `/MD`, `-fms-runtime-lib=dll_dbg`, `--dependent-lib=msvcrt`.
+pub fn flavour_of_option(book: &RuleBook, option: &str) -> (Option<bool>, Option<bool>) {
+    let parts = |f: Flavour| (Some(f.is_dynamic()), Some(f.is_debug()));
+    let body = option.trim_start_matches(['/', '-']);
+    match body {
+        "MT" => return parts(Flavour::Static),
+        "MTd" => return parts(Flavour::StaticDebug),
+        "MD" => return parts(Flavour::Dynamic),
+        "MDd" => return parts(Flavour::DynamicDebug),
+        "D_DLL" => return (Some(true), None),
+        _ => {}
+    }
+    if let Some(value) = body.strip_prefix("fms-runtime-lib=") {
+        return match value {
+            "static" => parts(Flavour::Static),
+            "static_dbg" => parts(Flavour::StaticDebug),
+            "dll" => parts(Flavour::Dynamic),
+            "dll_dbg" => parts(Flavour::DynamicDebug),
+            _ => (None, None),
+        };
+    }
+    let library = body
+        .strip_prefix("-dependent-lib=")
+        .or_else(|| body.strip_prefix("dependent-lib="))
+        .or_else(|| body.get(..11).filter(|p| p.eq_ignore_ascii_case("DEFAULTLIB:")).map(|_| &body[11..]));
+    match library.and_then(|l| flavour_of_library(book, l)) {
+        Some(f) => parts(f),
+        None => (None, None),
+    }
+}
+
+fn runtime_library_value(value: &str) -> Option<Flavour> {
+    match value {
+        "MT_StaticRelease" => Some(Flavour::Static),
+        "MTd_StaticDebug" => Some(Flavour::StaticDebug),
+        "MD_DynamicRelease" => Some(Flavour::Dynamic),
+        "MDd_DynamicDebug" => Some(Flavour::DynamicDebug),
+        _ => None,
+    }
+}
+
+/// The archive file of a reference like `libcpmt.lib(winapisupp.obj)`.
+fn archive_of(object: &str) -> Option<&str> {
+    let open = object.rfind('(')?;
+    let path = &object[..open];
+    let file = path.rsplit(['\\', '/']).next()?;
+    file.to_ascii_lowercase().ends_with(".lib").then_some(file)
+}
+
+/// Gathers the evidence in a log and decides the flavour.
+pub fn decide(
+    failure: &LinkFailure,
+    classes: &[Option<Classification>],
+    book: &RuleBook,
+    forced: Option<Flavour>,
+) -> CrtDecision {
+    let mut evidence = Vec::new();
+    if let Some(f) = forced {
+        evidence.push(Evidence {
+            source: "--crt".into(),
+            dynamic: Some(f.is_dynamic()),
+            debug: Some(f.is_debug()),
+            detail: format!("--crt {}", f.name()),
+            line: None,
+        });
+    }
+    for option in &failure.crt_options {
+        let (dynamic, debug) = flavour_of_option(book, &option.option);
+        if dynamic.is_some() || debug.is_some() {
+            evidence.push(Evidence {
+                source: "command line".into(),
+                dynamic,
+                debug,
+                detail: option.option.clone(),
+                line: Some(option.line),
+            });
+        }
+    }
+    for finding in &failure.findings {
+        match finding.code.as_str() {
+            "LNK2038" if finding.values.first().map(String::as_str) == Some("RuntimeLibrary") => {
+                for (i, value) in finding.values.iter().skip(1).enumerate() {
+                    if let Some(f) = runtime_library_value(value) {
+                        let object = finding.objects.get(i).cloned().unwrap_or_default();
+                        evidence.push(Evidence {
+                            source: "LNK2038".into(),
+                            dynamic: Some(f.is_dynamic()),
+                            debug: Some(f.is_debug()),
+                            detail: format!("{object}: RuntimeLibrary {value}"),
+                            line: Some(finding.line),
+                        });
+                    }
+                }
+            }
+            "LNK2038" if finding.values.first().map(String::as_str) == Some("_ITERATOR_DEBUG_LEVEL") => {
+                for (i, value) in finding.values.iter().skip(1).enumerate() {
+                    let object = finding.objects.get(i).cloned().unwrap_or_default();
+                    evidence.push(Evidence {
+                        source: "LNK2038".into(),
+                        dynamic: None,
+                        debug: Some(value != "0"),
+                        detail: format!("{object}: _ITERATOR_DEBUG_LEVEL {value}"),
+                        line: Some(finding.line),
+                    });
+                }
+            }
+            "LNK4098" => {
+                if let Some(f) = finding.values.first().and_then(|l| flavour_of_library(book, l)) {
+                    evidence.push(Evidence {
+                        source: "LNK4098".into(),
+                        dynamic: Some(f.is_dynamic()),
+                        debug: Some(f.is_debug()),
+                        detail: format!("defaultlib '{}' is requested by some objects", finding.values[0]),
+                        line: Some(finding.line),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    for (symbol, class) in failure.symbols.iter().zip(classes) {
+        let crt = class
+            .as_ref()
+            .and_then(|c| book.family(&c.family))
+            .is_some_and(|f| f.crt);
+        if symbol.import && crt {
+            evidence.push(Evidence {
+                source: "dllimport CRT symbol".into(),
+                dynamic: Some(true),
+                debug: None,
+                detail: symbol.name.clone(),
+                line: Some(symbol.first_line),
+            });
+        }
+        if book.is_debug_only(&symbol.lookup_name) {
+            evidence.push(Evidence {
+                source: "debug-only symbol".into(),
+                dynamic: None,
+                debug: Some(true),
+                detail: format!("{} exists only in the debug CRT", symbol.lookup_name),
+                line: Some(symbol.first_line),
+            });
+        }
+        for reference in &symbol.references {
+            let archive = reference.object.as_deref().and_then(archive_of);
+            if let Some(f) = archive.and_then(|a| flavour_of_library(book, a)) {
+                let detail = format!("{} is part of the CRT", reference.object.as_deref().unwrap_or_default());
+                if !evidence.iter().any(|e: &Evidence| e.detail == detail) {
+                    evidence.push(Evidence {
+                        source: "CRT archive reference".into(),
+                        dynamic: Some(f.is_dynamic()),
+                        debug: Some(f.is_debug()),
+                        detail,
+                        line: Some(symbol.first_line),
+                    });
+                }
+            }
+        }
+    }
+    choose(evidence)
+}
+
+fn choose(evidence: Vec<Evidence>) -> CrtDecision {
+    let mut decision = CrtDecision::default();
+    let strongest = |pick: &dyn Fn(&Evidence) -> Option<bool>| -> (Option<bool>, bool) {
+        let votes: Vec<(&Evidence, bool)> = evidence.iter().filter_map(|e| pick(e).map(|v| (e, v))).collect();
+        let conflict = votes.iter().any(|(_, v)| *v) && votes.iter().any(|(_, v)| !*v);
+        let best = votes.iter().max_by_key(|(e, _)| e.strength()).map(|(_, v)| *v);
+        (best, conflict)
+    };
+    let (dynamic, linkage_conflict) = strongest(&|e| e.dynamic);
+    // A debug-only name can only be satisfied by a debug library: it outweighs a release vote.
+    let debug_symbol = evidence.iter().any(|e| e.source == "debug-only symbol");
+    let (debug, debug_conflict) = strongest(&|e| e.debug);
+    let forced = evidence.iter().any(|e| e.source == "--crt");
+    let debug = if debug_symbol && !forced { Some(true) } else { debug };
+
+    if linkage_conflict || debug_conflict {
+        let describe = |e: &Evidence| {
+            let linkage = match e.dynamic {
+                Some(true) => "DLL CRT",
+                Some(false) => "static CRT",
+                None => "",
+            };
+            let debug = match e.debug {
+                Some(true) => " debug",
+                Some(false) => " release",
+                None => "",
+            };
+            format!("{} says{}{} ({})", e.source, debug, if linkage.is_empty() { "".into() } else { format!(" {linkage}") }, e.detail)
+        };
+        let lines: Vec<String> = evidence.iter().map(describe).collect();
+        decision.conflict = Some(format!(
+            "the evidence disagrees (a mixed build: objects compiled for different CRTs): {}",
+            lines.join("; ")
+        ));
+    }
+    decision.flavour = match (dynamic, debug) {
+        (Some(d), Some(g)) => Some(Flavour::from_parts(d, g)),
+        (Some(d), None) => {
+            decision
+                .notes
+                .push("release assumed: nothing in the evidence asks for the debug CRT".into());
+            Some(Flavour::from_parts(d, false))
+        }
+        _ => None,
+    };
+    if decision.flavour.is_none() {
+        decision.notes.push(if evidence.is_empty() {
+            "no evidence of the CRT flavour in the log: both are shown (pass --crt, or the objects with --objects)".into()
+        } else {
+            "the evidence does not say static or DLL CRT: both are shown (pass --crt)".into()
+        });
+    }
+    decision.evidence = evidence;
+    decision
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_map_to_flavours() {
+        let book = RuleBook::builtin();
+        assert_eq!(flavour_of_option(&book, "/MD"), (Some(true), Some(false)));
+        assert_eq!(flavour_of_option(&book, "-MTd"), (Some(false), Some(true)));
+        assert_eq!(flavour_of_option(&book, "-fms-runtime-lib=dll_dbg"), (Some(true), Some(true)));
+        assert_eq!(flavour_of_option(&book, "--dependent-lib=msvcrt"), (Some(true), Some(false)));
+        assert_eq!(flavour_of_option(&book, "/DEFAULTLIB:LIBCMT"), (Some(false), Some(false)));
+        assert_eq!(flavour_of_option(&book, "-D_DLL"), (Some(true), None));
+        assert_eq!(flavour_of_option(&book, "/DEFAULTLIB:kernel32"), (None, None));
+        assert_eq!(archive_of("C:\\x\\libcpmt.lib(winapisupp.obj)"), Some("libcpmt.lib"));
+    }
+
+    fn decide_log(log: &str, forced: Option<Flavour>) -> CrtDecision {
+        let book = RuleBook::builtin();
+        let failure = crate::symbols::collect(std::io::Cursor::new(log.as_bytes().to_vec()), Default::default()).unwrap();
+        let classes: Vec<_> = failure
+            .symbols
+            .iter()
+            .map(|s| book.classify(crate::rules::SymbolKey { name: &s.lookup_name, demangled: &s.demangled, import: s.import }))
+            .collect();
+        decide(&failure, &classes, &book, forced)
+    }
+
+    #[test]
+    fn dllimport_crt_and_debug_only_symbols() {
+        let d = decide_log("a.obj : error LNK2001: unresolved external symbol __imp__CrtDbgReport\n", None);
+        assert_eq!(d.flavour, Some(Flavour::DynamicDebug));
+        let d = decide_log("a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n", None);
+        assert_eq!(d.flavour, None);
+        assert!(d.notes[0].contains("both"));
+    }
+
+    #[test]
+    fn conflicting_evidence_is_reported_and_strongest_wins() {
+        let log = "cl /MD /c a.cpp\nb.obj : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in a.obj\n\
+                   libcpmt.lib(x.obj) : error LNK2001: unresolved external symbol __imp_wcsnlen\n";
+        let d = decide_log(log, None);
+        assert!(d.conflict.as_ref().unwrap().contains("static CRT"), "{:?}", d.conflict);
+        assert!(d.flavour.unwrap().is_dynamic());
+        let d = decide_log(log, Some(Flavour::Static));
+        assert_eq!(d.flavour, Some(Flavour::Static));
+    }
+}
