@@ -1,1 +1,2 @@
-//! TODO
+//! The rule book as data.
+pub mod names;
