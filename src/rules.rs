@@ -375,7 +375,7 @@ impl RuleBook {
                 family: family.to_string(),
                 library: fixed.then(|| hit.library.to_string()),
                 dll: Some(hit.dll.to_string()),
-                source: format!("table {}", hit.table.name()),
+                source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
                 rulebook_differs: None,
             });
         }
