@@ -52,7 +52,11 @@ pub struct CrtDecision {
 /// What a library name (`msvcrt`, `LIBCMT.lib`, `MSVCRTD`) says about the flavour.
 pub fn flavour_of_library(book: &RuleBook, library: &str) -> Option<Flavour> {
     let name = library.trim_matches(['"', '\'']).to_ascii_lowercase();
-    let name = if name.ends_with(".lib") { name } else { format!("{name}.lib") };
+    let name = if name.ends_with(".lib") {
+        name
+    } else {
+        format!("{name}.lib")
+    };
     let found = book.crt_library_flavours(&name);
     found.first().map(|(_, f)| *f)
 }
@@ -81,7 +85,11 @@ pub fn flavour_of_option(book: &RuleBook, option: &str) -> (Option<bool>, Option
     let library = body
         .strip_prefix("-dependent-lib=")
         .or_else(|| body.strip_prefix("dependent-lib="))
-        .or_else(|| body.get(..11).filter(|p| p.eq_ignore_ascii_case("DEFAULTLIB:")).map(|_| &body[11..]));
+        .or_else(|| {
+            body.get(..11)
+                .filter(|p| p.eq_ignore_ascii_case("DEFAULTLIB:"))
+                .map(|_| &body[11..])
+        });
     match library.and_then(|l| flavour_of_library(book, l)) {
         Some(f) => parts(f),
         None => (None, None),
@@ -151,7 +159,9 @@ pub fn decide(
                     }
                 }
             }
-            "LNK2038" if finding.values.first().map(String::as_str) == Some("_ITERATOR_DEBUG_LEVEL") => {
+            "LNK2038"
+                if finding.values.first().map(String::as_str) == Some("_ITERATOR_DEBUG_LEVEL") =>
+            {
                 for (i, value) in finding.values.iter().skip(1).enumerate() {
                     let object = finding.objects.get(i).cloned().unwrap_or_default();
                     evidence.push(Evidence {
@@ -164,12 +174,19 @@ pub fn decide(
                 }
             }
             "LNK4098" => {
-                if let Some(f) = finding.values.first().and_then(|l| flavour_of_library(book, l)) {
+                if let Some(f) = finding
+                    .values
+                    .first()
+                    .and_then(|l| flavour_of_library(book, l))
+                {
                     evidence.push(Evidence {
                         source: "LNK4098".into(),
                         dynamic: Some(f.is_dynamic()),
                         debug: Some(f.is_debug()),
-                        detail: format!("defaultlib '{}' is requested by some objects", finding.values[0]),
+                        detail: format!(
+                            "defaultlib '{}' is requested by some objects",
+                            finding.values[0]
+                        ),
                         line: Some(finding.line),
                     });
                 }
@@ -203,7 +220,10 @@ pub fn decide(
         for reference in &symbol.references {
             let archive = reference.object.as_deref().and_then(archive_of);
             if let Some(f) = archive.and_then(|a| flavour_of_library(book, a)) {
-                let detail = format!("{} is part of the CRT", reference.object.as_deref().unwrap_or_default());
+                let detail = format!(
+                    "{} is part of the CRT",
+                    reference.object.as_deref().unwrap_or_default()
+                );
                 if !evidence.iter().any(|e: &Evidence| e.detail == detail) {
                     evidence.push(Evidence {
                         source: "CRT archive reference".into(),
@@ -222,9 +242,15 @@ pub fn decide(
 fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     let mut decision = CrtDecision::default();
     let strongest = |pick: &dyn Fn(&Evidence) -> Option<bool>| -> (Option<bool>, bool) {
-        let votes: Vec<(&Evidence, bool)> = evidence.iter().filter_map(|e| pick(e).map(|v| (e, v))).collect();
+        let votes: Vec<(&Evidence, bool)> = evidence
+            .iter()
+            .filter_map(|e| pick(e).map(|v| (e, v)))
+            .collect();
         let conflict = votes.iter().any(|(_, v)| *v) && votes.iter().any(|(_, v)| !*v);
-        let best = votes.iter().max_by_key(|(e, _)| e.strength()).map(|(_, v)| *v);
+        let best = votes
+            .iter()
+            .max_by_key(|(e, _)| e.strength())
+            .map(|(_, v)| *v);
         (best, conflict)
     };
     let (dynamic, linkage_conflict) = strongest(&|e| e.dynamic);
@@ -232,7 +258,11 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     let debug_symbol = evidence.iter().any(|e| e.source == "debug-only symbol");
     let (debug, debug_conflict) = strongest(&|e| e.debug);
     let forced = evidence.iter().any(|e| e.source == "--crt");
-    let debug = if debug_symbol && !forced { Some(true) } else { debug };
+    let debug = if debug_symbol && !forced {
+        Some(true)
+    } else {
+        debug
+    };
 
     if linkage_conflict || debug_conflict {
         let describe = |e: &Evidence| {
@@ -246,7 +276,17 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
                 Some(false) => " release",
                 None => "",
             };
-            format!("{} says{}{} ({})", e.source, debug, if linkage.is_empty() { "".into() } else { format!(" {linkage}") }, e.detail)
+            format!(
+                "{} says{}{} ({})",
+                e.source,
+                debug,
+                if linkage.is_empty() {
+                    "".into()
+                } else {
+                    format!(" {linkage}")
+                },
+                e.detail
+            )
         };
         let lines: Vec<String> = evidence.iter().map(describe).collect();
         decision.conflict = Some(format!(
@@ -284,30 +324,61 @@ mod tests {
         let book = RuleBook::builtin();
         assert_eq!(flavour_of_option(&book, "/MD"), (Some(true), Some(false)));
         assert_eq!(flavour_of_option(&book, "-MTd"), (Some(false), Some(true)));
-        assert_eq!(flavour_of_option(&book, "-fms-runtime-lib=dll_dbg"), (Some(true), Some(true)));
-        assert_eq!(flavour_of_option(&book, "--dependent-lib=msvcrt"), (Some(true), Some(false)));
-        assert_eq!(flavour_of_option(&book, "/DEFAULTLIB:LIBCMT"), (Some(false), Some(false)));
+        assert_eq!(
+            flavour_of_option(&book, "-fms-runtime-lib=dll_dbg"),
+            (Some(true), Some(true))
+        );
+        assert_eq!(
+            flavour_of_option(&book, "--dependent-lib=msvcrt"),
+            (Some(true), Some(false))
+        );
+        assert_eq!(
+            flavour_of_option(&book, "/DEFAULTLIB:LIBCMT"),
+            (Some(false), Some(false))
+        );
         assert_eq!(flavour_of_option(&book, "-D_DLL"), (Some(true), None));
-        assert_eq!(flavour_of_option(&book, "/DEFAULTLIB:kernel32"), (None, None));
-        assert_eq!(archive_of("C:\\x\\libcpmt.lib(winapisupp.obj)"), Some("libcpmt.lib"));
+        assert_eq!(
+            flavour_of_option(&book, "/DEFAULTLIB:kernel32"),
+            (None, None)
+        );
+        assert_eq!(
+            archive_of("C:\\x\\libcpmt.lib(winapisupp.obj)"),
+            Some("libcpmt.lib")
+        );
     }
 
     fn decide_log(log: &str, forced: Option<Flavour>) -> CrtDecision {
         let book = RuleBook::builtin();
-        let failure = crate::symbols::collect(std::io::Cursor::new(log.as_bytes().to_vec()), Default::default()).unwrap();
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
         let classes: Vec<_> = failure
             .symbols
             .iter()
-            .map(|s| book.classify(crate::rules::SymbolKey { name: &s.lookup_name, demangled: &s.demangled, import: s.import }))
+            .map(|s| {
+                book.classify(crate::rules::SymbolKey {
+                    name: &s.lookup_name,
+                    demangled: &s.demangled,
+                    import: s.import,
+                })
+            })
             .collect();
         decide(&failure, &classes, &book, forced)
     }
 
     #[test]
     fn dllimport_crt_and_debug_only_symbols() {
-        let d = decide_log("a.obj : error LNK2001: unresolved external symbol __imp__CrtDbgReport\n", None);
+        let d = decide_log(
+            "a.obj : error LNK2001: unresolved external symbol __imp__CrtDbgReport\n",
+            None,
+        );
         assert_eq!(d.flavour, Some(Flavour::DynamicDebug));
-        let d = decide_log("a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n", None);
+        let d = decide_log(
+            "a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n",
+            None,
+        );
         assert_eq!(d.flavour, None);
         assert!(d.notes[0].contains("both"));
     }
@@ -317,7 +388,11 @@ mod tests {
         let log = "cl /MD /c a.cpp\nb.obj : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in a.obj\n\
                    libcpmt.lib(x.obj) : error LNK2001: unresolved external symbol __imp_wcsnlen\n";
         let d = decide_log(log, None);
-        assert!(d.conflict.as_ref().unwrap().contains("static CRT"), "{:?}", d.conflict);
+        assert!(
+            d.conflict.as_ref().unwrap().contains("static CRT"),
+            "{:?}",
+            d.conflict
+        );
         assert!(d.flavour.unwrap().is_dynamic());
         let d = decide_log(log, Some(Flavour::Static));
         assert_eq!(d.flavour, Some(Flavour::Static));

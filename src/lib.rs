@@ -13,8 +13,10 @@
 pub mod demangle;
 pub mod discover;
 pub mod error;
+pub mod evidence;
 pub mod index;
 pub mod linklog;
 pub mod patch;
+pub mod resolve;
 pub mod rules;
 pub mod symbols;

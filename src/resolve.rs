@@ -133,11 +133,24 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
         import: symbol.import,
     };
     let direct = book.classify(key);
-    let generic = direct.as_ref().is_some_and(|c| c.source == "rule imp-prefix");
+    let generic = direct
+        .as_ref()
+        .is_some_and(|c| c.source == "rule imp-prefix");
     if direct.is_none() || generic {
-        if let Some(base) = symbol.lookup_name.strip_prefix('_').filter(|b| !b.is_empty()) {
-            let retry = book.classify(SymbolKey { name: base, demangled: base, import: symbol.import });
-            if retry.as_ref().is_some_and(|c| c.source != "rule imp-prefix") {
+        if let Some(base) = symbol
+            .lookup_name
+            .strip_prefix('_')
+            .filter(|b| !b.is_empty())
+        {
+            let retry = book.classify(SymbolKey {
+                name: base,
+                demangled: base,
+                import: symbol.import,
+            });
+            if retry
+                .as_ref()
+                .is_some_and(|c| c.source != "rule imp-prefix")
+            {
                 return retry;
             }
         }
@@ -158,7 +171,10 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
     }
 
     let unresolved = symbols.len();
-    let crt_or_system = symbols.iter().filter(|s| is_crt_or_system(book, &s.family)).count();
+    let crt_or_system = symbols
+        .iter()
+        .filter(|s| is_crt_or_system(book, &s.family))
+        .count();
     let crt_only = symbols
         .iter()
         .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
@@ -210,12 +226,16 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
         }
         flags
     };
-    let needs_crt = symbols.iter().any(|s| book.family(&s.family).is_some_and(|f| f.crt));
+    let needs_crt = symbols
+        .iter()
+        .any(|s| book.family(&s.family).is_some_and(|f| f.crt));
     let (link_flags, link_flags_by_flavour) = match flavour {
         Some(f) => (flags_for(f), None),
         None if needs_crt => {
-            let by: BTreeMap<Flavour, Vec<String>> =
-                [Flavour::Static, Flavour::Dynamic].into_iter().map(|f| (f, flags_for(f))).collect();
+            let by: BTreeMap<Flavour, Vec<String>> = [Flavour::Static, Flavour::Dynamic]
+                .into_iter()
+                .map(|f| (f, flags_for(f)))
+                .collect();
             (fixed.clone(), Some(by))
         }
         None => (fixed.clone(), None),
@@ -264,7 +284,10 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
         log: options.log_name.clone(),
         symbols,
         crt,
-        verdict: Verdict { kind: verdict_kind, summary },
+        verdict: Verdict {
+            kind: verdict_kind,
+            summary,
+        },
         chain,
         link_flags,
         link_flags_by_flavour,
@@ -315,7 +338,10 @@ fn resolve_one(
                 };
                 let by: BTreeMap<Flavour, String> = flavours
                     .into_iter()
-                    .filter_map(|f| book.family_library(&class.family, f).map(|l| (f, l.to_string())))
+                    .filter_map(|f| {
+                        book.family_library(&class.family, f)
+                            .map(|l| (f, l.to_string()))
+                    })
                     .collect();
                 if !by.is_empty() {
                     libraries_by_flavour = Some(by);
