@@ -135,7 +135,7 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
     let direct = book.classify(key);
     let generic = direct
         .as_ref()
-        .is_some_and(|c| c.source == "rule imp-prefix");
+        .is_some_and(|c| c.family == "dll-import");
     if direct.is_none() || generic {
         if let Some(base) = symbol
             .lookup_name
@@ -149,7 +149,7 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
             });
             if retry
                 .as_ref()
-                .is_some_and(|c| c.source != "rule imp-prefix")
+                .is_some_and(|c| c.family != "dll-import")
             {
                 return retry;
             }

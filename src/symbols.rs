@@ -229,6 +229,12 @@ fn describe(shown: &ShownName) -> UnresolvedSymbol {
         .map(|l| demangle::strip_import_prefix(l).0.to_string())
         .unwrap_or_else(|| demangled.clone());
     let (lookup_name, x86_decoration) = undecorate(&bare);
+    // For C names the demangled form is the plain name, decoration undone.
+    let demangled = if bare.starts_with('?') || linker_name.is_none() {
+        demangled
+    } else {
+        lookup_name.clone()
+    };
     let arch = match x86_decoration {
         Some(X86Decoration::Vectorcall { .. }) => None,
         Some(_) => Some(Arch::X86),
@@ -359,6 +365,8 @@ impl Collector {
             for symbol in &mut self.failure.symbols {
                 if symbol.x86_decoration.is_none() && !symbol.lookup_name.starts_with('?') {
                     if let Some(base) = undecorate_cdecl(&symbol.lookup_name) {
+                        symbol.demangled = base.clone();
+                        symbol.canonical = base.clone();
                         symbol.lookup_name = base;
                         symbol.x86_decoration = Some(X86Decoration::Cdecl);
                         symbol.arch = Some(Arch::X86);

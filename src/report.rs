@@ -1,0 +1,266 @@
+//! Reports: the diagnosis as text for people (grouped by library, coloured only when asked) and
+//! as JSON for tools (the schema is documented in the README).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use crate::resolve::{Diagnosis, ResolvedSymbol, VerdictKind};
+use crate::rules::RuleBook;
+
+/// ANSI styling, off unless the binary decided the output is a colour terminal.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// Whether to emit colour escapes.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    /// Bold.
+    pub fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    /// Green: a library to link.
+    pub fn library(&self, text: &str) -> String {
+        self.paint("1;32", text)
+    }
+    /// Yellow: warnings and unknowns.
+    pub fn warn(&self, text: &str) -> String {
+        self.paint("33", text)
+    }
+    /// Dim: secondary detail.
+    pub fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+}
+
+/// Quotes a linker argument for a Windows command line when it holds spaces or quotes.
+pub fn quote_windows_argument(argument: &str) -> String {
+    if !argument.is_empty() && !argument.contains([' ', '\t', '"']) {
+        return argument.to_string();
+    }
+    // CommandLineToArgvW rules: backslashes before a quote are doubled, quotes escaped.
+    let mut out = String::from("\"");
+    let mut backslashes = 0;
+    for c in argument.chars() {
+        match c {
+            '\\' => backslashes += 1,
+            '"' => {
+                out.push_str(&"\\".repeat(backslashes * 2 + 1));
+                out.push('"');
+                backslashes = 0;
+            }
+            _ => {
+                out.push_str(&"\\".repeat(backslashes));
+                out.push(c);
+                backslashes = 0;
+            }
+        }
+    }
+    out.push_str(&"\\".repeat(backslashes * 2));
+    out.push('"');
+    out
+}
+
+fn symbol_line(symbol: &ResolvedSymbol) -> String {
+    let s = &symbol.symbol;
+    let import = if s.import { "__declspec(dllimport) " } else { "" };
+    let mut line = format!("{import}{}", s.demangled);
+    let linker = s.linker_name.as_deref().unwrap_or(&s.name);
+    if linker != s.demangled {
+        line.push_str(&format!("  [{linker}]"));
+    }
+    line
+}
+
+fn references_line(symbol: &ResolvedSymbol) -> Option<String> {
+    let s = &symbol.symbol;
+    if s.entry_point {
+        return Some("the entry point (the linker itself asks for it)".into());
+    }
+    let shown: Vec<String> = s
+        .references
+        .iter()
+        .take(3)
+        .map(|r| match (&r.object, &r.function) {
+            (Some(o), Some(f)) => format!("{o} in {f}"),
+            (Some(o), None) => o.clone(),
+            (None, Some(f)) => f.clone(),
+            (None, None) => String::new(),
+        })
+        .collect();
+    if shown.is_empty() {
+        return None;
+    }
+    let more = s.references.len().saturating_sub(3);
+    let mut text = shown.join("; ");
+    if more > 0 {
+        text.push_str(&format!("; and {more} more"));
+    }
+    Some(text)
+}
+
+/// Writes the text report.
+pub fn write_text(
+    diagnosis: &Diagnosis,
+    book: &RuleBook,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
+    writeln!(out, "{} {}", style.bold("lnkfix:"), style.bold(&diagnosis.verdict.summary))?;
+    if diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+        write_findings(diagnosis, out, style)?;
+        return write_warnings(diagnosis, out, style);
+    }
+
+    // The CRT line: flavour, evidence, conflicts (only when a CRT library is in question).
+    let crt_matters = diagnosis.crt.flavour.is_some()
+        || !diagnosis.crt.evidence.is_empty()
+        || diagnosis.symbols.iter().any(|s| s.libraries_by_flavour.is_some());
+    if crt_matters {
+        write_crt(diagnosis, out, style)?;
+    }
+    writeln!(out)?;
+
+    // Group by library (or by the per-flavour alternatives, or unknown).
+    let mut groups: BTreeMap<(u8, String), Vec<&ResolvedSymbol>> = BTreeMap::new();
+    for symbol in &diagnosis.symbols {
+        let key = match (&symbol.library, &symbol.libraries_by_flavour) {
+            (Some(l), _) => (0, l.clone()),
+            (None, Some(by)) => (
+                1,
+                by.iter()
+                    .map(|(f, l)| format!("{l} ({})", f.compiler_option()))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            ),
+            (None, None) if symbol.family != "unknown" => (2, format!("{} (library unknown)", symbol.family)),
+            _ => (3, "unknown".to_string()),
+        };
+        groups.entry(key).or_default().push(symbol);
+    }
+    for ((rank, title), symbols) in &groups {
+        let first = symbols[0];
+        let header = if *rank == 3 {
+            style.warn("not known to any rule, table or library searched")
+        } else {
+            let mut h = style.library(title);
+            let family = book
+                .family(&first.family)
+                .map(|f| f.description.clone())
+                .unwrap_or_else(|| first.family.clone());
+            h.push_str(&format!("  {}", style.dim(&format!("{family}; {}", first.source.as_deref().unwrap_or("")))));
+            if let Some(path) = &first.library_path {
+                h.push_str(&format!("\n  {}", style.dim(&format!("found at {path}"))));
+            }
+            h
+        };
+        writeln!(out, "{header}")?;
+        for symbol in symbols {
+            let dll = symbol.dll.as_deref().map(|d| format!("  ({d})")).unwrap_or_default();
+            writeln!(out, "  {}{}", symbol_line(symbol), style.dim(&dll))?;
+            if let Some(refs) = references_line(symbol) {
+                writeln!(out, "      {} {}", style.dim("referenced by"), refs)?;
+            }
+            if let Some(note) = &symbol.rulebook_differs {
+                writeln!(out, "      {} {}", style.dim("note:"), note)?;
+            }
+            for hint in &symbol.symbol.hints {
+                let hint = hint.display.clone().or_else(|| hint.decorated.clone()).unwrap_or_default();
+                writeln!(out, "      {} {}", style.dim("defined and could match:"), hint)?;
+            }
+        }
+        writeln!(out)?;
+    }
+
+    if let Some(chain) = &diagnosis.chain {
+        writeln!(out, "{}", style.bold("The default-library chain is missing; link all of it explicitly:"))?;
+        writeln!(out, "  {}", chain.join(" "))?;
+        writeln!(out)?;
+    }
+    if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
+        writeln!(out, "{}", style.bold("Append to the link command:"))?;
+        if !diagnosis.link_flags.is_empty() {
+            let flags: Vec<String> = diagnosis.link_flags.iter().map(|f| quote_windows_argument(f)).collect();
+            writeln!(out, "  {}", style.library(&flags.join(" ")))?;
+        }
+        if let Some(by) = &diagnosis.link_flags_by_flavour {
+            for (flavour, flags) in by {
+                let flags: Vec<String> = flags.iter().map(|f| quote_windows_argument(f)).collect();
+                writeln!(out, "  {:<5} {}", flavour.compiler_option(), style.library(&flags.join(" ")))?;
+            }
+        }
+        writeln!(out)?;
+    }
+    write_findings(diagnosis, out, style)?;
+    write_warnings(diagnosis, out, style)
+}
+
+fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    match diagnosis.crt.flavour {
+        Some(f) => writeln!(out, "CRT flavour: {f}")?,
+        None => writeln!(out, "CRT flavour: unknown")?,
+    }
+    for e in diagnosis.crt.evidence.iter().take(6) {
+        let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+        writeln!(out, "  {} {}: {}{at}", style.dim("evidence"), e.source, e.detail)?;
+    }
+    if diagnosis.crt.evidence.len() > 6 {
+        writeln!(out, "  {}", style.dim(&format!("... and {} more pieces of evidence", diagnosis.crt.evidence.len() - 6)))?;
+    }
+    if let Some(conflict) = &diagnosis.crt.conflict {
+        writeln!(out, "  {}", style.warn(conflict))?;
+    }
+    for note in &diagnosis.crt.notes {
+        writeln!(out, "  {}", style.dim(note))?;
+    }
+    Ok(())
+}
+
+fn write_findings(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    if diagnosis.findings.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{}", style.bold("Other linker findings:"))?;
+    for f in diagnosis.findings.iter().take(20) {
+        writeln!(out, "  line {}: {} {}", f.line, f.code, f.text)?;
+    }
+    if diagnosis.findings.len() > 20 {
+        writeln!(out, "  ... and {} more", diagnosis.findings.len() - 20)?;
+    }
+    Ok(())
+}
+
+fn write_warnings(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    for w in &diagnosis.warnings {
+        writeln!(out, "{} {w}", style.warn("warning:"))?;
+    }
+    Ok(())
+}
+
+/// Writes the JSON report (one document, pretty-printed, newline-terminated).
+pub fn write_json(diagnosis: &Diagnosis, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, diagnosis).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_quoting() {
+        assert_eq!(quote_windows_argument("kernel32.lib"), "kernel32.lib");
+        assert_eq!(
+            quote_windows_argument("/LIBPATH:C:\\Program Files\\AMD\\ROCm\\6.4\\lib\\"),
+            "\"/LIBPATH:C:\\Program Files\\AMD\\ROCm\\6.4\\lib\\\\\""
+        );
+        assert_eq!(quote_windows_argument("a\"b c"), "\"a\\\"b c\"");
+    }
+}
