@@ -70,7 +70,11 @@ pub fn quote_windows_argument(argument: &str) -> String {
 
 fn symbol_line(symbol: &ResolvedSymbol) -> String {
     let s = &symbol.symbol;
-    let import = if s.import { "__declspec(dllimport) " } else { "" };
+    let import = if s.import {
+        "__declspec(dllimport) "
+    } else {
+        ""
+    };
     let mut line = format!("{import}{}", s.demangled);
     let linker = s.linker_name.as_deref().unwrap_or(&s.name);
     if linker != s.demangled {
@@ -113,7 +117,12 @@ pub fn write_text(
     out: &mut dyn Write,
     style: Style,
 ) -> io::Result<()> {
-    writeln!(out, "{} {}", style.bold("lnkfix:"), style.bold(&diagnosis.verdict.summary))?;
+    writeln!(
+        out,
+        "{} {}",
+        style.bold("lnkfix:"),
+        style.bold(&diagnosis.verdict.summary)
+    )?;
     if diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
         write_findings(diagnosis, out, style)?;
         return write_warnings(diagnosis, out, style);
@@ -122,7 +131,10 @@ pub fn write_text(
     // The CRT line: flavour, evidence, conflicts (only when a CRT library is in question).
     let crt_matters = diagnosis.crt.flavour.is_some()
         || !diagnosis.crt.evidence.is_empty()
-        || diagnosis.symbols.iter().any(|s| s.libraries_by_flavour.is_some());
+        || diagnosis
+            .symbols
+            .iter()
+            .any(|s| s.libraries_by_flavour.is_some());
     if crt_matters {
         write_crt(diagnosis, out, style)?;
     }
@@ -140,7 +152,9 @@ pub fn write_text(
                     .collect::<Vec<_>>()
                     .join(" or "),
             ),
-            (None, None) if symbol.family != "unknown" => (2, format!("{} (library unknown)", symbol.family)),
+            (None, None) if symbol.family != "unknown" => {
+                (2, format!("{} (library unknown)", symbol.family))
+            }
             _ => (3, "unknown".to_string()),
         };
         groups.entry(key).or_default().push(symbol);
@@ -155,7 +169,13 @@ pub fn write_text(
                 .family(&first.family)
                 .map(|f| f.description.clone())
                 .unwrap_or_else(|| first.family.clone());
-            h.push_str(&format!("  {}", style.dim(&format!("{family}; {}", first.source.as_deref().unwrap_or("")))));
+            h.push_str(&format!(
+                "  {}",
+                style.dim(&format!(
+                    "{family}; {}",
+                    first.source.as_deref().unwrap_or("")
+                ))
+            ));
             if let Some(path) = &first.library_path {
                 h.push_str(&format!("\n  {}", style.dim(&format!("found at {path}"))));
             }
@@ -163,7 +183,11 @@ pub fn write_text(
         };
         writeln!(out, "{header}")?;
         for symbol in symbols {
-            let dll = symbol.dll.as_deref().map(|d| format!("  ({d})")).unwrap_or_default();
+            let dll = symbol
+                .dll
+                .as_deref()
+                .map(|d| format!("  ({d})"))
+                .unwrap_or_default();
             writeln!(out, "  {}{}", symbol_line(symbol), style.dim(&dll))?;
             if let Some(refs) = references_line(symbol) {
                 writeln!(out, "      {} {}", style.dim("referenced by"), refs)?;
@@ -172,28 +196,50 @@ pub fn write_text(
                 writeln!(out, "      {} {}", style.dim("note:"), note)?;
             }
             for hint in &symbol.symbol.hints {
-                let hint = hint.display.clone().or_else(|| hint.decorated.clone()).unwrap_or_default();
-                writeln!(out, "      {} {}", style.dim("defined and could match:"), hint)?;
+                let hint = hint
+                    .display
+                    .clone()
+                    .or_else(|| hint.decorated.clone())
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "      {} {}",
+                    style.dim("defined and could match:"),
+                    hint
+                )?;
             }
         }
         writeln!(out)?;
     }
 
     if let Some(chain) = &diagnosis.chain {
-        writeln!(out, "{}", style.bold("The default-library chain is missing; link all of it explicitly:"))?;
+        writeln!(
+            out,
+            "{}",
+            style.bold("The default-library chain is missing; link all of it explicitly:")
+        )?;
         writeln!(out, "  {}", chain.join(" "))?;
         writeln!(out)?;
     }
     if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
         writeln!(out, "{}", style.bold("Append to the link command:"))?;
         if !diagnosis.link_flags.is_empty() {
-            let flags: Vec<String> = diagnosis.link_flags.iter().map(|f| quote_windows_argument(f)).collect();
+            let flags: Vec<String> = diagnosis
+                .link_flags
+                .iter()
+                .map(|f| quote_windows_argument(f))
+                .collect();
             writeln!(out, "  {}", style.library(&flags.join(" ")))?;
         }
         if let Some(by) = &diagnosis.link_flags_by_flavour {
             for (flavour, flags) in by {
                 let flags: Vec<String> = flags.iter().map(|f| quote_windows_argument(f)).collect();
-                writeln!(out, "  {:<5} {}", flavour.compiler_option(), style.library(&flags.join(" ")))?;
+                writeln!(
+                    out,
+                    "  {:<5} {}",
+                    flavour.compiler_option(),
+                    style.library(&flags.join(" "))
+                )?;
             }
         }
         writeln!(out)?;
@@ -209,10 +255,23 @@ fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Re
     }
     for e in diagnosis.crt.evidence.iter().take(6) {
         let at = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
-        writeln!(out, "  {} {}: {}{at}", style.dim("evidence"), e.source, e.detail)?;
+        writeln!(
+            out,
+            "  {} {}: {}{at}",
+            style.dim("evidence"),
+            e.source,
+            e.detail
+        )?;
     }
     if diagnosis.crt.evidence.len() > 6 {
-        writeln!(out, "  {}", style.dim(&format!("... and {} more pieces of evidence", diagnosis.crt.evidence.len() - 6)))?;
+        writeln!(
+            out,
+            "  {}",
+            style.dim(&format!(
+                "... and {} more pieces of evidence",
+                diagnosis.crt.evidence.len() - 6
+            ))
+        )?;
     }
     if let Some(conflict) = &diagnosis.crt.conflict {
         writeln!(out, "  {}", style.warn(conflict))?;

@@ -133,9 +133,7 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
         import: symbol.import,
     };
     let direct = book.classify(key);
-    let generic = direct
-        .as_ref()
-        .is_some_and(|c| c.family == "dll-import");
+    let generic = direct.as_ref().is_some_and(|c| c.family == "dll-import");
     if direct.is_none() || generic {
         if let Some(base) = symbol
             .lookup_name
@@ -147,10 +145,7 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
                 demangled: base,
                 import: symbol.import,
             });
-            if retry
-                .as_ref()
-                .is_some_and(|c| c.family != "dll-import")
-            {
+            if retry.as_ref().is_some_and(|c| c.family != "dll-import") {
                 return retry;
             }
         }

@@ -357,7 +357,7 @@ impl RuleBook {
     /// then the generated name tables, then prefix, pattern and `__imp_` rules.
     pub fn classify(&self, key: SymbolKey<'_>) -> Option<Classification> {
         if let Some(rule) = self.rules.iter().find(|r| r.exact.contains(key.name)) {
-            return Some(self.from_rule(rule));
+            return Some(self.classification_of(rule));
         }
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
             let family = match hit.table {
@@ -390,10 +390,10 @@ impl RuleBook {
                         .is_some_and(|re| re.is_match(key.demangled))
                     || (m.import == Some(true) && key.import)
             })
-            .map(|rule| self.from_rule(rule))
+            .map(|rule| self.classification_of(rule))
     }
 
-    fn from_rule(&self, rule: &CompiledRule) -> Classification {
+    fn classification_of(&self, rule: &CompiledRule) -> Classification {
         let rule = &rule.rule;
         let fixed = self
             .families

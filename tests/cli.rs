@@ -1,0 +1,177 @@
+//! The binary's wiring: arguments, stdin, exit codes (0 nothing unresolved, 1 unresolved found,
+//! 2 usage error or unreadable input), colour rules and the JSON contract.
+
+use assert_cmd::Command;
+
+fn lnkfix() -> Command {
+    let mut cmd = Command::cargo_bin("lnkfix").unwrap();
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+const LOG: &str = "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\r\n\
+main.obj : error LNK2019: unresolved external symbol \"void __cdecl operator delete(void *,unsigned __int64)\" (??3@YAXPEAX_K@Z) referenced in function main\r\n\
+out.dll : fatal error LNK1120: 2 unresolved externals\r\n";
+
+#[test]
+fn exit_codes() {
+    lnkfix()
+        .args(["diagnose", "-"])
+        .write_stdin(LOG)
+        .assert()
+        .code(1);
+    lnkfix()
+        .args(["diagnose", "-"])
+        .write_stdin("all good\n")
+        .assert()
+        .code(0);
+    let out = lnkfix().args(["diagnose", "/no/such/log"]).assert().code(2);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stderr.contains("/no/such/log") && stderr.contains("cannot read"),
+        "{stderr}"
+    );
+    lnkfix().args(["diagnose"]).assert().code(2);
+    lnkfix()
+        .args(["diagnose", "-", "--crt", "sometimes"])
+        .write_stdin(LOG)
+        .assert()
+        .code(2);
+    let dir = tempfile::tempdir().unwrap();
+    lnkfix().arg("diagnose").arg(dir.path()).assert().code(2);
+    lnkfix().arg("--help").assert().code(0);
+}
+
+#[test]
+fn json_contract() {
+    let out = lnkfix()
+        .args(["diagnose", "--format", "json", "-"])
+        .write_stdin(LOG)
+        .assert()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["schema_version"], 1);
+    for key in [
+        "symbols",
+        "crt",
+        "verdict",
+        "link_flags",
+        "findings",
+        "warnings",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    for key in ["flavour", "evidence"] {
+        assert!(json["crt"].get(key).is_some(), "missing crt.{key}");
+    }
+    let symbols = json["symbols"].as_array().unwrap();
+    assert_eq!(symbols.len(), 2);
+    for key in [
+        "name",
+        "display",
+        "demangled",
+        "import",
+        "references",
+        "family",
+        "library",
+        "library_path",
+        "provider",
+    ] {
+        assert!(symbols[0].get(key).is_some(), "missing symbols[].{key}");
+    }
+    assert_eq!(symbols[0]["name"], "hipMalloc");
+    assert_eq!(symbols[0]["library"], "amdhip64.lib");
+    assert_eq!(symbols[0]["provider"], "rule");
+    assert_eq!(symbols[0]["references"][0]["object"], "main.obj");
+    assert_eq!(symbols[0]["references"][0]["function"], "main");
+    assert_eq!(symbols[1]["name"], "??3@YAXPEAX_K@Z");
+    assert!(symbols[1]["demangled"]
+        .as_str()
+        .unwrap()
+        .contains("operator delete"));
+    assert_eq!(json["link_flags"][0], "amdhip64.lib");
+}
+
+#[test]
+fn colour_only_when_asked_and_never_with_no_color() {
+    let plain = lnkfix()
+        .args(["diagnose", "-"])
+        .write_stdin(LOG)
+        .assert()
+        .code(1);
+    assert!(
+        !plain.get_output().stdout.contains(&0x1b),
+        "piped output has no escapes"
+    );
+    let forced = lnkfix()
+        .args(["diagnose", "--color", "always", "-"])
+        .write_stdin(LOG)
+        .assert()
+        .code(1);
+    assert!(forced.get_output().stdout.contains(&0x1b));
+    let no_color = lnkfix()
+        .env("NO_COLOR", "1")
+        .args(["diagnose", "-"])
+        .write_stdin(LOG)
+        .assert()
+        .code(1);
+    assert!(!no_color.get_output().stdout.contains(&0x1b));
+}
+
+#[test]
+fn utf16_file_written_by_powershell() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("link.log");
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in LOG.encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let out = lnkfix()
+        .args(["diagnose", "--format", "json"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["symbols"].as_array().unwrap().len(), 2);
+    assert_eq!(json["stats"]["encoding"], "utf16-le-bom");
+}
+
+#[test]
+fn bundled_example_runs() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/tvm-ffi-hip-lld-link.log"
+    );
+    let out = lnkfix().args(["diagnose", example]).assert().code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("amdhip64.lib"), "{text}");
+    assert!(text.contains("default-library chain absent"), "{text}");
+}
+
+#[test]
+fn user_rules_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, r#"{"schema_version":1,"families":{"rocksdb":{"description":"RocksDB","crt":false,"libraries":{"static":"rocksdb.lib","dynamic":"rocksdb.lib","static-debug":"rocksdb.lib","dynamic-debug":"rocksdb.lib"}}},"rules":[{"id":"rocks","match":{"prefix":["rocksdb_"]},"family":"rocksdb"}]}"#).unwrap();
+    let out = lnkfix()
+        .args(["diagnose", "--format", "json", "--rules"])
+        .arg(&rules)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/examples/054.log"
+        ))
+        .assert()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["link_flags"], serde_json::json!(["rocksdb.lib"]));
+    std::fs::write(&rules, "not json").unwrap();
+    let out = lnkfix()
+        .args(["diagnose", "--rules"])
+        .arg(&rules)
+        .arg("-")
+        .write_stdin(LOG)
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("rules.json"));
+}

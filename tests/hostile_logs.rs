@@ -1,0 +1,113 @@
+//! The log reader on hostile input: arbitrary bytes, mutated real logs, huge lines, deep names.
+//! It must return (never panic) and keep memory bounded. A deterministic generator keeps the
+//! run reproducible; the coverage-guided fuzz target lives in `fuzz/`.
+
+struct XorShift(u64);
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn read(bytes: Vec<u8>) -> lnkfix::symbols::LinkFailure {
+    lnkfix::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap()
+}
+
+#[test]
+fn random_bytes_and_mutated_examples_never_panic() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect();
+    assert!(seeds.len() >= 20);
+    seeds.push(Vec::new());
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let book = lnkfix::rules::RuleBook::builtin();
+    for round in 0..3000 {
+        let mut bytes = seeds[round % seeds.len()].clone();
+        match rng.next() % 4 {
+            0 => bytes = (0..(rng.next() % 4096)).map(|_| rng.next() as u8).collect(),
+            1 => {
+                for _ in 0..(1 + rng.next() % 16) {
+                    if !bytes.is_empty() {
+                        let i = (rng.next() as usize) % bytes.len();
+                        bytes[i] = rng.next() as u8;
+                    }
+                }
+            }
+            2 => {
+                let cut = if bytes.is_empty() {
+                    0
+                } else {
+                    (rng.next() as usize) % bytes.len()
+                };
+                bytes.truncate(cut);
+            }
+            _ => {
+                let tokens: [&[u8]; 8] = [
+                    b"\"",
+                    b"(",
+                    b">>> referenced by ",
+                    b"LNK2019:",
+                    b"\\r\\n",
+                    b"\xFF\xFE",
+                    b"__imp_?",
+                    b"lld-link: error: undefined symbol: ",
+                ];
+                for _ in 0..4 {
+                    let t = tokens[(rng.next() as usize) % tokens.len()];
+                    let at = if bytes.is_empty() {
+                        0
+                    } else {
+                        (rng.next() as usize) % bytes.len()
+                    };
+                    bytes.splice(at..at, t.iter().copied());
+                }
+            }
+        }
+        let failure = read(bytes);
+        let _ = lnkfix::resolve::diagnose(failure, &book, &Default::default());
+    }
+}
+
+#[test]
+fn a_ten_megabyte_line_is_cut_not_buffered() {
+    let mut bytes = b"main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n".to_vec();
+    bytes.extend(std::iter::repeat_n(b'x', 10 << 20));
+    bytes.push(b'\n');
+    bytes.extend_from_slice(b"main.obj : error LNK2001: unresolved external symbol hipFree\n");
+    let failure = read(bytes);
+    assert_eq!(failure.symbols.len(), 2);
+    assert_eq!(failure.stats.truncated_lines, 1);
+}
+
+#[test]
+fn deeply_nested_name_in_a_log_is_returned_raw_with_a_warning() {
+    let mut name = String::from("?f@@YAXV");
+    for _ in 0..20_000 {
+        name.push_str("?$A@V");
+    }
+    name.push_str("@@Z");
+    let log = format!("a.obj : error LNK2001: unresolved external symbol {name}\n");
+    let failure = read(log.into_bytes());
+    assert_eq!(failure.symbols[0].demangled, name);
+    assert!(failure.symbols[0].warning.is_some());
+}
+
+#[test]
+fn a_hundred_thousand_distinct_symbols() {
+    let mut log = String::new();
+    for i in 0..100_000 {
+        log.push_str(&format!(
+            "lld-link: error: undefined symbol: sym_{i}\n>>> referenced by a.obj:(f)\n"
+        ));
+    }
+    let failure = read(log.into_bytes());
+    assert_eq!(failure.symbols.len(), 100_000);
+}
