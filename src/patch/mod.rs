@@ -157,11 +157,15 @@ pub enum PatchError {
         /// Why.
         reason: &'static str,
     },
-    /// A directory in the plan is not valid Unicode, so it cannot be written into Python text.
-    #[error("directory {path:?} is not valid Unicode")]
-    NonUnicodePath {
+    /// A directory in the plan cannot be written into the build: not Unicode, or holding control
+    /// characters (impossible in a Windows path, and a newline would split the ninja `ldflags`
+    /// line into new ninja statements).
+    #[error("directory {path:?} is not usable: {reason}")]
+    UnusablePath {
         /// The directory.
         path: PathBuf,
+        /// Why.
+        reason: &'static str,
     },
     /// The file on disk is not the one the patch was planned against.
     #[error("{path}: changed since the diagnosis (sha256 {actual}, expected {expected}); re-run lnkfix patch", path = path.display())]
@@ -304,20 +308,29 @@ fn linked_in_branch(scan: &python::Scan, point: &ChokePoint) -> Vec<(String, usi
 }
 
 fn path_text(path: &std::path::Path) -> Result<String, PatchError> {
-    path.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| PatchError::NonUnicodePath {
-            path: path.to_path_buf(),
-        })
+    let unusable = |reason| PatchError::UnusablePath {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = path.to_str().ok_or_else(|| unusable("not valid Unicode"))?;
+    if text.is_empty() {
+        return Err(unusable("empty"));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(unusable("control characters (impossible in a Windows path)"));
+    }
+    Ok(text.to_string())
 }
 
+/// Library names become file names on the link line: no control characters (see
+/// [`PatchError::UnusablePath`]), nothing empty, no stray whitespace around them.
 fn check_library_name(name: &str) -> Result<(), PatchError> {
     let reason = if name.trim().is_empty() {
         "empty"
     } else if name.trim() != name {
         "leading or trailing whitespace"
     } else if name.chars().any(char::is_control) {
-        "control characters"
+        "control characters (impossible in a Windows file name)"
     } else {
         return Ok(());
     };
@@ -325,6 +338,12 @@ fn check_library_name(name: &str) -> Result<(), PatchError> {
         name: name.to_string(),
         reason,
     })
+}
+
+/// Ninja reads `$` in a variable's value as an escape (`$$` is a literal `$`): `\\host\c$\...`
+/// would otherwise lose its `$`.
+fn ninja_escape(value: &str) -> String {
+    value.replace('$', "$$")
 }
 
 /// The entries to add, in order, leaving out what the branch already links and duplicates.
@@ -505,7 +524,7 @@ fn render_block(
         block.push(line(
             1,
             &format!(
-                "_lnkfix_hip_path = {}.environ.get(\"HIP_PATH\", \"\").rstrip(\"\\\\/\")",
+                "_lnkfix_hip_path = {}.environ.get(\"HIP_PATH\", \"\").rstrip(\"\\\\/\").replace(\"$\", \"$$\")",
                 os_name(point)
             ),
         ));
@@ -514,7 +533,7 @@ fn render_block(
                 1,
                 &format!(
                     "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\" if _lnkfix_hip_path else {}",
-                    string_literal(dir)
+                    string_literal(&ninja_escape(dir))
                 ),
             )),
             None => {
@@ -539,10 +558,10 @@ fn render_block(
                 format!("{},", quote("\"/LIBPATH:\" + _lnkfix_hip_lib".to_string()))
             }
             Entry::LibraryPath(dir) => {
-                format!("{},", quote(string_literal(&format!("/LIBPATH:{dir}"))))
+                format!("{},", quote(string_literal(&ninja_escape(&format!("/LIBPATH:{dir}")))))
             }
             Entry::Library(name) if plain_name(name) => format!("{},", string_literal(name)),
-            Entry::Library(name) => format!("{},", quote(string_literal(name))),
+            Entry::Library(name) => format!("{},", quote(string_literal(&ninja_escape(name)))),
             Entry::Comment(comment) => format!("# {comment}"),
         };
         block.push(line(2, &text));
