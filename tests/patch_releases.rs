@@ -9,12 +9,26 @@ use std::path::PathBuf;
 
 use common::*;
 use lnkfix::patch::{
-    apply_patch, plan_patch, sha256_hex, DefaultLibChain, HipLibrary, LinkLibrary, PatchError, PatchOutcome,
-    PatchPlan,
+    apply_patch, plan_patch, sha256_hex, DefaultLibChain, HipLibrary, LinkLibrary, PatchError,
+    PatchOutcome, PatchPlan,
 };
 
-const DYNAMIC_CHAIN: [&str; 6] = ["msvcrt.lib", "vcruntime.lib", "ucrt.lib", "msvcprt.lib", "oldnames.lib", "kernel32.lib"];
-const STATIC_CHAIN: [&str; 6] = ["libcmt.lib", "libvcruntime.lib", "libucrt.lib", "libcpmt.lib", "oldnames.lib", "kernel32.lib"];
+const DYNAMIC_CHAIN: [&str; 6] = [
+    "msvcrt.lib",
+    "vcruntime.lib",
+    "ucrt.lib",
+    "msvcprt.lib",
+    "oldnames.lib",
+    "kernel32.lib",
+];
+const STATIC_CHAIN: [&str; 6] = [
+    "libcmt.lib",
+    "libvcruntime.lib",
+    "libucrt.lib",
+    "libcpmt.lib",
+    "oldnames.lib",
+    "kernel32.lib",
+];
 
 fn chain_plan(flavour: &str, libraries: &[&str]) -> PatchPlan {
     PatchPlan {
@@ -44,11 +58,21 @@ fn every_release_links_hip_from_hip_path() {
         let (diff, new_text, notes) = changed(PATH_AS_GIVEN, original, &hip_plan());
         assert_diff_applies(version, original, &diff, &new_text);
         assert_compiles(version, &new_text);
-        let added = strings(&["/LIBPATH:C:\\Program Files\\AMD\\ROCm\\6.4\\lib", "amdhip64.lib"]);
+        let added = strings(&[
+            "/LIBPATH:C:\\Program Files\\AMD\\ROCm\\6.4\\lib",
+            "amdhip64.lib",
+        ]);
         let report = assert_ninja(version, original, &new_text, Some(HIP_PATH), &added);
         eprintln!("{version}: {}\n{report}", notes.join("; "));
-        let gate_note = if has_backend(original) { "gated on `with_hip`" } else { "gated on HIP_PATH" };
-        assert!(notes.iter().any(|note| note.contains(gate_note)), "{version}: {notes:?}");
+        let gate_note = if has_backend(original) {
+            "gated on `with_hip`"
+        } else {
+            "gated on HIP_PATH"
+        };
+        assert!(
+            notes.iter().any(|note| note.contains(gate_note)),
+            "{version}: {notes:?}"
+        );
     }
 }
 
@@ -56,7 +80,10 @@ fn every_release_links_hip_from_hip_path() {
 /// older ones gate on HIP_PATH itself, so there is nothing to fall back from).
 #[test]
 fn every_release_falls_back_to_the_found_directory() {
-    for (version, original) in releases().iter().filter(|(_, original)| has_backend(original)) {
+    for (version, original) in releases()
+        .iter()
+        .filter(|(_, original)| has_backend(original))
+    {
         let (_, new_text, _) = changed(PATH_AS_GIVEN, original, &hip_plan());
         let added = strings(&[&format!("/LIBPATH:{FOUND_DIR}"), "amdhip64.lib"]);
         assert_ninja(version, original, &new_text, None, &added);
@@ -72,7 +99,10 @@ fn every_release_literal_paths() {
             ..hip_plan()
         };
         let (diff, new_text, _) = changed(PATH_AS_GIVEN, original, &plan);
-        assert!(!String::from_utf8_lossy(&new_text).contains("_lnkfix_hip_path"), "{version}");
+        assert!(
+            !String::from_utf8_lossy(&new_text).contains("_lnkfix_hip_path"),
+            "{version}"
+        );
         assert_diff_applies(version, original, &diff, &new_text);
         let added = strings(&[&format!("/LIBPATH:{FOUND_DIR}"), "amdhip64.lib"]);
         assert_ninja(version, original, &new_text, Some(HIP_PATH), &added);
@@ -106,8 +136,19 @@ fn every_release_links_libraries_and_chains() {
                 "/LIBPATH:D:\\sdk dir\\lib",
                 "hiprtc.lib",
             ]);
-            added.extend(chain.iter().filter(|name| **name != "kernel32.lib").map(|name| name.to_string()));
-            assert_ninja(&format!("{version} {flavour}"), original, &new_text, Some(HIP_PATH), &added);
+            added.extend(
+                chain
+                    .iter()
+                    .filter(|name| **name != "kernel32.lib")
+                    .map(|name| name.to_string()),
+            );
+            assert_ninja(
+                &format!("{version} {flavour}"),
+                original,
+                &new_text,
+                Some(HIP_PATH),
+                &added,
+            );
             let warns = notes.iter().any(|note| note.contains("mixed build"));
             assert_eq!(warns, flavour == "static", "{version} {flavour}: {notes:?}");
         }
@@ -122,7 +163,12 @@ fn every_release_twice_is_already_patched() {
         let (_, new_text, _) = changed(PATH_AS_GIVEN, original, &plan);
         match plan_patch(PATH_AS_GIVEN, &new_text, &plan) {
             Ok(PatchOutcome::AlreadyPatched { notes }) => {
-                assert!(notes.iter().any(|note| note.contains("amdhip64.lib is already linked")), "{version}: {notes:?}");
+                assert!(
+                    notes
+                        .iter()
+                        .any(|note| note.contains("amdhip64.lib is already linked")),
+                    "{version}: {notes:?}"
+                );
             }
             other => panic!("{version}: second run should be AlreadyPatched, got {other:?}"),
         }
@@ -135,8 +181,14 @@ fn every_release_twice_is_already_patched() {
         let (_, third, _) = changed(PATH_AS_GIVEN, &new_text, &more);
         let added = inserted_lines(version, &new_text, &third);
         let added_text = String::from_utf8_lossy(&added.concat()).into_owned();
-        assert!(added_text.contains("\"user32.lib\""), "{version}: {added_text}");
-        assert!(!added_text.contains("amdhip64") && !added_text.contains("msvcrt"), "{version}: {added_text}");
+        assert!(
+            added_text.contains("\"user32.lib\""),
+            "{version}: {added_text}"
+        );
+        assert!(
+            !added_text.contains("amdhip64") && !added_text.contains("msvcrt"),
+            "{version}: {added_text}"
+        );
         assert_compiles(version, &third);
     }
 }
@@ -146,17 +198,34 @@ fn every_release_twice_is_already_patched() {
 #[test]
 fn every_release_keeps_crlf_and_touches_nothing_else() {
     for (version, original) in releases() {
-        assert!(original.windows(2).any(|pair| pair == b"\r\n"), "{version}: the wheel's file has no CRLF?");
+        assert!(
+            original.windows(2).any(|pair| pair == b"\r\n"),
+            "{version}: the wheel's file has no CRLF?"
+        );
         let (diff, new_text, _) = changed(PATH_AS_GIVEN, original, &hip_plan());
         let inserted = inserted_lines(version, original, &new_text);
         assert!(!inserted.is_empty());
         for line in &inserted {
-            assert!(line.ends_with(b"\r\n"), "{version}: {:?}", String::from_utf8_lossy(line));
-            assert!(line.starts_with(b"        "), "{version}: {:?}", String::from_utf8_lossy(line));
+            assert!(
+                line.ends_with(b"\r\n"),
+                "{version}: {:?}",
+                String::from_utf8_lossy(line)
+            );
+            assert!(
+                line.starts_with(b"        "),
+                "{version}: {:?}",
+                String::from_utf8_lossy(line)
+            );
             assert!(line.is_ascii(), "{version}");
         }
-        assert!(String::from_utf8_lossy(&inserted[0]).trim_start().starts_with("# lnkfix: generated from the diagnosis of build.log"));
-        assert_eq!(diff.matches("\r\n").count(), diff.lines().count() - 3, "{version}: every content line keeps its CR");
+        assert!(String::from_utf8_lossy(&inserted[0])
+            .trim_start()
+            .starts_with("# lnkfix: generated from the diagnosis of build.log"));
+        assert_eq!(
+            diff.matches("\r\n").count(),
+            diff.lines().count() - 3,
+            "{version}: every content line keeps its CR"
+        );
     }
 }
 
@@ -194,7 +263,11 @@ fn every_release_hostile_paths() {
             } else {
                 "/LIBPATH:C:\\Program Files\\AMD\\ROCm\\6.4\\lib".to_string()
             };
-            let hip_path = if literal_paths || !has_backend(original) { Some(HIP_PATH) } else { None };
+            let hip_path = if literal_paths || !has_backend(original) {
+                Some(HIP_PATH)
+            } else {
+                None
+            };
             let added = vec![
                 hip_dir_flag,
                 "amdhip64.lib".to_string(),
@@ -202,6 +275,9 @@ fn every_release_hostile_paths() {
                 hostile_library.to_string(),
             ];
             assert_ninja(&label, original, &new_text, hip_path, &added);
+            // lnkfix recognises its own escaped values: a second run changes nothing.
+            let again = plan_patch(PATH_AS_GIVEN, &new_text, &plan);
+            assert!(matches!(again, Ok(PatchOutcome::AlreadyPatched { .. })), "{label}: {again:?}");
         }
     }
 }
@@ -219,13 +295,19 @@ fn hand_patched_release() {
     assert_compiles("hand-patched", &hand_patched);
     match plan_patch(PATH_AS_GIVEN, &hand_patched, &hip_plan()) {
         Ok(PatchOutcome::AlreadyPatched { notes }) => {
-            assert!(notes.iter().any(|note| note.contains("already linked")), "{notes:?}");
+            assert!(
+                notes.iter().any(|note| note.contains("already linked")),
+                "{notes:?}"
+            );
         }
         other => panic!("hand-patched: expected AlreadyPatched, got {other:?}"),
     }
     let plan = chain_plan("dynamic", &DYNAMIC_CHAIN);
     let (diff, new_text, _) = changed(PATH_AS_GIVEN, &hand_patched, &plan);
-    assert!(!diff.contains("+                \"amdhip64.lib\""), "{diff}");
+    assert!(
+        !diff.contains("+                \"amdhip64.lib\""),
+        "{diff}"
+    );
     assert_diff_applies("hand-patched", &hand_patched, &diff, &new_text);
     assert_compiles("hand-patched", &new_text);
 }
@@ -252,10 +334,14 @@ fn golden_diffs() {
             std::fs::write(&golden, &diff).expect("write golden");
             continue;
         }
-        let expected = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|error| panic!("{}: {error} (LNKFIX_BLESS=1 creates it)", golden.display()));
+        let expected = std::fs::read_to_string(&golden).unwrap_or_else(|error| {
+            panic!("{}: {error} (LNKFIX_BLESS=1 creates it)", golden.display())
+        });
         if expected != diff {
-            failures.push(format!("{name}: differs from {} (LNKFIX_BLESS=1 regenerates)\n{diff}", golden.display()));
+            failures.push(format!(
+                "{name}: differs from {} (LNKFIX_BLESS=1 regenerates)\n{diff}",
+                golden.display()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -273,14 +359,24 @@ fn apply_real_release() {
     let report = apply_patch(&file, Some(&sha256_hex(original)), &new_text, true).expect("apply");
     assert_eq!(std::fs::read(&file).expect("read"), new_text);
     let backup = report.backup.expect("backup");
-    assert_eq!(backup.file_name().and_then(|name| name.to_str()), Some("extension.py.orig"));
+    assert_eq!(
+        backup.file_name().and_then(|name| name.to_str()),
+        Some("extension.py.orig")
+    );
     assert_eq!(std::fs::read(&backup).expect("read"), *original);
-    assert!(report.compiled_with.is_some(), "python3 is required in these tests");
-    let left: Vec<_> = std::fs::read_dir(directory.path()).expect("ls").map(|entry| entry.expect("entry").file_name()).collect();
+    assert!(
+        report.compiled_with.is_some(),
+        "python3 is required in these tests"
+    );
+    let left: Vec<_> = std::fs::read_dir(directory.path())
+        .expect("ls")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
     assert_eq!(left.len(), 2, "{left:?}");
 
     // The file now differs from the diagnosed original: refused, untouched.
-    let error = apply_patch(&file, Some(&sha256_hex(original)), original, false).expect_err("must refuse");
+    let error =
+        apply_patch(&file, Some(&sha256_hex(original)), original, false).expect_err("must refuse");
     assert!(matches!(error, PatchError::FileChanged { .. }), "{error}");
     assert_eq!(std::fs::read(&file).expect("read"), new_text);
 }

@@ -287,24 +287,33 @@ fn normalize_library(name: &str) -> String {
     base.strip_suffix(".lib").unwrap_or(base).to_string()
 }
 
-/// Libraries named by string literals in the Windows branch, with their 1-based line.
+/// Libraries named by string literals in the Windows branch, with their 1-based line. Each literal
+/// counts whole (after undoing Python escapes and ninja's `$$`, so names lnkfix itself escaped are
+/// recognised) and word by word (`"/DEFAULTLIB:x.lib y.lib"`); `/LIBPATH:` values are directories.
 fn linked_in_branch(scan: &python::Scan, point: &ChokePoint) -> Vec<(String, usize)> {
     let (first, last) = point.body_lines;
-    scan.strings
+    let is_directory = |value: &str| {
+        let lower = value.trim_start().to_ascii_lowercase();
+        lower.starts_with("/libpath:") || lower.starts_with("-l")
+    };
+    let mut linked = Vec::new();
+    for literal in scan
+        .strings
         .iter()
         .filter(|literal| literal.line >= first && literal.line <= last)
-        .flat_map(|literal| {
-            literal
-                .body
-                .split(|character: char| character.is_whitespace() || character == ',')
-                .filter(|token| {
-                    let lower = token.to_ascii_lowercase();
-                    !token.is_empty() && !lower.starts_with("/libpath:") && !lower.starts_with("-l")
-                })
-                .map(|token| (normalize_library(token), literal.line + 1))
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    {
+        let value = python::unescape(&literal.body).replace("$$", "$");
+        if value.is_empty() || is_directory(&value) {
+            continue;
+        }
+        linked.push((normalize_library(&value), literal.line + 1));
+        for word in value.split(|character: char| character.is_whitespace() || character == ',') {
+            if !word.is_empty() && !is_directory(word) {
+                linked.push((normalize_library(word), literal.line + 1));
+            }
+        }
+    }
+    linked
 }
 
 fn path_text(path: &std::path::Path) -> Result<String, PatchError> {
@@ -317,7 +326,9 @@ fn path_text(path: &std::path::Path) -> Result<String, PatchError> {
         return Err(unusable("empty"));
     }
     if text.chars().any(char::is_control) {
-        return Err(unusable("control characters (impossible in a Windows path)"));
+        return Err(unusable(
+            "control characters (impossible in a Windows path)",
+        ));
     }
     Ok(text.to_string())
 }
@@ -389,6 +400,10 @@ fn select_entries(
                     "{}: no directory found and literal paths asked for: no /LIBPATH: added",
                     hip.library
                 )),
+                (Some(_), false) if !point.has_with_hip => {
+                    notes.push(format!("{} from HIP_PATH\\lib at build time", hip.library));
+                    entries.push(Entry::HipLibraryPath);
+                }
                 (Some(dir), false) => {
                     notes.push(format!(
                         "{} from HIP_PATH\\lib at build time, falling back to {dir}",
@@ -529,6 +544,10 @@ fn render_block(
             ),
         ));
         match found_dir {
+            // Gated on HIP_PATH itself: it is set whenever this runs, nothing to fall back from.
+            Some(_) if !point.has_with_hip => {
+                block.push(line(1, "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\""))
+            }
             Some(dir) => block.push(line(
                 1,
                 &format!(
@@ -558,7 +577,10 @@ fn render_block(
                 format!("{},", quote("\"/LIBPATH:\" + _lnkfix_hip_lib".to_string()))
             }
             Entry::LibraryPath(dir) => {
-                format!("{},", quote(string_literal(&ninja_escape(&format!("/LIBPATH:{dir}")))))
+                format!(
+                    "{},",
+                    quote(string_literal(&ninja_escape(&format!("/LIBPATH:{dir}"))))
+                )
             }
             Entry::Library(name) if plain_name(name) => format!("{},", string_literal(name)),
             Entry::Library(name) => format!("{},", quote(string_literal(&ninja_escape(name)))),

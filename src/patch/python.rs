@@ -289,9 +289,81 @@ fn push_escaped(out: &mut String, value: &str, in_literal: bool) {
     }
 }
 
+/// The value of a (non-raw) string literal body: Python's escapes undone, unknown ones kept as
+/// written (as Python does).
+pub(crate) fn unescape(body: &str) -> String {
+    let mut value = String::with_capacity(body.len());
+    let mut characters = body.chars();
+    while let Some(character) = characters.next() {
+        if character != '\\' {
+            value.push(character);
+            continue;
+        }
+        let Some(escape) = characters.next() else {
+            value.push('\\');
+            break;
+        };
+        let hex_digits = match escape {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => 0,
+        };
+        if hex_digits > 0 {
+            let digits: String = characters.clone().take(hex_digits).collect();
+            let decoded = u32::from_str_radix(&digits, 16)
+                .ok()
+                .filter(|_| digits.len() == hex_digits)
+                .and_then(char::from_u32);
+            match decoded {
+                Some(decoded) => {
+                    value.push(decoded);
+                    for _ in 0..hex_digits {
+                        characters.next();
+                    }
+                }
+                None => {
+                    value.push('\\');
+                    value.push(escape);
+                }
+            }
+            continue;
+        }
+        match escape {
+            '\\' | '\'' | '"' => value.push(escape),
+            'n' => value.push('\n'),
+            'r' => value.push('\r'),
+            't' => value.push('\t'),
+            '\n' => {}
+            _ => {
+                value.push('\\');
+                value.push(escape);
+            }
+        }
+    }
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unescape_inverts_string_literal() {
+        let values = [
+            "plain",
+            "C:\\a \"b\"\n{c}é😀\u{7}",
+            r"\\host\c$\x",
+            r#"'''""""#,
+            "\\",
+        ];
+        for value in values {
+            let literal = string_literal(value);
+            assert_eq!(unescape(&literal[1..literal.len() - 1]), value);
+        }
+        assert_eq!(unescape(r"\q\x4"), r"\q\x4");
+        assert_eq!(unescape(r"C:\\lib"), r"C:\lib");
+    }
 
     fn scan_text(text: &str) -> Scan {
         scan(&split_lines(text.as_bytes()))

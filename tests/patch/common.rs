@@ -18,7 +18,9 @@ pub const FOUND_DIR: &str = "C:\\Program Files\\AMD\\ROCm\\6.2\\lib";
 pub const HIP_PATH: &str = "C:\\Program Files\\AMD\\ROCm\\6.4\\";
 
 pub fn tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("patch")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("patch")
 }
 
 /// Runs a tool, failing the test with a clear message when it is missing.
@@ -63,11 +65,18 @@ pub fn releases() -> &'static [(String, Vec<u8>)] {
         let script = tests_dir().join("fetch_tvm_ffi.sh");
         let output = run(
             "bash",
-            &[script.to_str().expect("utf-8 path"), out.to_str().expect("utf-8 path")],
+            &[
+                script.to_str().expect("utf-8 path"),
+                out.to_str().expect("utf-8 path"),
+            ],
             Path::new(env!("CARGO_MANIFEST_DIR")),
             None,
         );
-        assert!(output.status.success(), "fetch_tvm_ffi.sh failed (pip and network are required):\n{}", text(&output));
+        assert!(
+            output.status.success(),
+            "fetch_tvm_ffi.sh failed (pip and network are required):\n{}",
+            text(&output)
+        );
         let versions = std::fs::read_to_string(out.join("versions.txt")).expect("versions.txt");
         let releases: Vec<(String, Vec<u8>)> = versions
             .lines()
@@ -78,9 +87,15 @@ pub fn releases() -> &'static [(String, Vec<u8>)] {
                 (version.to_string(), bytes)
             })
             .collect();
-        assert!(releases.len() >= 5, "fewer than five releases fetched: {versions}");
+        assert!(
+            releases.len() >= 5,
+            "fewer than five releases fetched: {versions}"
+        );
         for required in ["0.1.3", "0.1.9", "0.1.15.post2"] {
-            assert!(releases.iter().any(|(version, _)| version == required), "{required} not fetched");
+            assert!(
+                releases.iter().any(|(version, _)| version == required),
+                "{required} not fetched"
+            );
         }
         releases
     })
@@ -124,11 +139,22 @@ pub fn assert_diff_applies(label: &str, original: &[u8], diff: &str, new_text: &
             (vec!["apply", "--check", "-"], vec!["apply", "-"])
         };
         let checked = run(tool, &check, directory.path(), Some(diff.as_bytes()));
-        assert!(checked.status.success(), "{label}: {tool} {check:?} rejects the diff:\n{}\n{diff}", text(&checked));
+        assert!(
+            checked.status.success(),
+            "{label}: {tool} {check:?} rejects the diff:\n{}\n{diff}",
+            text(&checked)
+        );
         let applied = run(tool, &apply, directory.path(), Some(diff.as_bytes()));
-        assert!(applied.status.success(), "{label}: {tool} {apply:?} failed:\n{}", text(&applied));
+        assert!(
+            applied.status.success(),
+            "{label}: {tool} {apply:?} failed:\n{}",
+            text(&applied)
+        );
         let result = std::fs::read(&file).expect("read patched");
-        assert!(result == new_text, "{label}: {tool} produced a different file than new_text");
+        assert!(
+            result == new_text,
+            "{label}: {tool} produced a different file than new_text"
+        );
     }
 }
 
@@ -137,13 +163,28 @@ pub fn assert_compiles(label: &str, bytes: &[u8]) {
     let directory = tempfile::tempdir().expect("tempdir");
     let file = directory.path().join("extension.py");
     std::fs::write(&file, bytes).expect("write");
-    let output = run("python3", &["-m", "py_compile", "extension.py"], directory.path(), None);
-    assert!(output.status.success(), "{label}: py_compile failed:\n{}", text(&output));
+    let output = run(
+        "python3",
+        &["-m", "py_compile", "extension.py"],
+        directory.path(),
+        None,
+    );
+    assert!(
+        output.status.success(),
+        "{label}: py_compile failed:\n{}",
+        text(&output)
+    );
 }
 
 /// Runs check_ninja.py on the original and the patched text. `added` are the raw flag values the
 /// Windows+HIP ldflags line must gain, in order.
-pub fn assert_ninja(label: &str, original: &[u8], patched: &[u8], hip_path: Option<&str>, added: &[String]) -> String {
+pub fn assert_ninja(
+    label: &str,
+    original: &[u8],
+    patched: &[u8],
+    hip_path: Option<&str>,
+    added: &[String],
+) -> String {
     let directory = tempfile::tempdir().expect("tempdir");
     std::fs::write(directory.path().join("original.py"), original).expect("write");
     std::fs::write(directory.path().join("patched.py"), patched).expect("write");
@@ -152,17 +193,31 @@ pub fn assert_ninja(label: &str, original: &[u8], patched: &[u8], hip_path: Opti
     let checker = tests_dir().join("check_ninja.py");
     let output = run(
         "python3",
-        &[checker.to_str().expect("utf-8"), "original.py", "patched.py", "expect.json"],
+        &[
+            checker.to_str().expect("utf-8"),
+            "original.py",
+            "patched.py",
+            "expect.json",
+        ],
         directory.path(),
         None,
     );
-    assert!(output.status.success(), "{label}: check_ninja.py failed:\n{}", text(&output));
+    assert!(
+        output.status.success(),
+        "{label}: check_ninja.py failed:\n{}",
+        text(&output)
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The lines `new_text` adds: it must be `original` with one contiguous run of lines inserted.
 pub fn inserted_lines(label: &str, original: &[u8], new_text: &[u8]) -> Vec<Vec<u8>> {
-    let split = |bytes: &[u8]| -> Vec<Vec<u8>> { bytes.split_inclusive(|&byte| byte == b'\n').map(<[u8]>::to_vec).collect() };
+    let split = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        bytes
+            .split_inclusive(|&byte| byte == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
     let old = split(original);
     let new = split(new_text);
     let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
@@ -172,6 +227,10 @@ pub fn inserted_lines(label: &str, original: &[u8], new_text: &[u8]) -> Vec<Vec<
         .zip(new[prefix..].iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    assert_eq!(prefix + suffix, old.len(), "{label}: lines outside the inserted block changed");
+    assert_eq!(
+        prefix + suffix,
+        old.len(),
+        "{label}: lines outside the inserted block changed"
+    );
     new[prefix..new.len() - suffix].to_vec()
 }
