@@ -280,6 +280,15 @@ fn already_linked_is_not_added_twice() {
         }
         other => panic!("{other:?}"),
     }
+    // Linked by hand in a second Windows branch of the function: recognised too.
+    let second_branch = MODERN.replace(
+        "    ldflags = default_ldflags",
+        "    if IS_WINDOWS:\n        default_ldflags.append(\"amdhip64.lib\")\n    ldflags = default_ldflags",
+    );
+    assert!(matches!(
+        plan_patch("e.py", second_branch.as_bytes(), &hip_plan()),
+        Ok(PatchOutcome::AlreadyPatched { .. })
+    ));
     let plan = PatchPlan {
         chain: Some(DefaultLibChain {
             flavour: "dynamic".to_string(),

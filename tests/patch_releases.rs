@@ -277,7 +277,10 @@ fn every_release_hostile_paths() {
             assert_ninja(&label, original, &new_text, hip_path, &added);
             // lnkfix recognises its own escaped values: a second run changes nothing.
             let again = plan_patch(PATH_AS_GIVEN, &new_text, &plan);
-            assert!(matches!(again, Ok(PatchOutcome::AlreadyPatched { .. })), "{label}: {again:?}");
+            assert!(
+                matches!(again, Ok(PatchOutcome::AlreadyPatched { .. })),
+                "{label}: {again:?}"
+            );
         }
     }
 }

@@ -23,6 +23,9 @@ pub(crate) struct ChokePoint {
     pub branch_line: usize,
     /// First and last physical lines (0-based, inclusive) of the Windows branch body.
     pub body_lines: (usize, usize),
+    /// Other Windows branches of the same function (first and last physical lines of each body):
+    /// a hand patch may link libraries there.
+    pub other_windows_lines: Vec<(usize, usize)>,
     /// Leading whitespace of the statements directly in the branch body.
     pub body_indent: Vec<u8>,
     /// One more level of indentation, as the file writes it.
@@ -137,30 +140,37 @@ fn def_name(code: &str) -> Option<&str> {
     leading_identifier(rest)
 }
 
+/// The Windows code under the statement at `index` of the function body, if that statement is a
+/// Windows test: the line that opens it (`if` or `else:`) and its statements.
+fn windows_body<'f>(
+    function: &'f Function<'_>,
+    index: usize,
+) -> Option<(&'f LogicalLine, &'f [LogicalLine])> {
+    let line = function.body.get(index)?;
+    let negated = windows_condition(&line.code)?;
+    let width = line.width();
+    let block_end = |from: usize| {
+        function.body[from..]
+            .iter()
+            .position(|next| next.width() <= width)
+            .map_or(function.body.len(), |offset| from + offset)
+    };
+    if negated {
+        let if_end = block_end(index + 1);
+        let other = function.body.get(if_end)?;
+        (other.width() == width && is_else(&other.code))
+            .then(|| (other, &function.body[if_end + 1..block_end(if_end + 1)]))
+    } else {
+        Some((line, &function.body[index + 1..block_end(index + 1)]))
+    }
+}
+
 /// `Ok` when the function has the whole choke point; `Err(Some(what))` when it has part of it.
 fn examine(function: &Function<'_>, scan: &Scan) -> Result<ChokePoint, Option<String>> {
     let mut partial = None;
-    for (index, line) in function.body.iter().enumerate() {
-        let Some(negated) = windows_condition(&line.code) else {
+    for index in 0..function.body.len() {
+        let Some((branch_line, body)) = windows_body(function, index) else {
             continue;
-        };
-        let width = line.width();
-        let block_end = |from: usize| {
-            function.body[from..]
-                .iter()
-                .position(|next| next.width() <= width)
-                .map_or(function.body.len(), |offset| from + offset)
-        };
-        let (branch_line, body) = if negated {
-            let if_end = block_end(index + 1);
-            match function.body.get(if_end) {
-                Some(other) if other.width() == width && is_else(&other.code) => {
-                    (other, &function.body[if_end + 1..block_end(if_end + 1)])
-                }
-                _ => continue,
-            }
-        } else {
-            (line, &function.body[index + 1..block_end(index + 1)])
         };
         let Some(first) = body.first() else {
             continue;
@@ -214,7 +224,18 @@ fn examine(function: &Function<'_>, scan: &Scan) -> Result<ChokePoint, Option<St
                 && literal.line <= function_lines.1
                 && literal.body == "/MD"
         });
+        let other_windows_lines = (0..function.body.len())
+            .filter_map(|other| windows_body(function, other))
+            .filter(|(other_line, _)| other_line.first != branch_line.first)
+            .filter_map(|(_, other_body)| {
+                Some((
+                    other_body.first()?.first,
+                    other_body.iter().map(|s| s.last).max()?,
+                ))
+            })
+            .collect();
         return Ok(ChokePoint {
+            other_windows_lines,
             function: function.name.clone(),
             function_line: function.def.first,
             branch_line: branch_line.first,

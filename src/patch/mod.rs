@@ -2,7 +2,7 @@
 //! the choke point every Windows link goes through (issue 5, and the rule book's meta-rule "fix the
 //! root cause once where all callers route through it").
 //!
-//! The choke point is found by structure ([`chokepoint`]): the top-level function that generates
+//! The choke point is found by structure (`chokepoint.rs`): the top-level function that generates
 //! the ninja file (`_generate_ninja_build` in every release so far), its `if IS_WINDOWS:` branch, and
 //! the linker-flags list that branch assigns (`default_ldflags`). The block is appended at the end of
 //! that branch, at the branch's indentation, so it runs after the release's own CUDA additions:
@@ -10,7 +10,7 @@
 //! ```python
 //!         # lnkfix: generated from the diagnosis of build.log; re-run `lnkfix patch` to change it
 //!         if with_hip:
-//!             _lnkfix_hip_path = os.environ.get("HIP_PATH", "").rstrip("\\/")
+//!             _lnkfix_hip_path = os.environ.get("HIP_PATH", "").rstrip("\\/").replace("$", "$$")
 //!             _lnkfix_hip_lib = _lnkfix_hip_path + "\\lib" if _lnkfix_hip_path else "C:\\...\\lib"
 //!             default_ldflags += [
 //!                 _windows_argument("/LIBPATH:" + _lnkfix_hip_lib),
@@ -19,29 +19,38 @@
 //! ```
 //!
 //! Decisions (documented here because the generated code depends on them):
-//! - **Gate.** Everything in the block is gated on the HIP backend, so CUDA, CPU-only and Linux
-//!   builds generate exactly the ninja file they generated before. Where the function has
-//!   `with_hip` (0.1.9+), the gate is `if with_hip:`. Where it has none (0.1.3–0.1.6), the gate is
-//!   `if os.environ.get("HIP_PATH"):` — the HIP SDK installer and the user's recipe set it
-//!   (DIAGNOSTICS.md step 0), CUDA-only machines do not.
+//! - **Gate.** Everything in the block (HIP, the other libraries, the chain) is gated on the HIP
+//!   backend: the diagnosis came from a HIP link, the chain is absent because hipcc's objects carry
+//!   no `/DEFAULTLIB` (FORMATS.md §1), and CUDA, CPU-only and Linux builds must generate exactly the
+//!   ninja file they generated before. Where the function has `with_hip` (0.1.9+), the gate is
+//!   `if with_hip:`. Where it has none (0.1.3–0.1.6), the gate is `if os.environ.get("HIP_PATH"):` —
+//!   the HIP SDK installer and the user's recipe set it (DIAGNOSTICS.md step 0), CUDA-only machines
+//!   do not.
 //! - **HIP directory.** `HIP_PATH` (which usually ends with a backslash, FORMATS.md §5) + `\lib` at
-//!   run time, falling back to the directory the index found now; `literal_paths` bakes the found
-//!   directory in. String concatenation, not `os.path`/`Path`, so the result is the same whichever
-//!   platform evaluates it.
+//!   run time, falling back to the directory the index found now (no fallback under the HIP_PATH
+//!   gate: it is set whenever the block runs); `literal_paths` bakes the found directory in. String
+//!   concatenation, not `os.path`/`Path`, so the result is the same whichever platform evaluates it.
+//!   `$` is doubled because ninja reads the `ldflags` value as an evaluated string
+//!   (`\\host\c$\...`).
 //! - **Quoting.** `/LIBPATH:` arguments (and library names that are not plain file names) go
 //!   through `_windows_argument` where the file defines it (0.1.15+), else through
 //!   `subprocess.list2cmdline([...])`, which is what `_windows_argument` does: older releases write
 //!   `/LIBPATH:` unquoted, which breaks on `Program Files`.
 //! - **Escaping.** Every value is written as a plain double-quoted literal with everything outside
-//!   printable ASCII escaped ([`python::string_literal`]); never an f-string, so braces are inert. The
+//!   printable ASCII escaped (`python::string_literal`); never an f-string, so braces are inert. The
 //!   diagnosis name in the comment is escaped the same way, so it cannot end the comment line.
+//!   Directories and library names with control characters are refused: they cannot exist on
+//!   Windows, and a newline would split the ninja `ldflags` line into new ninja statements.
 //! - **Idempotence.** A library already named by a string literal in the Windows branch (by a previous
 //!   lnkfix block or by hand) is not added again; when nothing is missing the outcome is
 //!   [`PatchOutcome::AlreadyPatched`].
 //! - **Diff.** One hunk, three lines of context, line endings carried byte for byte (the wheels ship
-//!   CRLF), headers `--- a/PATH` / `+++ b/PATH` with PATH as given (backslashes turned into `/`, git-style
-//!   C quoting when it holds spaces, quotes or control characters), so both `git apply` and
-//!   `patch -p1` accept it when run from the directory the path is relative to.
+//!   CRLF), headers `--- a/PATH` / `+++ b/PATH` with PATH as given (backslashes turned into `/`, a
+//!   leading `./` dropped, git-style C quoting when it holds spaces, quotes or non-ASCII), so both
+//!   `git apply` and `patch -p1` accept it when run from the directory the path is relative to. An
+//!   absolute PATH gives `a//abs/path`: `patch -p1` applies it from `/`, `git apply` only with
+//!   `--unsafe-paths` (a note says so).
+//!
 
 mod apply;
 mod chokepoint;
@@ -230,6 +239,12 @@ pub fn plan_patch(
         point.ldflags_name,
         point.ldflags_line + 1
     )];
+    let header_path = path_as_given.replace('\\', "/");
+    if header_path.starts_with('/') || header_path.as_bytes().get(1) == Some(&b':') {
+        notes.push(format!(
+            "the diff names the absolute path {path_as_given}: apply it with `patch -p1` from the root, or `git apply --unsafe-paths`"
+        ));
+    }
     let linked = linked_in_branch(&scan, &point);
     let entries = select_entries(plan, &linked, &point, &mut notes)?;
     if entries.is_empty() {
@@ -287,11 +302,16 @@ fn normalize_library(name: &str) -> String {
     base.strip_suffix(".lib").unwrap_or(base).to_string()
 }
 
-/// Libraries named by string literals in the Windows branch, with their 1-based line. Each literal
+/// Libraries named by string literals in the Windows branch (or another Windows branch of the same
+/// function), with their 1-based line. Each literal
 /// counts whole (after undoing Python escapes and ninja's `$$`, so names lnkfix itself escaped are
 /// recognised) and word by word (`"/DEFAULTLIB:x.lib y.lib"`); `/LIBPATH:` values are directories.
 fn linked_in_branch(scan: &python::Scan, point: &ChokePoint) -> Vec<(String, usize)> {
-    let (first, last) = point.body_lines;
+    let in_windows_code = |line: usize| {
+        std::iter::once(&point.body_lines)
+            .chain(&point.other_windows_lines)
+            .any(|(first, last)| line >= *first && line <= *last)
+    };
     let is_directory = |value: &str| {
         let lower = value.trim_start().to_ascii_lowercase();
         lower.starts_with("/libpath:") || lower.starts_with("-l")
@@ -300,7 +320,7 @@ fn linked_in_branch(scan: &python::Scan, point: &ChokePoint) -> Vec<(String, usi
     for literal in scan
         .strings
         .iter()
-        .filter(|literal| literal.line >= first && literal.line <= last)
+        .filter(|literal| in_windows_code(literal.line))
     {
         let value = python::unescape(&literal.body).replace("$$", "$");
         if value.is_empty() || is_directory(&value) {
