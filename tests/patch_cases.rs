@@ -411,3 +411,44 @@ fn apply_backups_refusals_and_atomicity() {
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
+
+/// The checker is not vacuous: it rejects an ungated block (CUDA output changes) and a block that
+/// links something other than what was asked.
+#[test]
+fn checker_rejects_wrong_patches() {
+    let run_checker = |patched: &str, added: &[&str]| {
+        let directory = tempfile::tempdir().expect("tempdir");
+        std::fs::write(directory.path().join("original.py"), MODERN).expect("write");
+        std::fs::write(directory.path().join("patched.py"), patched).expect("write");
+        let expect = serde_json::json!({ "hip_path": null, "added": added });
+        std::fs::write(directory.path().join("expect.json"), expect.to_string()).expect("write");
+        let checker = tests_dir().join("check_ninja.py");
+        let arguments = [
+            checker.to_str().expect("utf-8"),
+            "original.py",
+            "patched.py",
+            "expect.json",
+        ];
+        run("python3", &arguments, directory.path(), None)
+    };
+    let ungated = MODERN.replace(
+        "            default_ldflags += [\"cudart.lib\"]\n",
+        "            default_ldflags += [\"cudart.lib\"]\n        default_ldflags += [\"amdhip64.lib\"]\n",
+    );
+    let output = run_checker(&ungated, &["amdhip64.lib"]);
+    assert!(
+        !output.status.success() && text(&output).contains("FAIL windows-cuda"),
+        "{}",
+        text(&output)
+    );
+    let (_, new_text, _) = changed(PATH_AS_GIVEN, MODERN.as_bytes(), &hip_plan());
+    let output = run_checker(
+        &String::from_utf8(new_text).expect("utf-8"),
+        &["amdhip64.lib"],
+    );
+    assert!(
+        !output.status.success() && text(&output).contains("FAIL windows-hip ldflags"),
+        "{}",
+        text(&output)
+    );
+}
