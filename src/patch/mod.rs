@@ -460,11 +460,17 @@ fn select_entries(
             wanted += 1;
             take(name, &mut chain_entries, notes);
         }
-        let static_flavour = chain.flavour.starts_with("static");
-        if static_flavour && point.compiles_md {
+        // The file compiles its C++ with /MD; any other chain mixes CRT flavours (FORMATS.md §1).
+        let option = match chain.flavour.as_str() {
+            "static" => Some("/MT"),
+            "static-debug" => Some("/MTd"),
+            "dynamic-debug" => Some("/MDd"),
+            _ => None,
+        };
+        if let (Some(option), true) = (option, point.compiles_md) {
             notes.push(format!(
-                "warning: the chain is {} (/MT) but `{}` compiles C++ with /MD: linking both is the mixed build the rule book warns about (LNK2038/LNK4098)",
-                chain.flavour, point.function
+                "warning: the chain is {} ({option}) but `{}` compiles C++ with /MD: linking both is the mixed build the rule book warns about (LNK2038/LNK4098)",
+                comment_text(&chain.flavour), point.function
             ));
         }
         if let Some(why) = &chain.evidence_disagrees {
