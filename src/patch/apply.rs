@@ -1,0 +1,214 @@
+//! `--apply`: writes the patched `extension.py` in place, atomically (a temporary file beside it,
+//! then a rename), after checking that the file is still the one the diagnosis saw and that the new
+//! text compiles as Python, and keeps a backup of the original.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::sha256::sha256_hex;
+use super::PatchError;
+
+/// What [`apply_patch`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyReport {
+    /// The file written (symbolic links resolved: the link's target is what changed).
+    pub path: PathBuf,
+    /// The backup of the original, when one was written.
+    pub backup: Option<PathBuf>,
+    /// SHA-256 of the file before.
+    pub previous_sha256: String,
+    /// SHA-256 of the file now.
+    pub new_sha256: String,
+    /// The Python interpreter that compiled the new text, or `None` when none was found (the
+    /// text was then written unchecked).
+    pub compiled_with: Option<PathBuf>,
+}
+
+fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> PatchError {
+    let path = path.to_path_buf();
+    move |source| PatchError::Io {
+        path,
+        action,
+        source,
+    }
+}
+
+/// Replaces the file at `path` with `new_text`.
+///
+/// Refuses ([`PatchError::FileChanged`]) when `expected_original_sha256` is given and the file on
+/// disk no longer has that hash — pass the hash of the bytes the patch was planned from. When a
+/// Python interpreter (`python3`, else `python`) is on `PATH`, the new text must compile
+/// ([`PatchError::DoesNotCompile`] otherwise; compiled in memory, so no `__pycache__` appears).
+/// With `backup`, the original is first copied to `PATH.orig` (or `PATH.orig.1`, `.orig.2`, ... when
+/// an older backup exists: an earlier original is never overwritten). The new text goes to a
+/// temporary file in the same directory, is flushed to disk, gets the original's permissions, and is
+/// renamed over the file, so a reader sees either the old or the new file, never a half-written one.
+pub fn apply_patch(
+    path: &Path,
+    expected_original_sha256: Option<&str>,
+    new_text: &[u8],
+    backup: bool,
+) -> Result<ApplyReport, PatchError> {
+    let target = fs::canonicalize(path).map_err(io_error(path, "resolve"))?;
+    let original = fs::read(&target).map_err(io_error(&target, "read"))?;
+    let previous_sha256 = sha256_hex(&original);
+    if let Some(expected) = expected_original_sha256 {
+        if !expected.eq_ignore_ascii_case(&previous_sha256) {
+            return Err(PatchError::FileChanged {
+                path: target,
+                expected: expected.to_string(),
+                actual: previous_sha256,
+            });
+        }
+    }
+    let directory = target.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let file_name = target
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "extension.py".to_string());
+
+    let (temporary, mut file) = create_temporary(&directory, &file_name)?;
+    let cleanup = TemporaryFile(temporary.clone());
+    file.write_all(new_text)
+        .and_then(|()| file.sync_all())
+        .map_err(io_error(&temporary, "write the temporary file"))?;
+    drop(file);
+    let permissions = fs::metadata(&target)
+        .map_err(io_error(&target, "read the permissions of"))?
+        .permissions();
+    fs::set_permissions(&temporary, permissions)
+        .map_err(io_error(&temporary, "set the permissions of"))?;
+
+    let compiled_with = python_interpreter();
+    if let Some(python) = &compiled_with {
+        check_compiles(python, &temporary, &target)?;
+    }
+
+    let backup_path = if backup {
+        Some(write_backup(&target, &original)?)
+    } else {
+        None
+    };
+
+    // Last look before the rename: the file must still be what was hashed above.
+    let now = fs::read(&target).map_err(io_error(&target, "read"))?;
+    let now_sha256 = sha256_hex(&now);
+    if now_sha256 != previous_sha256 {
+        return Err(PatchError::FileChanged {
+            path: target,
+            expected: previous_sha256,
+            actual: now_sha256,
+        });
+    }
+    fs::rename(&temporary, &target).map_err(io_error(&target, "replace"))?;
+    std::mem::forget(cleanup);
+    Ok(ApplyReport {
+        path: target,
+        backup: backup_path,
+        previous_sha256,
+        new_sha256: sha256_hex(new_text),
+        compiled_with,
+    })
+}
+
+/// Removes the temporary file unless disarmed (on success it has been renamed away).
+struct TemporaryFile(PathBuf);
+
+impl Drop for TemporaryFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+fn create_temporary(directory: &Path, file_name: &str) -> Result<(PathBuf, fs::File), PatchError> {
+    let process = std::process::id();
+    let mut attempt = 0u32;
+    loop {
+        let candidate = directory.join(format!(".{file_name}.lnkfix-{process}-{attempt}.tmp"));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((candidate, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 1000 => {
+                attempt += 1;
+            }
+            Err(error) => return Err(io_error(&candidate, "create the temporary file")(error)),
+        }
+    }
+}
+
+fn write_backup(target: &Path, original: &[u8]) -> Result<PathBuf, PatchError> {
+    let mut suffix = 0u32;
+    loop {
+        let mut name = target.as_os_str().to_os_string();
+        name.push(".orig");
+        if suffix > 0 {
+            name.push(format!(".{suffix}"));
+        }
+        let candidate = PathBuf::from(name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(mut file) => {
+                file.write_all(original)
+                    .and_then(|()| file.sync_all())
+                    .map_err(io_error(&candidate, "write the backup"))?;
+                return Ok(candidate);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && suffix < 1000 => {
+                suffix += 1;
+            }
+            Err(error) => return Err(io_error(&candidate, "create the backup")(error)),
+        }
+    }
+}
+
+/// The first of `python3`, `python` found on `PATH`.
+fn python_interpreter() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let names: &[&str] = if cfg!(windows) {
+        &["python3.exe", "python.exe"]
+    } else {
+        &["python3", "python"]
+    };
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|directory| directory.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+const COMPILE_CHECK: &str =
+    "import sys\nwith open(sys.argv[1], 'rb') as f:\n    compile(f.read(), sys.argv[2], 'exec')\n";
+
+fn check_compiles(python: &Path, temporary: &Path, target: &Path) -> Result<(), PatchError> {
+    let output = Command::new(python)
+        .arg("-c")
+        .arg(COMPILE_CHECK)
+        .arg(temporary)
+        .arg(target)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(io_error(python, "run"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let message = String::from_utf8_lossy(&output.stderr);
+    let message = message
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("python exited with an error")
+        .trim()
+        .to_string();
+    Err(PatchError::DoesNotCompile {
+        path: target.to_path_buf(),
+        message,
+    })
+}

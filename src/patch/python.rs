@@ -1,0 +1,427 @@
+//! Just enough of Python's lexical structure to find statements: physical lines, logical lines
+//! (brackets, backslash continuations and triple-quoted strings join physical lines), indentation,
+//! and the string literals in a range of lines. Works on bytes: every Python delimiter is ASCII, and
+//! the bytes of the file are never rewritten, only spliced at line boundaries.
+
+/// One physical line of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PhysicalLine<'a> {
+    /// The line without its ending.
+    pub text: &'a [u8],
+    /// `b"\r\n"`, `b"\n"`, or empty for a last line without a newline.
+    pub ending: &'a [u8],
+}
+
+impl PhysicalLine<'_> {
+    /// The line with its ending, as it is in the file.
+    pub fn with_ending(&self) -> Vec<u8> {
+        let mut bytes = self.text.to_vec();
+        bytes.extend_from_slice(self.ending);
+        bytes
+    }
+}
+
+/// Splits on `\n`; a `\r` just before it belongs to the ending (the Windows wheels ship CRLF).
+pub(crate) fn split_lines(source: &[u8]) -> Vec<PhysicalLine<'_>> {
+    let mut lines = Vec::new();
+    let mut rest = source;
+    while !rest.is_empty() {
+        match rest.iter().position(|&byte| byte == b'\n') {
+            Some(newline) => {
+                let (text, ending) = if newline > 0 && rest[newline - 1] == b'\r' {
+                    (&rest[..newline - 1], &rest[newline - 1..=newline])
+                } else {
+                    (&rest[..newline], &rest[newline..=newline])
+                };
+                lines.push(PhysicalLine { text, ending });
+                rest = &rest[newline + 1..];
+            }
+            None => {
+                lines.push(PhysicalLine {
+                    text: rest,
+                    ending: &[],
+                });
+                rest = &[];
+            }
+        }
+    }
+    lines
+}
+
+/// One statement line: a logical line of Python, possibly spanning several physical lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LogicalLine {
+    /// Index of its first physical line.
+    pub first: usize,
+    /// Index of its last physical line.
+    pub last: usize,
+    /// Its leading whitespace (spaces and tabs, as written).
+    pub indent: Vec<u8>,
+    /// Its text with comments and the leading whitespace removed, physical lines joined by a space.
+    pub code: String,
+}
+
+impl LogicalLine {
+    /// Indentation width, counting a tab as reaching the next multiple of 8 (Python's rule).
+    pub fn width(&self) -> usize {
+        indent_width(&self.indent)
+    }
+}
+
+/// Width of leading whitespace, tabs to the next multiple of 8.
+pub(crate) fn indent_width(indent: &[u8]) -> usize {
+    indent.iter().fold(0, |width, &byte| match byte {
+        b'\t' => (width / 8 + 1) * 8,
+        _ => width + 1,
+    })
+}
+
+/// A string literal found by the scanner: the physical line it starts on and its raw body
+/// (escapes not interpreted, quotes and prefix removed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StringLiteral {
+    /// Index of the physical line it starts on.
+    pub line: usize,
+    /// The characters between the quotes, as written.
+    pub body: String,
+}
+
+/// The lexical view of a file: its logical lines and string literals, in order.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    /// Every statement line (blank and comment-only lines are not statements).
+    pub logical: Vec<LogicalLine>,
+    /// Every string literal.
+    pub strings: Vec<StringLiteral>,
+}
+
+#[derive(Clone, Copy)]
+struct OpenString {
+    quote: u8,
+    triple: bool,
+    start_line: usize,
+}
+
+/// Scans the whole file. Never fails: malformed input just yields fewer or odd statements, and
+/// the callers then do not find what they look for.
+pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
+    let mut result = Scan::default();
+    let mut open_string: Option<OpenString> = None;
+    let mut string_body: Vec<u8> = Vec::new();
+    let mut depth: usize = 0;
+    let mut continued = false;
+    let mut current: Option<LogicalLine> = None;
+
+    for (index, line) in lines.iter().enumerate() {
+        let text = line.text;
+        let mut position = 0;
+        if open_string.is_none() && depth == 0 && !continued {
+            let indent_length = text
+                .iter()
+                .take_while(|&&byte| byte == b' ' || byte == b'\t' || byte == b'\x0c')
+                .count();
+            let rest = &text[indent_length..];
+            if rest.is_empty() || rest[0] == b'#' {
+                continue;
+            }
+            current = Some(LogicalLine {
+                first: index,
+                last: index,
+                indent: text[..indent_length].to_vec(),
+                code: String::new(),
+            });
+            position = indent_length;
+        } else if let Some(logical) = current.as_mut() {
+            if open_string.is_none() {
+                logical.code.push(' ');
+            }
+        }
+        continued = false;
+        let mut code = Vec::new();
+        while position < text.len() {
+            let byte = text[position];
+            if let Some(open) = open_string {
+                if byte == b'\\' {
+                    string_body.extend_from_slice(&text[position..(position + 2).min(text.len())]);
+                    code.extend_from_slice(&text[position..(position + 2).min(text.len())]);
+                    position += 2;
+                    continue;
+                }
+                let closes = byte == open.quote
+                    && (!open.triple
+                        || (text.get(position + 1) == Some(&open.quote)
+                            && text.get(position + 2) == Some(&open.quote)));
+                if closes {
+                    let width = if open.triple { 3 } else { 1 };
+                    code.extend_from_slice(&text[position..position + width]);
+                    position += width;
+                    result.strings.push(StringLiteral {
+                        line: open.start_line,
+                        body: String::from_utf8_lossy(&string_body).into_owned(),
+                    });
+                    string_body.clear();
+                    open_string = None;
+                    continue;
+                }
+                string_body.push(byte);
+                code.push(byte);
+                position += 1;
+                continue;
+            }
+            match byte {
+                b'#' => break,
+                b'\'' | b'"' => {
+                    let triple = text.get(position + 1) == Some(&byte)
+                        && text.get(position + 2) == Some(&byte);
+                    open_string = Some(OpenString {
+                        quote: byte,
+                        triple,
+                        start_line: index,
+                    });
+                    let width = if triple { 3 } else { 1 };
+                    code.extend_from_slice(&text[position..position + width]);
+                    position += width;
+                    continue;
+                }
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                b'\\' if position + 1 == text.len() => {
+                    continued = true;
+                    position += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            code.push(byte);
+            position += 1;
+        }
+        // A string opened with a single quote ends at the end of the line unless the line ends with
+        // a backslash (a syntax error otherwise: drop it rather than swallow the rest of the file).
+        if let Some(open) = open_string {
+            if open.triple {
+                string_body.push(b'\n');
+                code.push(b'\n');
+            } else if !text.ends_with(b"\\") {
+                open_string = None;
+                string_body.clear();
+            }
+        }
+        if let Some(logical) = current.as_mut() {
+            logical.code.push_str(&String::from_utf8_lossy(&code));
+            logical.last = index;
+        }
+        if open_string.is_none() && depth == 0 && !continued {
+            if let Some(mut logical) = current.take() {
+                logical.code = logical.code.trim_end().to_string();
+                result.logical.push(logical);
+            }
+        }
+    }
+    if let Some(mut logical) = current.take() {
+        logical.code = logical.code.trim_end().to_string();
+        result.logical.push(logical);
+    }
+    result
+}
+
+/// True when `word` occurs in `code` as a whole identifier (not part of a longer name).
+pub(crate) fn has_identifier(code: &str, word: &str) -> bool {
+    let bytes = code.as_bytes();
+    let is_name = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+    code.match_indices(word).any(|(start, _)| {
+        let end = start + word.len();
+        (start == 0 || !is_name(bytes[start - 1])) && (end == bytes.len() || !is_name(bytes[end]))
+    })
+}
+
+/// The identifier at the start of `code`, if any.
+pub(crate) fn leading_identifier(code: &str) -> Option<&str> {
+    let end = code
+        .bytes()
+        .position(|byte| !(byte.is_ascii_alphanumeric() || byte == b'_'))
+        .unwrap_or(code.len());
+    let name = &code[..end];
+    match name.bytes().next() {
+        Some(first) if !first.is_ascii_digit() => Some(name),
+        _ => None,
+    }
+}
+
+/// A Python string literal (double-quoted, plain, never an f-string) whose value is exactly `value`.
+/// Only printable ASCII is written as is; everything else is escaped, so no value can end the
+/// literal, start a new line, or be read as an f-string field, and the inserted block stays ASCII
+/// whatever the file's encoding.
+pub(crate) fn string_literal(value: &str) -> String {
+    let mut literal = String::with_capacity(value.len() + 2);
+    literal.push('"');
+    push_escaped(&mut literal, value, true);
+    literal.push('"');
+    literal
+}
+
+/// Text safe inside a `#` comment: the same escapes as [`string_literal`] but no quotes.
+pub(crate) fn comment_text(value: &str) -> String {
+    let mut text = String::with_capacity(value.len());
+    push_escaped(&mut text, value, false);
+    text
+}
+
+fn push_escaped(out: &mut String, value: &str, in_literal: bool) {
+    for character in value.chars() {
+        match character {
+            '\\' if in_literal => out.push_str("\\\\"),
+            '"' if in_literal => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(character),
+            _ => {
+                let code = u32::from(character);
+                if code < 0x100 {
+                    out.push_str(&format!("\\x{code:02x}"));
+                } else if code < 0x10000 {
+                    out.push_str(&format!("\\u{code:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{code:08x}"));
+                }
+            }
+        }
+    }
+}
+
+/// The value of a (non-raw) string literal body: Python's escapes undone, unknown ones kept as
+/// written (as Python does).
+pub(crate) fn unescape(body: &str) -> String {
+    let mut value = String::with_capacity(body.len());
+    let mut characters = body.chars();
+    while let Some(character) = characters.next() {
+        if character != '\\' {
+            value.push(character);
+            continue;
+        }
+        let Some(escape) = characters.next() else {
+            value.push('\\');
+            break;
+        };
+        let hex_digits = match escape {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => 0,
+        };
+        if hex_digits > 0 {
+            let digits: String = characters.clone().take(hex_digits).collect();
+            let decoded = u32::from_str_radix(&digits, 16)
+                .ok()
+                .filter(|_| digits.len() == hex_digits)
+                .and_then(char::from_u32);
+            match decoded {
+                Some(decoded) => {
+                    value.push(decoded);
+                    for _ in 0..hex_digits {
+                        characters.next();
+                    }
+                }
+                None => {
+                    value.push('\\');
+                    value.push(escape);
+                }
+            }
+            continue;
+        }
+        match escape {
+            '\\' | '\'' | '"' => value.push(escape),
+            'n' => value.push('\n'),
+            'r' => value.push('\r'),
+            't' => value.push('\t'),
+            '\n' => {}
+            _ => {
+                value.push('\\');
+                value.push(escape);
+            }
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unescape_inverts_string_literal() {
+        let values = [
+            "plain",
+            "C:\\a \"b\"\n{c}é😀\u{7}",
+            r"\\host\c$\x",
+            r#"'''""""#,
+            "\\",
+        ];
+        for value in values {
+            let literal = string_literal(value);
+            assert_eq!(unescape(&literal[1..literal.len() - 1]), value);
+        }
+        assert_eq!(unescape(r"\q\x4"), r"\q\x4");
+        assert_eq!(unescape(r"C:\\lib"), r"C:\lib");
+    }
+
+    fn scan_text(text: &str) -> Scan {
+        scan(&split_lines(text.as_bytes()))
+    }
+
+    #[test]
+    fn splits_keeping_endings() {
+        let lines = split_lines(b"a\r\nb\nc");
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].text, b"a");
+        assert_eq!(lines[0].ending, b"\r\n");
+        assert_eq!(lines[1].ending, b"\n");
+        assert_eq!(lines[2].ending, b"");
+    }
+
+    #[test]
+    fn joins_brackets_strings_and_continuations() {
+        let scan = scan_text(
+            "def f(\n    a,\n):\n    '''doc\n    if IS_WINDOWS:\n    '''\n    x = 1 + \\\n        2\n    # c\n    y = ['a#', \"b\"]  # tail\n",
+        );
+        let summary: Vec<(usize, usize, &str)> = scan
+            .logical
+            .iter()
+            .map(|line| (line.first, line.last, line.code.as_str()))
+            .collect();
+        assert_eq!(summary.len(), 4, "{summary:?}");
+        assert_eq!((summary[0].0, summary[0].1), (0, 2));
+        assert_eq!((summary[1].0, summary[1].1), (3, 5));
+        assert_eq!((summary[2].0, summary[2].1), (6, 7));
+        assert_eq!(summary[3].2, "y = ['a#', \"b\"]");
+        let bodies: Vec<&str> = scan.strings.iter().map(|s| s.body.as_str()).collect();
+        assert_eq!(bodies, ["doc\n    if IS_WINDOWS:\n    ", "a#", "b"]);
+    }
+
+    #[test]
+    fn escaped_quotes_stay_inside_strings() {
+        let scan = scan_text("x = \"a\\\"b\" + 'c'\ny = 2\n");
+        assert_eq!(scan.logical.len(), 2);
+        assert_eq!(scan.strings[0].body, "a\\\"b");
+    }
+
+    #[test]
+    fn identifiers_match_whole_words() {
+        assert!(has_identifier("with_hip = backend == 'hip'", "with_hip"));
+        assert!(!has_identifier("with_hipcc = 1", "with_hip"));
+        assert_eq!(
+            leading_identifier("default_ldflags += ["),
+            Some("default_ldflags")
+        );
+        assert_eq!(leading_identifier("9x"), None);
+    }
+
+    #[test]
+    fn literals_escape_everything_dangerous() {
+        assert_eq!(
+            string_literal("C:\\a \"b\"\n{c}é😀\u{7}"),
+            "\"C:\\\\a \\\"b\\\"\\n{c}\\xe9\\U0001f600\\x07\""
+        );
+        assert_eq!(comment_text("x\ny\\\"é"), "x\\ny\\\"\\xe9");
+    }
+}
