@@ -175,3 +175,85 @@ fn user_rules_file() {
         .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("rules.json"));
 }
+
+const EXTENSION_PY: &str = "import os\n\nIS_WINDOWS = os.name == \"nt\"\n\n\ndef _windows_argument(x):\n    return x\n\n\ndef _generate_ninja_build(name, with_cuda=False, with_hip=False):\n    if IS_WINDOWS:\n        default_ldflags = [\"/DLL\"]\n    else:\n        default_ldflags = [\"-shared\"]\n    return default_ldflags\n";
+
+#[test]
+fn patch_diff_apply_and_idempotence() {
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("extension.py");
+    std::fs::write(&ext, EXTENSION_PY).unwrap();
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/tvm-ffi-hip-lld-link.log"
+    );
+    let out = lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .args(["--from", example])
+        .assert()
+        .code(0);
+    let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        diff.contains("+                \"amdhip64.lib\","),
+        "{diff}"
+    );
+    assert!(diff.contains("\"msvcrt.lib\""), "the /MD chain: {diff}");
+    assert_eq!(
+        std::fs::read_to_string(&ext).unwrap(),
+        EXTENSION_PY,
+        "no --apply: file untouched"
+    );
+
+    // A saved diagnosis carries the file's hash; --apply refuses once the file changed.
+    let saved = lnkfix()
+        .args(["diagnose", "--format", "json", "--patch"])
+        .arg(&ext)
+        .arg(example)
+        .assert()
+        .code(1);
+    let json_path = dir.path().join("diagnosis.json");
+    std::fs::write(&json_path, &saved.get_output().stdout).unwrap();
+    std::fs::write(&ext, format!("{EXTENSION_PY}# edited\n")).unwrap();
+    lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .arg("--from")
+        .arg(&json_path)
+        .arg("--apply")
+        .assert()
+        .code(2);
+    std::fs::write(&ext, EXTENSION_PY).unwrap();
+    lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .arg("--from")
+        .arg(&json_path)
+        .arg("--apply")
+        .assert()
+        .code(0);
+    let patched = std::fs::read_to_string(&ext).unwrap();
+    assert!(patched.contains("amdhip64.lib"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("extension.py.orig")).unwrap(),
+        EXTENSION_PY
+    );
+    let again = lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .args(["--from", example])
+        .assert()
+        .code(0);
+    assert!(again.get_output().stdout.is_empty(), "second run: no diff");
+    assert_eq!(std::fs::read_to_string(&ext).unwrap(), patched);
+
+    let bad = dir.path().join("other.py");
+    std::fs::write(&bad, "print('no ninja here')\n").unwrap();
+    let out = lnkfix()
+        .arg("patch")
+        .arg(&bad)
+        .args(["--from", example])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("other.py"));
+}

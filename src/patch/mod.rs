@@ -55,12 +55,14 @@
 mod apply;
 mod chokepoint;
 mod diff;
+mod from_diagnosis;
 mod python;
 mod sha256;
 
 use std::path::PathBuf;
 
 pub use apply::{apply_patch, ApplyReport};
+pub use from_diagnosis::{plan_from_diagnosis, read_saved_diagnosis};
 pub use sha256::sha256_hex;
 
 use chokepoint::ChokePoint;
