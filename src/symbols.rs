@@ -265,6 +265,7 @@ fn describe(shown: &ShownName) -> UnresolvedSymbol {
 pub struct Collector {
     failure: LinkFailure,
     by_key: HashMap<String, usize>,
+    by_shown: HashMap<String, usize>,
     /// The symbol the last lld-link record or link.exe record was about.
     last: Option<usize>,
 }
@@ -283,19 +284,33 @@ impl Collector {
         let line = located.line;
         match located.event {
             Event::Unresolved(record) => {
-                let described = describe(&record.symbol);
-                let key = described
-                    .linker_name
-                    .clone()
-                    .unwrap_or_else(|| described.canonical.clone());
-                let index = match self.by_key.get(&key) {
+                // Repeats are the common case in big logs: look the name up as shown before
+                // demangling it; only a new spelling is described and matched semantically.
+                let shown_key = format!(
+                    "{}\u{0}{}",
+                    record.symbol.decorated.as_deref().unwrap_or(""),
+                    record.symbol.display.as_deref().unwrap_or("")
+                );
+                let index = match self.by_shown.get(&shown_key) {
                     Some(&i) => i,
                     None => {
-                        let i = self.failure.symbols.len();
-                        let mut symbol = described;
-                        symbol.first_line = line;
-                        self.failure.symbols.push(symbol);
-                        self.by_key.insert(key, i);
+                        let described = describe(&record.symbol);
+                        let key = described
+                            .linker_name
+                            .clone()
+                            .unwrap_or_else(|| described.canonical.clone());
+                        let i = match self.by_key.get(&key) {
+                            Some(&i) => i,
+                            None => {
+                                let i = self.failure.symbols.len();
+                                let mut symbol = described;
+                                symbol.first_line = line;
+                                self.failure.symbols.push(symbol);
+                                self.by_key.insert(key, i);
+                                i
+                            }
+                        };
+                        self.by_shown.insert(shown_key, i);
                         i
                     }
                 };

@@ -61,8 +61,9 @@ const MAX_JOINED: usize = 32;
 
 fn is_anchor(line: &str) -> bool {
     let bytes = line.as_bytes();
-    memchr::memmem::find(bytes, b"LNK").is_some_and(|_| has_lnk_code(line))
-        || memchr::memmem::find(bytes, b"lld-link").is_some()
+    let f = parse::finders();
+    f.lnk.find(bytes).is_some_and(|_| has_lnk_code(line))
+        || f.lld.find(bytes).is_some()
         || line.trim_start().starts_with(">>>")
 }
 

@@ -98,13 +98,35 @@ pub enum Event {
     Machine(String),
 }
 
+/// Substring searchers built once (building one per line costs more than the search).
+pub(crate) struct Finders {
+    pub(crate) lnk: memchr::memmem::Finder<'static>,
+    pub(crate) arrows: memchr::memmem::Finder<'static>,
+    pub(crate) error: memchr::memmem::Finder<'static>,
+    pub(crate) warning: memchr::memmem::Finder<'static>,
+    pub(crate) lld: memchr::memmem::Finder<'static>,
+    pub(crate) hint: memchr::memmem::Finder<'static>,
+}
+
+pub(crate) fn finders() -> &'static Finders {
+    static F: OnceLock<Finders> = OnceLock::new();
+    F.get_or_init(|| Finders {
+        lnk: memchr::memmem::Finder::new("LNK"),
+        arrows: memchr::memmem::Finder::new(">>>"),
+        error: memchr::memmem::Finder::new("error"),
+        warning: memchr::memmem::Finder::new("warning"),
+        lld: memchr::memmem::Finder::new("lld"),
+        hint: memchr::memmem::Finder::new(
+            "Hint on symbols that are defined and could potentially match",
+        ),
+    })
+}
+
 struct Patterns {
-    link_exe: Regex,
     lld: Regex,
     referenced_by: Regex,
     continuation: Regex,
     more_times: Regex,
-    english_unresolved: Regex,
     pair: Regex,
     quoted: Regex,
     bare: Regex,
@@ -117,10 +139,6 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
-        link_exe: Regex::new(
-            r"^(?P<pre>.*?)\s*:\s*(?P<sev>(?:[^\s:]+\s+){0,2})(?P<code>LNK\d{4})\s*:\s*(?P<desc>.*)$",
-        )
-        .expect("pattern"),
         lld: Regex::new(
             r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
         )
@@ -128,10 +146,6 @@ fn patterns() -> &'static Patterns {
         referenced_by: Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern"),
         continuation: Regex::new(r"^\s*>>>\s{2,}(?P<rest>\S.*)$").expect("pattern"),
         more_times: Regex::new(r"^\s*>>>\s+referenced (?P<n>\d+) more times?").expect("pattern"),
-        english_unresolved: Regex::new(
-            r"^unresolved external symbol (?P<sym>.+?)(?: referenced in function (?P<fun>.+?))?\s*$",
-        )
-        .expect("pattern"),
         // "display" (decorated): the decorated name has no spaces.
         pair: Regex::new(r#""(?P<display>[^"]*)"\s*\((?P<decorated>[^\s()"]+)\)"#).expect("pattern"),
         quoted: Regex::new(r#""(?P<text>[^"]+)""#).expect("pattern"),
@@ -352,11 +366,18 @@ fn candidates(desc: &str) -> Vec<Candidate> {
 /// Reads symbol and function from an LNK2019/LNK2001 description in any language.
 fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>)> {
     let p = patterns();
-    if let Some(c) = p.english_unresolved.captures(desc) {
-        let symbol = parse_shown(&c["sym"]);
-        let function = c
-            .name("fun")
-            .map(|f| shown_display(&parse_shown(f.as_str())));
+    if let Some(rest) = desc.strip_prefix("unresolved external symbol ") {
+        let (symbol, function) = match rest.find(" referenced in function ") {
+            Some(at) => (
+                &rest[..at],
+                Some(rest[at + " referenced in function ".len()..].trim()),
+            ),
+            None => (rest, None),
+        };
+        let symbol = parse_shown(symbol.trim());
+        let function = function
+            .filter(|f| !f.is_empty())
+            .map(|f| shown_display(&parse_shown(f)));
         return Some((symbol, function));
     }
     let found = candidates(desc);
@@ -450,9 +471,9 @@ impl LineParser {
     pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
         let p = patterns();
         let quick = line.as_bytes();
-        let has = |needle: &str| memchr::memmem::find(quick, needle.as_bytes()).is_some();
+        let f = finders();
 
-        if has(">>>") {
+        if f.arrows.find(quick).is_some() {
             if let Some(c) = p.more_times.captures(line) {
                 self.pending_source = false;
                 if let Ok(n) = c["n"].parse() {
@@ -496,29 +517,28 @@ impl LineParser {
             }
         }
 
-        if has("LNK") {
+        if f.lnk.find(quick).is_some() {
             if let Some(event) = self.parse_tab_row(line, line_number) {
                 self.in_hint_block = false;
                 events.push(event);
                 return;
             }
-            if let Some(c) = p.link_exe.captures(line) {
+            if let Some((pre, code, desc)) = split_link_exe(line) {
                 self.in_hint_block = false;
                 self.pending_source = false;
-                let code = &c["code"];
-                let desc = clean::strip_suffixes(&c["desc"]);
+                let desc = clean::strip_suffixes(desc);
                 events.push(link_exe_event(
                     code,
                     desc,
-                    object_from_prefix(&c["pre"]),
+                    object_from_prefix(pre),
                     line_number,
                 ));
                 return;
             }
         }
 
-        if has("error") || has("warning") {
-            if let Some(c) = p.lld.captures(line) {
+        if f.error.find(quick).is_some() || f.warning.find(quick).is_some() {
+            if let Some(c) = f.lld.find(quick).and_then(|_| p.lld.captures(line)) {
                 self.in_hint_block = false;
                 self.pending_source = false;
                 let rest = clean::strip_suffixes(&c["rest"]);
@@ -536,7 +556,7 @@ impl LineParser {
             }
         }
 
-        if has("Hint on symbols that are defined and could potentially match") {
+        if f.hint.find(quick).is_some() {
             self.in_hint_block = true;
             return;
         }
@@ -578,7 +598,10 @@ impl LineParser {
         if !maybe_option {
             return;
         }
-        for c in p.crt_option.captures_iter(line) {
+        let maybe_crt = ["/M", "-M", "lib", "LIB", "Zl", "_DLL"]
+            .iter()
+            .any(|n| line.contains(n));
+        for c in p.crt_option.captures_iter(line).filter(|_| maybe_crt) {
             let end = c.get(0).map_or(0, |m| m.end());
             let boundary = line[end..].chars().next();
             if boundary.is_some_and(|b| !b.is_whitespace() && b != '"' && b != '\'') {
@@ -589,7 +612,9 @@ impl LineParser {
                 line: line_number,
             }));
         }
-        if let Some(c) = p.machine.captures(line) {
+        let maybe_machine =
+            line.contains("achine") || line.contains("ACHINE") || line.contains("Compiler Version");
+        if let Some(c) = p.machine.captures(line).filter(|_| maybe_machine) {
             let machine = c
                 .name("m")
                 .or_else(|| c.name("b"))
@@ -604,6 +629,38 @@ impl LineParser {
             }
         }
     }
+}
+
+/// Splits a link.exe line `PRE : [fatal] error LNKnnnn: DESC` at its code: by structure, so the
+/// severity words may be in any language and the prefix anything (tool tags are removed later).
+fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
+    let bytes = line.as_bytes();
+    for pos in finders().lnk.find_iter(bytes) {
+        let Some(digits) = bytes.get(pos + 3..pos + 7) else {
+            break;
+        };
+        if !digits.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        let mut after = pos + 7;
+        while after < bytes.len() && (bytes[after] == b' ' || bytes[after] == b'\t') {
+            after += 1;
+        }
+        if bytes.get(after) != Some(&b':') {
+            continue;
+        }
+        let before = &line[..pos];
+        let Some(colon) = before.rfind(':') else {
+            continue;
+        };
+        // At most two severity words (`error`, `fatal error`) between the colon and the code.
+        if before[colon + 1..].split_whitespace().count() > 2 {
+            continue;
+        }
+        let pre = before[..colon].trim_end();
+        return Some((pre, &line[pos..pos + 7], line[after + 1..].trim_start()));
+    }
+    None
 }
 
 fn looks_like_source_location(rest: &str) -> bool {
