@@ -105,7 +105,7 @@ pub(crate) fn read_pdb(path: &Path, data: &[u8]) -> Result<FileContents, IndexEr
         );
         if let Some(module) = module_at(public.offset.section, public.offset.offset) {
             entry.member = Some(module.object.clone());
-            entry.source_library = Some(module.library.clone());
+            entry.source_library = Some(module.library.clone()).filter(|l| !l.is_empty());
             entry.dll = import_dll(module);
         }
         contents.symbols.push(entry);
