@@ -438,6 +438,7 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileContents, Ind
     let mut contents = FileContents::new(path, FileFormat::Archive);
     let mut pending = Vec::new();
     let mut previous = None;
+    let mut walk_failed = false;
     for member in archive.members() {
         let member = match member {
             Ok(member) => member,
@@ -448,6 +449,7 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileContents, Ind
                     None => format!("bad first member header: {reason}; rest skipped"),
                 };
                 contents.warnings.push(IndexWarning::file(path, message));
+                walk_failed = true;
                 break;
             }
         };
@@ -464,8 +466,13 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileContents, Ind
         previous = Some(name);
     }
     // A symbol map that points outside the file is a sign of corruption worth reporting, even
-    // though the walk above does not need it.
-    match archive.symbols() {
+    // though the walk above does not need it (unless the walk already reported the damage).
+    let map = if walk_failed {
+        Ok(None)
+    } else {
+        archive.symbols()
+    };
+    match map {
         Ok(Some(map)) => {
             for entry in map {
                 match entry {

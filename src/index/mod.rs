@@ -24,9 +24,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 /// The machine (CPU architecture) a member, object, DLL or PDB was built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Machine {
-    /// AMD64 (`IMAGE_FILE_MACHINE_AMD64`).
+    /// AMD64 (`IMAGE_FILE_MACHINE_AMD64`); the default `--arch`.
+    #[default]
     X64,
     /// i386 (`IMAGE_FILE_MACHINE_I386`).
     X86,
@@ -393,12 +394,6 @@ pub struct Index {
     other_machines: Vec<LibrarySymbol>,
     libraries: Vec<LibraryInfo>,
     arch: Machine,
-}
-
-impl Default for Machine {
-    fn default() -> Machine {
-        Machine::X64
-    }
 }
 
 /// The signature of a PDB (MSF 7.00) file.
