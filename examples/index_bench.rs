@@ -67,4 +67,7 @@ fn main() {
         warnings.len(),
         elapsed.as_secs_f64()
     );
+    // Like a CLI about to exit: let the OS reclaim the index instead of freeing 350,000 symbols'
+    // strings one by one (measured: ~80 ms of the corpus run).
+    std::mem::forget(index);
 }

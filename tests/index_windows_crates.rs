@@ -49,6 +49,15 @@ fn check_x64(package: &str, member_is_dll: bool) {
             create.member
         );
     }
+    // Every name the index lists is found again by lookup (the hash table is consistent), and
+    // the groups cover every symbol.
+    let mut total = 0;
+    for name in index.names() {
+        let found = index.lookup(name);
+        assert!(found.iter().all(|s| s.name == name), "{name}");
+        total += found.len();
+    }
+    assert_eq!(total, index.libraries()[0].symbols, "{package}");
     let info = &index.libraries()[0];
     assert_eq!(info.format, FileFormat::Archive);
     assert_eq!(info.machines, [Machine::X64], "{package}");

@@ -136,26 +136,26 @@ pub fn write_summary(
     Ok(())
 }
 
-/// Writes every symbol with its provider (`--list`), in name order, then search order. Symbols
-/// of other machines are included, marked by their machine.
+/// Writes every symbol with its provider (`--list`), grouped by name in order of first appearance,
+/// each name's providers in search order; symbols of other machines follow, marked by machine.
 pub fn write_list(index: &Index, out: &mut impl Write, format: OutputFormat) -> io::Result<()> {
     if format == OutputFormat::Json {
         #[derive(Serialize)]
         struct List<'a> {
             arch: String,
-            symbols: &'a [LibrarySymbol],
-            other_machines: &'a [LibrarySymbol],
+            symbols: Vec<&'a LibrarySymbol>,
+            other_machines: Vec<&'a LibrarySymbol>,
         }
         return json(
             out,
             &List {
                 arch: index.arch().to_string(),
-                symbols: index.symbols(),
-                other_machines: index.other_machine_symbols(),
+                symbols: index.symbols().collect(),
+                other_machines: index.other_machine_symbols().collect(),
             },
         );
     }
-    for symbol in index.symbols().iter().chain(index.other_machine_symbols()) {
+    for symbol in index.symbols().chain(index.other_machine_symbols()) {
         writeln!(out, "{}\t{}", symbol.name, provider_line(symbol))?;
     }
     Ok(())
