@@ -638,7 +638,7 @@ impl Index {
 
     /// Every provider that can satisfy a reference to `linker_name`, in search order: exact
     /// definitions first, then DLL exports of the undecorated name (`__imp_` and, on x86, the `_`
-    /// prefix and `@N` suffix removed), then PDB publics of the other form (`X` for `__imp_X`).
+    /// prefix and `@N` suffix removed).
     pub fn providers(&self, linker_name: &str) -> Vec<&LibrarySymbol> {
         let mut found: Vec<&LibrarySymbol> = self.lookup(linker_name).iter().collect();
         let export_name = undecorated_export_name(linker_name, self.arch);
