@@ -1,1 +1,474 @@
-//! TODO
+//! Where to look for libraries: the directories of the link environment, in linker search order,
+//! and the library files in them (issue 3, item 1).
+//!
+//! Explicit options (`--lib-dir`, `--hip-path`, `--vc-lib`, `--sdk-lib`, `--lib GLOB`) win; with
+//! none, the environment is read the way link.exe and vcvars arrange it: `LIB`, then `HIP_PATH`,
+//! `VCToolsInstallDir`, `WindowsSdkDir`/`UniversalCRTSdkDir` + `WindowsSDKLibVersion`. The Visual
+//! Studio (`VC\Tools\MSVC\<ver>\lib\<arch>`, with `spectre`/`onecore` variants when pointed at),
+//! Windows Kits (`Lib\<ver>\{um,ucrt}\<arch>`) and xwin splat (`crt/lib/x86_64`,
+//! `sdk/lib/{um,ucrt}/x86_64`) layouts are understood; file and directory names match
+//! case-insensitively and Windows paths (`C:\...\lib\`) work on Linux for cross setups.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use crate::index::Machine;
+
+/// Where the user told us to look (the CLI's options).
+#[derive(Debug, Clone, Default)]
+pub struct SearchOptions {
+    /// `--lib-dir DIR`, repeatable, in search order.
+    pub lib_dirs: Vec<PathBuf>,
+    /// `--hip-path DIR`: the HIP SDK root; its `lib` is searched.
+    pub hip_path: Option<PathBuf>,
+    /// `--vc-lib DIR`: MSVC's lib directory, its arch subdirectory, the toolset root or xwin's `crt`.
+    pub vc_lib: Option<PathBuf>,
+    /// `--sdk-lib DIR`: the Windows Kits `Lib\<ver>` root (both `um\<arch>` and `ucrt\<arch>`),
+    /// also `Lib` (newest version), the `10` root, or xwin's `sdk`.
+    pub sdk_lib: Option<PathBuf>,
+    /// `--lib GLOB`, for example `C:\Program Files\AMD\ROCm\*\lib\*.lib`: matching files are
+    /// indexed, matching directories searched.
+    pub globs: Vec<String>,
+    /// `--arch`: which variant of a layout applies.
+    pub arch: Machine,
+}
+
+/// One directory to search, and why it is searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDir {
+    /// The directory as found on disk.
+    pub path: PathBuf,
+    /// The option or variable that named it: `--lib-dir`, `LIB`, `HIP_PATH`, ...
+    pub origin: String,
+}
+
+/// The result of discovery.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    /// Directories in search order, without duplicates.
+    pub dirs: Vec<SearchDir>,
+    /// `.lib`/`.a`/`.def`/`.dll`/`.obj`/`.pdb` files in search order (directory order, then name
+    /// order within a directory, then glob matches), without duplicates.
+    pub files: Vec<PathBuf>,
+    /// Directories that do not exist or cannot be read, and globs that are invalid or match nothing.
+    pub warnings: Vec<String>,
+}
+
+/// File extensions the index reads, lowercase.
+const EXTENSIONS: &[&str] = &["lib", "a", "def", "dll", "obj", "o", "pdb"];
+
+/// Turns a path given in Windows form into one this system can open: on non-Windows systems
+/// backslashes become slashes; trailing separators go.
+pub fn native_path(text: &str) -> PathBuf {
+    let text = text.trim().trim_matches('"');
+    let converted = if cfg!(windows) {
+        text.to_string()
+    } else {
+        text.replace('\\', "/")
+    };
+    let trimmed = converted.trim_end_matches(['/', '\\']);
+    if trimmed.is_empty() {
+        PathBuf::from(converted)
+    } else {
+        PathBuf::from(trimmed)
+    }
+}
+
+/// Finds `path` on disk matching every component case-insensitively when the exact spelling does
+/// not exist (the SDK ships `Lib`, `um`, `kernel32.Lib`; case-sensitive file systems differ).
+pub fn resolve_case_insensitive(path: &Path) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path.to_path_buf());
+    }
+    let mut resolved = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => {
+                let candidate = resolved.join(name);
+                if candidate.exists() {
+                    resolved = candidate;
+                    continue;
+                }
+                let wanted = name.to_string_lossy().to_lowercase();
+                let directory = if resolved.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    resolved.as_path()
+                };
+                let found = fs::read_dir(directory)
+                    .ok()?
+                    .flatten()
+                    .find(|entry| entry.file_name().to_string_lossy().to_lowercase() == wanted)?;
+                resolved.push(found.file_name());
+            }
+            other => resolved.push(other.as_os_str()),
+        }
+    }
+    Some(resolved)
+}
+
+/// The directory names an architecture uses: Visual Studio/Windows Kits first, then xwin.
+fn arch_names(arch: Machine) -> &'static [&'static str] {
+    match arch {
+        Machine::X86 => &["x86", "i686", "i386"],
+        Machine::Arm64 => &["arm64", "aarch64"],
+        Machine::Arm64ec => &["arm64ec", "arm64", "aarch64"],
+        Machine::Arm => &["arm", "armnt", "aarch32"],
+        _ => &["x64", "x86_64", "amd64"],
+    }
+}
+
+/// Whether `dir` directly holds any library file.
+fn holds_libraries(dir: &Path) -> bool {
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            is_library_file(&entry.path()) && entry.file_type().is_ok_and(|t| !t.is_dir())
+        })
+    })
+}
+
+fn is_library_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// The first existing `base/<prefix>/<arch name>`, case-insensitively.
+fn arch_subdir(base: &Path, prefix: &[&str], arch: Machine) -> Option<PathBuf> {
+    for name in arch_names(arch) {
+        let mut candidate = base.to_path_buf();
+        candidate.extend(prefix);
+        candidate.push(name);
+        if let Some(found) = resolve_case_insensitive(&candidate).filter(|p| p.is_dir()) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// The newest version directory (`10.0.26100.0`) under `dir`, by numeric comparison.
+fn newest_version(dir: &Path) -> Option<PathBuf> {
+    let key =
+        |name: &str| -> Vec<u64> { name.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(|c: char| c.is_ascii_digit())
+                .then(|| (key(&name), e.path()))
+        })
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, path)| path)
+}
+
+/// MSVC library directories for `base`: the arch directory itself, `lib\<arch>`, `<arch>`, a
+/// toolset root (`VC\Tools\MSVC\<ver>`), the `MSVC` folder (newest version), or xwin's `crt`.
+fn vc_dirs(base: &Path, arch: Machine) -> Vec<PathBuf> {
+    if let Some(dir) = arch_subdir(base, &["lib"], arch).or_else(|| arch_subdir(base, &[], arch)) {
+        return vec![dir];
+    }
+    if holds_libraries(base) {
+        return vec![base.to_path_buf()];
+    }
+    if let Some(version) = newest_version(base) {
+        return vc_dirs(&version, arch);
+    }
+    Vec::new()
+}
+
+/// Windows SDK directories for `base`: `Lib\<ver>` (um + ucrt), `Lib` or the Kits root (newest
+/// version), xwin's `sdk` (`lib/um/x86_64`, `lib/ucrt/x86_64`), or an arch directory itself.
+fn sdk_dirs(base: &Path, arch: Machine) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for prefix in [&["um"][..], &["ucrt"], &["lib", "um"], &["lib", "ucrt"]] {
+        if let Some(dir) = arch_subdir(base, prefix, arch) {
+            dirs.push(dir);
+        }
+    }
+    if !dirs.is_empty() {
+        return dirs;
+    }
+    if let Some(lib) = resolve_case_insensitive(&base.join("Lib")).filter(|p| p.is_dir()) {
+        if let Some(version) = newest_version(&lib) {
+            return sdk_dirs(&version, arch);
+        }
+    }
+    if let Some(version) = newest_version(base) {
+        let found = sdk_dirs(&version, arch);
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    if holds_libraries(base) {
+        return vec![base.to_path_buf()];
+    }
+    Vec::new()
+}
+
+/// Collects directories and files, deduplicating by canonical path.
+struct Collector {
+    discovered: Discovered,
+    seen_dirs: HashSet<PathBuf>,
+    seen_files: HashSet<PathBuf>,
+    /// Files matched by `--lib` globs: searched after the directories.
+    glob_files: Vec<PathBuf>,
+}
+
+impl Collector {
+    fn add_dir(&mut self, path: &Path, origin: &str) {
+        let Some(found) = resolve_case_insensitive(path) else {
+            self.discovered.warnings.push(format!(
+                "{origin}: directory {} does not exist",
+                path.display()
+            ));
+            return;
+        };
+        if !found.is_dir() {
+            self.discovered
+                .warnings
+                .push(format!("{origin}: {} is not a directory", found.display()));
+            return;
+        }
+        let key = fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+        if !self.seen_dirs.insert(key) {
+            return;
+        }
+        self.discovered.dirs.push(SearchDir {
+            path: found,
+            origin: origin.to_string(),
+        });
+    }
+
+    fn add_file(&mut self, path: &Path) {
+        let key = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.seen_files.insert(key) {
+            self.discovered.files.push(path.to_path_buf());
+        }
+    }
+
+    fn add_layout(&mut self, dirs: Vec<PathBuf>, base: &Path, origin: &str, what: &str) {
+        if dirs.is_empty() {
+            self.discovered.warnings.push(format!(
+                "{origin}: no {what} library directory found under {}",
+                base.display()
+            ));
+        }
+        for dir in dirs {
+            self.add_dir(&dir, origin);
+        }
+    }
+
+    fn add_glob(&mut self, pattern: &str) {
+        let native = native_path(pattern).to_string_lossy().into_owned();
+        let options = glob::MatchOptions {
+            case_sensitive: false,
+            require_literal_separator: true,
+            require_literal_leading_dot: false,
+        };
+        let matches = match glob::glob_with(&native, options) {
+            Ok(matches) => matches,
+            Err(error) => {
+                self.discovered
+                    .warnings
+                    .push(format!("--lib {pattern}: invalid glob: {}", error.msg));
+                return;
+            }
+        };
+        let mut count = 0;
+        for entry in matches {
+            match entry {
+                Ok(path) if path.is_dir() => {
+                    count += 1;
+                    self.add_dir(&path, "--lib");
+                }
+                Ok(path) => {
+                    count += 1;
+                    self.glob_files.push(path);
+                }
+                Err(error) => self.discovered.warnings.push(format!(
+                    "--lib {pattern}: cannot read {}: {}",
+                    error.path().display(),
+                    error.error()
+                )),
+            }
+        }
+        if count == 0 {
+            self.discovered
+                .warnings
+                .push(format!("--lib {pattern}: matches nothing"));
+        }
+    }
+}
+
+/// Finds the directories and library files of the link environment. `env` reads an environment
+/// variable (injected so tests need not change the process environment).
+pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -> Discovered {
+    let mut collector = Collector {
+        discovered: Discovered::default(),
+        seen_dirs: HashSet::new(),
+        seen_files: HashSet::new(),
+        glob_files: Vec::new(),
+    };
+    let arch = options.arch;
+    let explicit = !options.lib_dirs.is_empty()
+        || options.hip_path.is_some()
+        || options.vc_lib.is_some()
+        || options.sdk_lib.is_some()
+        || !options.globs.is_empty();
+    if explicit {
+        for dir in &options.lib_dirs {
+            collector.add_dir(&native_path(&dir.to_string_lossy()), "--lib-dir");
+        }
+        if let Some(hip) = &options.hip_path {
+            let hip = native_path(&hip.to_string_lossy());
+            collector.add_dir(&hip.join("lib"), "--hip-path");
+        }
+        if let Some(vc) = &options.vc_lib {
+            let vc = native_path(&vc.to_string_lossy());
+            let dirs = vc_dirs(&vc, arch);
+            collector.add_layout(dirs, &vc, "--vc-lib", "msvc");
+        }
+        if let Some(sdk) = &options.sdk_lib {
+            let sdk = native_path(&sdk.to_string_lossy());
+            let dirs = sdk_dirs(&sdk, arch);
+            collector.add_layout(dirs, &sdk, "--sdk-lib", "windows sdk");
+        }
+        for pattern in &options.globs {
+            collector.add_glob(pattern);
+        }
+    } else {
+        if let Some(lib) = env("LIB") {
+            for part in lib.split(';').filter(|p| !p.trim().is_empty()) {
+                collector.add_dir(&native_path(part), "LIB");
+            }
+        }
+        if let Some(hip) = env("HIP_PATH").filter(|v| !v.trim().is_empty()) {
+            collector.add_dir(&native_path(&hip).join("lib"), "HIP_PATH");
+        }
+        if let Some(vc) = env("VCToolsInstallDir").filter(|v| !v.trim().is_empty()) {
+            let vc = native_path(&vc);
+            let dirs = vc_dirs(&vc, arch);
+            collector.add_layout(dirs, &vc, "VCToolsInstallDir", "msvc");
+        }
+        let version = env("WindowsSDKLibVersion")
+            .map(|v| v.trim().trim_end_matches(['\\', '/']).to_string())
+            .filter(|v| !v.is_empty());
+        for (variable, kind) in [("WindowsSdkDir", "um"), ("UniversalCRTSdkDir", "ucrt")] {
+            let Some(root) = env(variable).filter(|v| !v.trim().is_empty()) else {
+                continue;
+            };
+            let root = native_path(&root);
+            let base = match &version {
+                Some(version) => root.join("Lib").join(version),
+                None => root.join("Lib"),
+            };
+            let base = resolve_case_insensitive(&base).unwrap_or(base);
+            let base = if version.is_none() {
+                newest_version(&base).unwrap_or(base)
+            } else {
+                base
+            };
+            match arch_subdir(&base, &[kind], arch) {
+                Some(dir) => collector.add_dir(&dir, variable),
+                None => collector.discovered.warnings.push(format!(
+                    "{variable}: no {kind} library directory found under {}",
+                    base.display()
+                )),
+            }
+        }
+    }
+    let dirs = collector.discovered.dirs.clone();
+    for dir in &dirs {
+        match fs::read_dir(&dir.path) {
+            Ok(entries) => {
+                let mut files: Vec<PathBuf> = entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+                    .map(|e| e.path())
+                    .filter(|p| is_library_file(p))
+                    .collect();
+                files.sort_by_key(|p| p.file_name().map(|n| n.to_string_lossy().to_lowercase()));
+                for file in files {
+                    collector.add_file(&file);
+                }
+            }
+            Err(error) => collector.discovered.warnings.push(format!(
+                "{}: cannot read directory {}: {}",
+                dir.origin,
+                dir.path.display(),
+                error.to_string().to_lowercase()
+            )),
+        }
+    }
+    for file in std::mem::take(&mut collector.glob_files) {
+        collector.add_file(&file);
+    }
+    collector.discovered
+}
+
+/// Finds library `name` (`kernel32`, `kernel32.lib`, `User32.Lib`) in `dirs` the way link.exe
+/// does: first directory wins, `.lib` added when there is no extension, names compared
+/// case-insensitively; returns the file's exact on-disk spelling. An existing path is returned
+/// as is.
+pub fn find_library(dirs: &[SearchDir], name: &str) -> Option<PathBuf> {
+    let name = name.trim().trim_matches('"');
+    let native = native_path(name);
+    if native.components().count() > 1 {
+        if let Some(found) = resolve_case_insensitive(&native).filter(|p| p.is_file()) {
+            return Some(found);
+        }
+    }
+    let file_name = native.file_name()?.to_string_lossy().into_owned();
+    let wanted = if Path::new(&file_name).extension().is_some() {
+        file_name.to_lowercase()
+    } else {
+        format!("{}.lib", file_name.to_lowercase())
+    };
+    for dir in dirs {
+        let exact = dir.path.join(&file_name);
+        if exact.is_file() && file_name.to_lowercase() == wanted {
+            return Some(exact);
+        }
+        let Ok(entries) = fs::read_dir(&dir.path) else {
+            continue;
+        };
+        if let Some(entry) = entries
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().to_lowercase() == wanted)
+        {
+            return Some(entry.path());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_paths_become_native() {
+        if cfg!(windows) {
+            return;
+        }
+        assert_eq!(
+            native_path("C:\\Program Files\\AMD\\ROCm\\6.2\\"),
+            PathBuf::from("C:/Program Files/AMD/ROCm/6.2")
+        );
+        assert_eq!(native_path("\"/opt/x/\""), PathBuf::from("/opt/x"));
+        assert_eq!(native_path("/"), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn newest_version_compares_numbers() {
+        let root = std::env::temp_dir().join(format!("lnkfix-discover-{}", std::process::id()));
+        for version in ["10.0.9.0", "10.0.22621.0", "10.0.100.0", "wdf"] {
+            let _ = fs::create_dir_all(root.join(version));
+        }
+        assert_eq!(newest_version(&root), Some(root.join("10.0.22621.0")));
+        let _ = fs::remove_dir_all(&root);
+    }
+}

@@ -1,1 +1,776 @@
-//! TODO
+//! The library index: every symbol that the libraries, DLLs, `.def` files, objects and PDBs of the
+//! link environment define, with the file, member or DLL that provides it (issue 3).
+//!
+//! One reader per format (`coff` for archives and objects, `pe` for DLL export tables, `def` for
+//! module-definition files, `pdb` for linker PDBs) turns bytes into our owned [`LibrarySymbol`]s;
+//! `object::`/`pdb::` types never leave their reader. [`Index::build`] memory-maps the files, reads
+//! them in parallel and never panics: a bad file or member becomes one [`IndexWarning`] and the scan
+//! goes on.
+
+mod coff;
+mod def;
+mod pdb;
+mod pe;
+mod render;
+
+pub use render::{write_explain, write_list, write_summary, OutputFormat};
+
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The machine (CPU architecture) a member, object, DLL or PDB was built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Machine {
+    /// AMD64 (`IMAGE_FILE_MACHINE_AMD64`); the default `--arch`.
+    #[default]
+    X64,
+    /// i386 (`IMAGE_FILE_MACHINE_I386`).
+    X86,
+    /// ARM64 (`IMAGE_FILE_MACHINE_ARM64`).
+    Arm64,
+    /// ARM64EC (`IMAGE_FILE_MACHINE_ARM64EC`), also ARM64X.
+    Arm64ec,
+    /// 32-bit ARM Thumb-2 (`IMAGE_FILE_MACHINE_ARMNT`).
+    Arm,
+    /// Machine 0: usable by every link, e.g. the alias objects of `oldnames.lib`, or a `.def` file.
+    Any,
+    /// Any other machine number, kept as stored.
+    Unknown(u16),
+}
+
+impl Machine {
+    /// The machine of a COFF `Machine` field.
+    pub fn from_coff(machine: u16) -> Machine {
+        match machine {
+            0x8664 => Machine::X64,
+            0x014c => Machine::X86,
+            0xaa64 => Machine::Arm64,
+            0xa641 | 0xa64e => Machine::Arm64ec,
+            0x01c4 => Machine::Arm,
+            0 => Machine::Any,
+            other => Machine::Unknown(other),
+        }
+    }
+
+    /// Parses an `--arch` value: `x64` (also `amd64`, `x86_64`), `x86` (`i386`, `i686`),
+    /// `arm64` (`aarch64`), `arm64ec`, `arm`.
+    pub fn parse_arch(text: &str) -> Option<Machine> {
+        match text.to_ascii_lowercase().as_str() {
+            "x64" | "amd64" | "x86_64" | "x86-64" => Some(Machine::X64),
+            "x86" | "i386" | "i686" | "win32" => Some(Machine::X86),
+            "arm64" | "aarch64" => Some(Machine::Arm64),
+            "arm64ec" => Some(Machine::Arm64ec),
+            "arm" | "armnt" | "thumb" => Some(Machine::Arm),
+            _ => None,
+        }
+    }
+
+    /// Whether code of machine `self` can be linked into a `target` link: the same machine, machine
+    /// 0, or (for ARM64EC links) x64 and ARM64 members of ARM64X libraries.
+    pub fn links_into(self, target: Machine) -> bool {
+        match (self, target) {
+            (Machine::Any, _) | (_, Machine::Any) => true,
+            (a, b) if a == b => true,
+            (Machine::X64 | Machine::Arm64, Machine::Arm64ec) => true,
+            (Machine::Arm64ec, Machine::Arm64) => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Machine::X64 => f.write_str("x64"),
+            Machine::X86 => f.write_str("x86"),
+            Machine::Arm64 => f.write_str("arm64"),
+            Machine::Arm64ec => f.write_str("arm64ec"),
+            Machine::Arm => f.write_str("arm"),
+            Machine::Any => f.write_str("any"),
+            Machine::Unknown(number) => write!(f, "machine 0x{number:04x}"),
+        }
+    }
+}
+
+impl Serialize for Machine {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// What kind of definition a [`LibrarySymbol`] is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum SymbolKind {
+    /// Short (or long-form) import member for code: defines both `X` and `__imp_X`.
+    ImportCode,
+    /// Import member for data: defines only `__imp_X`.
+    ImportData,
+    /// Import member for a constant: defines only `__imp_X`.
+    ImportConst,
+    /// External definition in a regular COFF object (including COMDAT and common symbols).
+    Defined,
+    /// Weak external or `/alternatename`: the name resolves to `target` when nothing else defines it.
+    Alias {
+        /// The symbol the alias stands for.
+        target: String,
+    },
+    /// An entry of a PE DLL's export table (forwarders are in [`LibrarySymbol::forwarder`]).
+    Export,
+    /// A public symbol of a PDB: a link that succeeded resolved this name.
+    PdbPublic,
+}
+
+impl fmt::Display for SymbolKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SymbolKind::ImportCode => f.write_str("import (code)"),
+            SymbolKind::ImportData => f.write_str("import (data)"),
+            SymbolKind::ImportConst => f.write_str("import (const)"),
+            SymbolKind::Defined => f.write_str("defined"),
+            SymbolKind::Alias { target } => write!(f, "alias of {target}"),
+            SymbolKind::Export => f.write_str("dll export"),
+            SymbolKind::PdbPublic => f.write_str("pdb public"),
+        }
+    }
+}
+
+/// One definition of one linker-level name, and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LibrarySymbol {
+    /// Linker-level name exactly as the file stores it: `__imp_CreateFileW`, `CreateFileW`,
+    /// `?f@@YAXXZ`, `_MessageBoxA@16`. For DLL exports, the exported name.
+    pub name: String,
+    /// The file it was read from.
+    pub library: PathBuf,
+    /// The archive member (as stored, often a full build path) or the PDB module's object.
+    pub member: Option<String>,
+    /// For imports, exports and PDB import modules: the DLL as stored (`KERNEL32.dll`).
+    pub dll: Option<String>,
+    /// What kind of definition this is.
+    #[serde(flatten)]
+    pub kind: SymbolKind,
+    /// The machine of the member, DLL or PDB.
+    pub machine: Machine,
+    /// For imports: the name looked up in the DLL's export table after the import name type rules
+    /// (`CreateFileW` for an x86 `_CreateFileW@28` with name type "undecorate"); `None` when
+    /// imported by ordinal or not an import.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub export_name: Option<String>,
+    /// For DLL exports that forward elsewhere: the forwarder (`NTDLL.RtlAllocateHeap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forwarder: Option<String>,
+    /// For PDB publics: the library the module came from as the PDB records it
+    /// (`...\ucrt\x64\libucrt.lib`, `Import:KERNEL32.dll`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_library: Option<String>,
+}
+
+impl LibrarySymbol {
+    /// A symbol with only the required fields set.
+    pub fn new(name: String, library: &Path, kind: SymbolKind, machine: Machine) -> LibrarySymbol {
+        LibrarySymbol {
+            name,
+            library: library.to_path_buf(),
+            member: None,
+            dll: None,
+            kind,
+            machine,
+            export_name: None,
+            forwarder: None,
+            source_library: None,
+        }
+    }
+
+    /// Whether this symbol is an import (short or long form, or from a `.def` file).
+    pub fn is_import(&self) -> bool {
+        matches!(
+            self.kind,
+            SymbolKind::ImportCode | SymbolKind::ImportData | SymbolKind::ImportConst
+        )
+    }
+}
+
+/// A file or member that could not be read (fully), and why. The scan goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexWarning {
+    /// The file.
+    pub path: PathBuf,
+    /// The archive member, if the problem is in one member.
+    pub member: Option<String>,
+    /// What went wrong, lowercase, without a trailing period.
+    pub message: String,
+}
+
+impl IndexWarning {
+    /// A warning about a whole file.
+    pub fn file(path: &Path, message: impl Into<String>) -> IndexWarning {
+        IndexWarning {
+            path: path.to_path_buf(),
+            member: None,
+            message: message.into(),
+        }
+    }
+
+    /// A warning about one member of an archive.
+    pub fn member(path: &Path, member: &str, message: impl Into<String>) -> IndexWarning {
+        IndexWarning {
+            path: path.to_path_buf(),
+            member: Some(member.to_string()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for IndexWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.member {
+            Some(member) => write!(f, "{}({}): {}", self.path.display(), member, self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// Why a whole file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// Opening, mapping or reading failed.
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file is empty.
+    #[error("empty file")]
+    Empty,
+    /// The file is none of the formats the index reads.
+    #[error("not a library, object, dll, pdb or .def file")]
+    UnknownFormat,
+    /// The file starts like a known format but its structure is broken.
+    #[error("malformed {format}: {reason}")]
+    Malformed {
+        /// The format the file claimed to be.
+        format: FileFormat,
+        /// What is broken.
+        reason: String,
+    },
+}
+
+impl IndexError {
+    pub(crate) fn malformed(format: FileFormat, reason: impl fmt::Display) -> IndexError {
+        IndexError::Malformed {
+            format,
+            reason: reason.to_string().to_lowercase(),
+        }
+    }
+}
+
+/// The format of an indexed file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileFormat {
+    /// A COFF (`ar`) archive: import library, static library or both.
+    Archive,
+    /// A single COFF object (`.obj`, also bigobj).
+    Object,
+    /// A single short import member stored as a file.
+    ImportObject,
+    /// A PE image (DLL or EXE): its export table.
+    Dll,
+    /// A module-definition file.
+    Def,
+    /// A program database (MSF 7.00).
+    Pdb,
+}
+
+impl fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FileFormat::Archive => "archive",
+            FileFormat::Object => "object",
+            FileFormat::ImportObject => "import object",
+            FileFormat::Dll => "dll",
+            FileFormat::Def => "def",
+            FileFormat::Pdb => "pdb",
+        })
+    }
+}
+
+/// What the index read from one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LibraryInfo {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: FileFormat,
+    /// Archive members (without the linker members and the long-name table), PDB modules, else 1.
+    pub members: usize,
+    /// Short or long-form import members among `members`.
+    pub import_members: usize,
+    /// Symbols the index took from the file (every provider of every name).
+    pub symbols: usize,
+    /// `/DEFAULTLIB` entries of the `.drectve` sections, in first-seen order, without duplicates.
+    pub default_libs: Vec<String>,
+    /// The machines of the members, sorted, without duplicates.
+    pub machines: Vec<Machine>,
+    /// Members whose symbols cannot be read: `/GL` (LTCG) objects and LLVM bitcode.
+    pub unreadable_members: usize,
+    /// DLLs named by import members or the export table, sorted, without duplicates.
+    pub dlls: Vec<String>,
+    /// Warnings about this file (also returned by [`Index::build`]).
+    pub warnings: usize,
+}
+
+/// How to build an index.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// The link's machine: [`Index::lookup`] returns only providers that link into it.
+    pub arch: Machine,
+    /// Where to keep a cache; `None` = no cache. Currently unused (see `benches/README.md`:
+    /// re-reading measured faster than a cache would pay for).
+    pub cache_dir: Option<PathBuf>,
+    /// Print a progress line on stderr (the caller decides whether stderr is a terminal).
+    pub progress: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            arch: Machine::X64,
+            cache_dir: None,
+            progress: false,
+        }
+    }
+}
+
+/// Everything one reader produced for one file.
+#[derive(Debug)]
+pub(crate) struct FileContents {
+    pub(crate) info: LibraryInfo,
+    pub(crate) symbols: Vec<LibrarySymbol>,
+    pub(crate) warnings: Vec<IndexWarning>,
+}
+
+impl FileContents {
+    pub(crate) fn new(path: &Path, format: FileFormat) -> FileContents {
+        FileContents {
+            info: LibraryInfo {
+                path: path.to_path_buf(),
+                format,
+                members: 0,
+                import_members: 0,
+                symbols: 0,
+                default_libs: Vec::new(),
+                machines: Vec::new(),
+                unreadable_members: 0,
+                dlls: Vec::new(),
+                warnings: 0,
+            },
+            symbols: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Sorts and deduplicates the summary lists and counts.
+    fn finish(mut self) -> FileContents {
+        self.info.machines.sort();
+        self.info.machines.dedup();
+        self.info.dlls.sort();
+        self.info.dlls.dedup();
+        self.info.symbols = self.symbols.len();
+        self.info.warnings = self.warnings.len();
+        self
+    }
+}
+
+/// The index: every provider of every linker-level name, in search order.
+///
+/// Storage is one vector grouped by name (first-seen order), each group holding the providers
+/// that link into the requested machine, then the others, both in search order; an open-addressing
+/// table maps a name to its group. Grouping by hash instead of sorting by name keeps the build
+/// linear: sorting 350,000 names was half of the build time (benches/README.md).
+#[derive(Debug, Default)]
+pub struct Index {
+    symbols: Vec<LibrarySymbol>,
+    /// Per group: start, end of the linking providers (= start of the others), end.
+    groups: Vec<(u32, u32, u32)>,
+    /// Open-addressing table of group numbers + 1 (0 = empty), length a power of two.
+    table: Vec<u32>,
+    libraries: Vec<LibraryInfo>,
+    arch: Machine,
+}
+
+/// FNV-1a: a fast hash for short names (no dependency; `HashMap`'s SipHash is slower here and
+/// its flooding resistance buys nothing for names read from local files).
+#[derive(Default, Clone, Copy)]
+struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = NameHasher::default();
+    hasher.write(name.as_bytes());
+    // Mix the high bits down: the table uses the low bits.
+    let hash = hasher.finish();
+    hash ^ (hash >> 29)
+}
+
+/// The signature of a PDB (MSF 7.00) file.
+const PDB_MAGIC: &[u8] = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
+
+/// Reads one file into owned symbols; the caller has already mapped it.
+fn read_file(path: &Path) -> Result<FileContents, IndexError> {
+    let file = File::open(path)?;
+    let length = file.metadata()?.len();
+    if length == 0 {
+        return Err(IndexError::Empty);
+    }
+    // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
+    // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
+    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let data: &[u8] = &map;
+    if data.starts_with(b"!<arch>\n") {
+        coff::read_archive(path, data)
+    } else if data.starts_with(b"MZ") {
+        pe::read_dll(path, data)
+    } else if data.starts_with(PDB_MAGIC) {
+        pdb::read_pdb(path, data)
+    } else if coff::looks_like_object(data) {
+        coff::read_object_file(path, data)
+    } else if has_extension(path, "def") {
+        def::read_def(path, data)
+    } else {
+        Err(IndexError::UnknownFormat)
+    }
+}
+
+fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// Reads one file, turning every failure (and, as a last guard, a panic in a parsing crate) into a
+/// warning.
+fn read_file_guarded(path: &Path) -> FileContents {
+    let result = std::panic::catch_unwind(|| read_file(path));
+    let failure = match result {
+        Ok(Ok(contents)) => return contents.finish(),
+        Ok(Err(error)) => error.to_string(),
+        Err(_) => "internal error while reading (parser panicked)".to_string(),
+    };
+    let format = FileFormat::Archive;
+    let mut contents = FileContents::new(path, format);
+    contents.warnings.push(IndexWarning::file(path, failure));
+    contents.finish()
+}
+
+impl Index {
+    /// Reads `files` (in search order) in parallel and indexes every symbol they define. Files that
+    /// cannot be read at all are not listed in [`Index::libraries`]; every problem is a warning.
+    pub fn build(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
+        let done = AtomicUsize::new(0);
+        let total = files.len();
+        let contents: Vec<FileContents> = files
+            .par_iter()
+            .map(|path| {
+                let contents = read_file_guarded(path);
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if options.progress && (finished % 16 == 0 || finished == total) {
+                    eprint!("\rindexing {finished}/{total} files");
+                    if finished == total {
+                        eprintln!();
+                    }
+                }
+                contents
+            })
+            .collect();
+        let mut warnings = Vec::new();
+        let mut libraries = Vec::with_capacity(contents.len());
+        let total_symbols = contents.iter().map(|c| c.symbols.len()).sum();
+        let mut all_symbols = Vec::with_capacity(total_symbols);
+        for file in contents {
+            let unreadable_file = file.symbols.is_empty()
+                && file.info.members == 0
+                && !file.warnings.is_empty()
+                && file.warnings.iter().all(|w| w.member.is_none());
+            warnings.extend(file.warnings);
+            if !unreadable_file {
+                libraries.push(file.info);
+            }
+            all_symbols.extend(file.symbols);
+        }
+        (
+            Index::from_symbols(all_symbols, libraries, options.arch),
+            warnings,
+        )
+    }
+
+    /// An index of already-read symbols (given in search order), for tests and callers that merge
+    /// indexes.
+    pub fn from_symbols(
+        mut symbols: Vec<LibrarySymbol>,
+        libraries: Vec<LibraryInfo>,
+        arch: Machine,
+    ) -> Index {
+        let count = symbols.len();
+        // Group number of each symbol, by first appearance of its name.
+        let mut group_of: Vec<u32> = Vec::with_capacity(count);
+        let group_count = {
+            let mut numbers: std::collections::HashMap<
+                &str,
+                u32,
+                std::hash::BuildHasherDefault<NameHasher>,
+            > = std::collections::HashMap::with_capacity_and_hasher(count, Default::default());
+            for symbol in &symbols {
+                let next = numbers.len() as u32;
+                group_of.push(*numbers.entry(symbol.name.as_str()).or_insert(next));
+            }
+            numbers.len()
+        };
+        // Stable counting sort on (group, other machine): key 2g for linking providers, 2g+1
+        // for the others.
+        let mut starts = vec![0u32; 2 * group_count + 1];
+        for (symbol, group) in symbols.iter().zip(&group_of) {
+            let other = usize::from(!symbol.machine.links_into(arch));
+            starts[2 * *group as usize + other + 1] += 1;
+        }
+        for key in 1..starts.len() {
+            starts[key] += starts[key - 1];
+        }
+        let mut destination = group_of;
+        {
+            let mut next = starts.clone();
+            for (symbol, slot) in symbols.iter().zip(destination.iter_mut()) {
+                let other = usize::from(!symbol.machine.links_into(arch));
+                let key = 2 * *slot as usize + other;
+                *slot = next[key];
+                next[key] += 1;
+            }
+        }
+        // Apply the permutation in place: each swap puts one symbol where it belongs.
+        for position in 0..count {
+            while destination[position] as usize != position {
+                let target = destination[position] as usize;
+                symbols.swap(position, target);
+                destination.swap(position, target);
+            }
+        }
+        drop(destination);
+        let groups: Vec<(u32, u32, u32)> = (0..group_count)
+            .map(|g| (starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]))
+            .collect();
+        drop(starts);
+        let size = (group_count * 2).next_power_of_two().max(16);
+        let mut table = vec![0u32; size];
+        let mask = size - 1;
+        for (number, &(start, _, _)) in groups.iter().enumerate() {
+            let mut slot = name_hash(&symbols[start as usize].name) as usize & mask;
+            while table[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            table[slot] = number as u32 + 1;
+        }
+        Index {
+            symbols,
+            groups,
+            table,
+            libraries,
+            arch,
+        }
+    }
+
+    /// The group of `name`, if any symbol has it.
+    fn group(&self, name: &str) -> Option<(u32, u32, u32)> {
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let mut slot = name_hash(name) as usize & mask;
+        loop {
+            let entry = self.table[slot];
+            if entry == 0 {
+                return None;
+            }
+            let group = self.groups[entry as usize - 1];
+            if self.symbols[group.0 as usize].name == name {
+                return Some(group);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Every provider of exactly `linker_name` that links into the index's machine, in search order.
+    pub fn lookup(&self, linker_name: &str) -> &[LibrarySymbol] {
+        match self.group(linker_name) {
+            Some((start, middle, _)) => &self.symbols[start as usize..middle as usize],
+            None => &[],
+        }
+    }
+
+    /// Providers of exactly `linker_name` built for another machine (an x86 library in an x64 link):
+    /// evidence for "wrong architecture" diagnoses, never a fix.
+    pub fn lookup_other_machines(&self, linker_name: &str) -> &[LibrarySymbol] {
+        match self.group(linker_name) {
+            Some((_, middle, end)) => &self.symbols[middle as usize..end as usize],
+            None => &[],
+        }
+    }
+
+    /// Every provider that can satisfy a reference to `linker_name`, in search order: exact
+    /// definitions first, then DLL exports of the undecorated name (`__imp_` and, on x86, the `_`
+    /// prefix and `@N` suffix removed).
+    pub fn providers(&self, linker_name: &str) -> Vec<&LibrarySymbol> {
+        let mut found: Vec<&LibrarySymbol> = self.lookup(linker_name).iter().collect();
+        let export_name = undecorated_export_name(linker_name, self.arch);
+        if export_name != linker_name {
+            found.extend(
+                self.lookup(&export_name)
+                    .iter()
+                    .filter(|s| s.kind == SymbolKind::Export),
+            );
+        }
+        found
+    }
+
+    /// Every distinct indexed name that has a provider for the index's machine (for the
+    /// resolver's demangled and near-miss matching), in order of first appearance.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.groups
+            .iter()
+            .filter(|(start, middle, _)| start < middle)
+            .map(|&(start, _, _)| self.symbols[start as usize].name.as_str())
+    }
+
+    /// Every symbol that links into the index's machine, grouped by name (first appearance),
+    /// each group in search order.
+    pub fn symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
+        self.groups
+            .iter()
+            .flat_map(|&(start, middle, _)| &self.symbols[start as usize..middle as usize])
+    }
+
+    /// Every symbol of another machine, grouped like [`Index::symbols`].
+    pub fn other_machine_symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
+        self.groups
+            .iter()
+            .flat_map(|&(_, middle, end)| &self.symbols[middle as usize..end as usize])
+    }
+
+    /// What was read from each file, in search order.
+    pub fn libraries(&self) -> &[LibraryInfo] {
+        &self.libraries
+    }
+
+    /// The machine the index was built for.
+    pub fn arch(&self) -> Machine {
+        self.arch
+    }
+}
+
+/// The name a DLL exports for the linker-level `name`: `__imp_` removed, and on x86 the C
+/// decoration (`_Name@16` → `Name`, `@Name@8` → `Name`).
+pub fn undecorated_export_name(name: &str, arch: Machine) -> String {
+    let name = name.strip_prefix("__imp_").unwrap_or(name);
+    if arch != Machine::X86 || name.starts_with('?') {
+        return name.to_string();
+    }
+    let name = name
+        .strip_prefix('_')
+        .or_else(|| name.strip_prefix('@'))
+        .unwrap_or(name);
+    match name.rfind('@') {
+        Some(at) if at > 0 && name[at + 1..].bytes().all(|b| b.is_ascii_digit()) => {
+            name[..at].to_string()
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// Text of a byte string from a file: UTF-8 when valid, else lossy (names are ASCII in practice).
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machines_link_into_their_own_and_any() {
+        assert!(Machine::X64.links_into(Machine::X64));
+        assert!(Machine::Any.links_into(Machine::X86));
+        assert!(!Machine::X86.links_into(Machine::X64));
+        assert!(Machine::X64.links_into(Machine::Arm64ec));
+        assert!(!Machine::Arm64.links_into(Machine::X64));
+    }
+
+    #[test]
+    fn export_names_drop_import_prefix_and_x86_decoration() {
+        let rows = [
+            ("__imp_CreateFileW", Machine::X64, "CreateFileW"),
+            ("__imp__MessageBoxA@16", Machine::X86, "MessageBoxA"),
+            ("_strlen", Machine::X86, "strlen"),
+            ("@fast@8", Machine::X86, "fast"),
+            ("?f@@YAXXZ", Machine::X86, "?f@@YAXXZ"),
+            ("_x@y", Machine::X86, "x@y"),
+        ];
+        let failures: Vec<_> = rows
+            .iter()
+            .filter(|(input, arch, want)| undecorated_export_name(input, *arch) != *want)
+            .collect();
+        assert!(failures.is_empty(), "failing rows: {failures:?}");
+    }
+
+    #[test]
+    fn lookup_keeps_search_order_and_filters_machines() {
+        let symbol = |name: &str, library: &str, machine| {
+            LibrarySymbol::new(
+                name.to_string(),
+                Path::new(library),
+                SymbolKind::Defined,
+                machine,
+            )
+        };
+        let index = Index::from_symbols(
+            vec![
+                symbol("b", "first.lib", Machine::X64),
+                symbol("a", "first.lib", Machine::X64),
+                symbol("a", "x86.lib", Machine::X86),
+                symbol("a", "second.lib", Machine::Any),
+            ],
+            Vec::new(),
+            Machine::X64,
+        );
+        let found: Vec<_> = index.lookup("a").iter().map(|s| &s.library).collect();
+        assert_eq!(found, [Path::new("first.lib"), Path::new("second.lib")]);
+        assert_eq!(index.lookup_other_machines("a").len(), 1);
+        assert_eq!(index.names().collect::<Vec<_>>(), ["b", "a"]);
+        assert!(index.lookup("c").is_empty());
+    }
+
+    #[test]
+    fn warnings_name_file_and_member() {
+        let warning = IndexWarning::member(Path::new("x.lib"), "a.obj", "truncated");
+        assert_eq!(warning.to_string(), "x.lib(a.obj): truncated");
+    }
+}

@@ -365,7 +365,6 @@ fn candidates(desc: &str) -> Vec<Candidate> {
 
 /// Reads symbol and function from an LNK2019/LNK2001 description in any language.
 fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>)> {
-    let p = patterns();
     if let Some(rest) = desc.strip_prefix("unresolved external symbol ") {
         let (symbol, function) = match rest.find(" referenced in function ") {
             Some(at) => (

@@ -41,3 +41,253 @@ pub fn collect(path: &Path) -> lnkfix::symbols::LinkFailure {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     lnkfix::symbols::collect(file, Default::default()).unwrap()
 }
+
+// ---- index tests: the windows crates and small archives built with the LLVM tools ----
+
+use std::process::Command;
+
+use lnkfix::index::{Index, IndexOptions, IndexWarning, LibrarySymbol, Machine};
+
+/// Runs a tool, panicking with a clear message when it is missing or fails.
+pub fn run(tool: &str, args: &[&str], dir: &Path) -> String {
+    let output = Command::new(tool)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|error| {
+            panic!(
+                "{tool} is required by the index tests and could not be run ({error}); \
+                 install clang-14, lld-14 and llvm-14"
+            )
+        });
+    assert!(
+        output.status.success(),
+        "{tool} {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The `lib/` folder of a dev-dependency crate such as `windows_x86_64_msvc`, via `cargo metadata`.
+pub fn crate_lib_dir(package: &str) -> PathBuf {
+    static METADATA: OnceLock<serde_json::Value> = OnceLock::new();
+    let metadata = METADATA.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let output = Command::new(cargo)
+            .args(["metadata", "--format-version", "1"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo metadata runs");
+        assert!(output.status.success(), "cargo metadata failed");
+        serde_json::from_slice(&output.stdout).expect("cargo metadata prints json")
+    });
+    let packages = metadata["packages"].as_array().expect("packages array");
+    let manifest = packages
+        .iter()
+        .find(|p| p["name"] == package)
+        .and_then(|p| p["manifest_path"].as_str())
+        .unwrap_or_else(|| panic!("{package} is not a dependency"));
+    Path::new(manifest)
+        .parent()
+        .expect("manifest has a folder")
+        .join("lib")
+}
+
+/// The umbrella import library of a `windows_*` crate.
+pub fn windows_lib(package: &str) -> PathBuf {
+    let dir = crate_lib_dir(package);
+    let name = if package.ends_with("msvc") {
+        "windows.0.53.0.lib"
+    } else {
+        "libwindows.0.53.0.a"
+    };
+    dir.join(name)
+}
+
+/// Builds an index over `files` for `arch`, with no cache.
+pub fn index(files: &[PathBuf], arch: Machine) -> (Index, Vec<IndexWarning>) {
+    let options = IndexOptions {
+        arch,
+        ..IndexOptions::default()
+    };
+    Index::build(files, &options)
+}
+
+/// The DLLs that provide `name`, in search order.
+pub fn dlls(index: &Index, name: &str) -> Vec<String> {
+    index
+        .lookup(name)
+        .iter()
+        .filter_map(|s: &LibrarySymbol| s.dll.clone())
+        .collect()
+}
+
+/// Files built once per test binary.
+pub struct Fixtures {
+    /// The scratch directory (kept for the life of the test binary).
+    pub dir: PathBuf,
+    /// x64 static library: COMDAT, weak external, /alternatename, /DEFAULTLIB, a bitcode member.
+    pub static_lib: PathBuf,
+    /// x86 static library with the same C source.
+    pub x86_lib: PathBuf,
+    /// Machine-0 object holding only a weak external (like oldnames.lib), in an archive.
+    pub oldnames_lib: PathBuf,
+    /// The `.def` of the HIP stand-in.
+    pub def: PathBuf,
+    /// Import library made from the `.def` by llvm-dlltool.
+    pub import_lib: PathBuf,
+    /// A DLL made by lld-link /dll, with a forwarder.
+    pub dll: PathBuf,
+    /// A PDB from `lld-link /debug` of an exe using `static_lib` and `import_lib`.
+    pub pdb: PathBuf,
+    /// The standalone object `main.obj`.
+    pub object: PathBuf,
+}
+
+const STATIC_C: &str = r#"
+#pragma comment(lib, "kernel32")
+#pragma comment(linker, "/alternatename:alt_name=helper")
+int shared_counter = 3;
+__declspec(selectany) int picked = 7;
+inline int inl(void) { return 1; }
+int helper(int x) { return x + inl() + picked; }
+"#;
+
+const WEAK_S: &str = "    .text\n    .globl real_fn\nreal_fn:\n    ret\n    .weak weak_fn\n    .set weak_fn, real_fn\n";
+
+const OLDNAMES_S: &str = "    .weak posix_name\n    .set posix_name, _posix_name\n";
+
+const HIP_DEF: &str = "; stand-in for amdhip64\nLIBRARY amdhip64_6.dll\nEXPORTS\n    hipMalloc\n    hipFree @2\n    hipGlobalData DATA\n";
+
+const DLL_C: &str =
+    "__declspec(dllexport) int hipMalloc(void **p, unsigned long long n) { return 0; }\n\
+__declspec(dllexport) int hipFree(void *p) { return 0; }\n\
+__declspec(dllexport) int hipGlobalData = 1;\n\
+int _DllMainCRTStartup(void *a, unsigned b, void *c) { return 1; }\n";
+
+const DLL_DEF: &str =
+    "EXPORTS\n    hipMalloc\n    hipFree\n    hipGlobalData DATA\n    hipSleep=kernel32.Sleep\n";
+
+const MAIN_C: &str = r#"
+__declspec(dllimport) int hipMalloc(void **p, unsigned long long n);
+int helper(int x);
+int mainCRTStartup(void) { void *p; hipMalloc(&p, 16); return helper(1); }
+"#;
+
+/// Builds (once) every fixture.
+pub fn index_fixtures() -> &'static Fixtures {
+    static FIXTURES: OnceLock<Fixtures> = OnceLock::new();
+    FIXTURES.get_or_init(build_fixtures)
+}
+
+fn build_fixtures() -> Fixtures {
+    let dir = std::env::temp_dir().join(format!("lnkfix-index-fixtures-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
+    write("static.c", STATIC_C);
+    write("weak.s", WEAK_S);
+    write("lto.c", "int lto_only(void) { return 2; }\n");
+    write("oldnames.s", OLDNAMES_S);
+    write("hip.def", HIP_DEF);
+    write("dll.c", DLL_C);
+    write("dll.def", DLL_DEF);
+    write("main.c", MAIN_C);
+    let x64 = "--target=x86_64-pc-windows-msvc";
+    run(
+        "clang-14",
+        &[x64, "-c", "static.c", "-o", "static.obj"],
+        &dir,
+    );
+    run("clang-14", &[x64, "-c", "weak.s", "-o", "weak.obj"], &dir);
+    run(
+        "clang-14",
+        &[x64, "-flto", "-c", "lto.c", "-o", "lto.obj"],
+        &dir,
+    );
+    run(
+        "clang-14",
+        &[
+            "--target=i686-pc-windows-msvc",
+            "-c",
+            "static.c",
+            "-o",
+            "static32.obj",
+        ],
+        &dir,
+    );
+    run(
+        "clang-14",
+        &[x64, "-c", "oldnames.s", "-o", "oldnames.obj"],
+        &dir,
+    );
+    run(
+        "llvm-lib-14",
+        &["/out:static.lib", "static.obj", "weak.obj", "lto.obj"],
+        &dir,
+    );
+    run("llvm-lib-14", &["/out:static32.lib", "static32.obj"], &dir);
+    run("llvm-lib-14", &["/out:oldnames.lib", "oldnames.obj"], &dir);
+    // Machine 0, as in Microsoft's oldnames.lib alias objects: llvm-lib refuses such objects, so
+    // patch the member's machine field after archiving.
+    let object = std::fs::read(dir.join("oldnames.obj")).expect("read oldnames.obj");
+    let archive_path = dir.join("oldnames.lib");
+    let mut archive = std::fs::read(&archive_path).expect("read oldnames.lib");
+    let at = archive
+        .windows(object.len())
+        .position(|w| w == object.as_slice())
+        .expect("object stored verbatim");
+    archive[at] = 0;
+    archive[at + 1] = 0;
+    std::fs::write(&archive_path, archive).expect("write oldnames.lib");
+    run(
+        "llvm-dlltool-14",
+        &["-m", "i386:x86-64", "-d", "hip.def", "-l", "amdhip64.lib"],
+        &dir,
+    );
+    run("clang-14", &[x64, "-c", "dll.c", "-o", "dll.obj"], &dir);
+    run(
+        "lld-link-14",
+        &[
+            "/dll",
+            "/noentry",
+            "/nodefaultlib",
+            "/def:dll.def",
+            "/out:amdhip64_6.dll",
+            "/implib:amdhip64_6_from_dll.lib",
+            "dll.obj",
+        ],
+        &dir,
+    );
+    run(
+        "clang-14",
+        &[x64, "-gcodeview", "-g", "-c", "main.c", "-o", "main.obj"],
+        &dir,
+    );
+    run(
+        "lld-link-14",
+        &[
+            "/debug",
+            "/nodefaultlib",
+            "/entry:mainCRTStartup",
+            "/subsystem:console",
+            "/out:app.exe",
+            "/pdb:app.pdb",
+            "main.obj",
+            "static.lib",
+            "amdhip64.lib",
+        ],
+        &dir,
+    );
+    Fixtures {
+        static_lib: dir.join("static.lib"),
+        x86_lib: dir.join("static32.lib"),
+        oldnames_lib: dir.join("oldnames.lib"),
+        def: dir.join("hip.def"),
+        import_lib: dir.join("amdhip64.lib"),
+        dll: dir.join("amdhip64_6.dll"),
+        pdb: dir.join("app.pdb"),
+        object: dir.join("main.obj"),
+        dir,
+    }
+}

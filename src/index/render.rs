@@ -1,0 +1,215 @@
+//! Text and JSON rendering of the index for `lnkfix index` (summary), `lnkfix index --list` and
+//! `lnkfix explain SYMBOL`. Functions write to any `Write`; the binary decides where output goes.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{Index, IndexWarning, LibraryInfo, LibrarySymbol};
+
+/// How to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON document (pretty-printed).
+    Json,
+}
+
+fn json<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// The provider of one symbol as one line: `kernel32.lib(KERNEL32.dll) → KERNEL32.dll [import
+/// (code), x64]`.
+fn provider_line(symbol: &LibrarySymbol) -> String {
+    let mut line = symbol.library.display().to_string();
+    if let Some(member) = &symbol.member {
+        line.push('(');
+        line.push_str(member);
+        line.push(')');
+    }
+    if let Some(dll) = &symbol.dll {
+        line.push_str(" -> ");
+        line.push_str(dll);
+    }
+    line.push_str(&format!(" [{}, {}]", symbol.kind, symbol.machine));
+    if let Some(forwarder) = &symbol.forwarder {
+        line.push_str(&format!(" forwarded to {forwarder}"));
+    }
+    if let Some(library) = &symbol.source_library {
+        line.push_str(&format!(" from {library}"));
+    }
+    line
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    arch: String,
+    files: usize,
+    members: usize,
+    symbols: usize,
+    unreadable_members: usize,
+    libraries: &'a [LibraryInfo],
+    warnings: Vec<String>,
+}
+
+/// Writes the index summary: one line per file (format, members, symbols, machines, DLLs, default
+/// libraries, unreadable members), totals, then every warning.
+pub fn write_summary(
+    index: &Index,
+    warnings: &[IndexWarning],
+    out: &mut impl Write,
+    format: OutputFormat,
+) -> io::Result<()> {
+    let libraries = index.libraries();
+    let members = libraries.iter().map(|l| l.members).sum();
+    let symbols = libraries.iter().map(|l| l.symbols).sum();
+    let unreadable_members = libraries.iter().map(|l| l.unreadable_members).sum();
+    if format == OutputFormat::Json {
+        return json(
+            out,
+            &Summary {
+                arch: index.arch().to_string(),
+                files: libraries.len(),
+                members,
+                symbols,
+                unreadable_members,
+                libraries,
+                warnings: warnings.iter().map(|w| w.to_string()).collect(),
+            },
+        );
+    }
+    for library in libraries {
+        let machines: Vec<String> = library.machines.iter().map(|m| m.to_string()).collect();
+        write!(
+            out,
+            "{}: {}, {} members, {} symbols, {}",
+            library.path.display(),
+            library.format,
+            library.members,
+            library.symbols,
+            if machines.is_empty() {
+                "no machine".to_string()
+            } else {
+                machines.join("+")
+            }
+        )?;
+        if library.import_members > 0 {
+            write!(
+                out,
+                ", {} imports from {} dlls",
+                library.import_members,
+                library.dlls.len()
+            )?;
+        }
+        if !library.default_libs.is_empty() {
+            write!(out, ", defaultlib {}", library.default_libs.join(" "))?;
+        }
+        if library.unreadable_members > 0 {
+            write!(
+                out,
+                ", {} members with unreadable symbols (/GL or bitcode)",
+                library.unreadable_members
+            )?;
+        }
+        if library.warnings > 0 {
+            write!(out, ", {} warnings", library.warnings)?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(
+        out,
+        "{} files, {} members, {} symbols for {}; {} unreadable members; {} warnings",
+        libraries.len(),
+        members,
+        symbols,
+        index.arch(),
+        unreadable_members,
+        warnings.len()
+    )?;
+    for warning in warnings {
+        writeln!(out, "warning: {warning}")?;
+    }
+    Ok(())
+}
+
+/// Writes every symbol with its provider (`--list`), grouped by name in order of first appearance,
+/// each name's providers in search order; symbols of other machines follow, marked by machine.
+pub fn write_list(index: &Index, out: &mut impl Write, format: OutputFormat) -> io::Result<()> {
+    if format == OutputFormat::Json {
+        #[derive(Serialize)]
+        struct List<'a> {
+            arch: String,
+            symbols: Vec<&'a LibrarySymbol>,
+            other_machines: Vec<&'a LibrarySymbol>,
+        }
+        return json(
+            out,
+            &List {
+                arch: index.arch().to_string(),
+                symbols: index.symbols().collect(),
+                other_machines: index.other_machine_symbols().collect(),
+            },
+        );
+    }
+    for symbol in index.symbols().chain(index.other_machine_symbols()) {
+        writeln!(out, "{}\t{}", symbol.name, provider_line(symbol))?;
+    }
+    Ok(())
+}
+
+/// Writes what the index knows about one linker-level name: its demangled form (computed by the
+/// caller through `demangle`, which guards the demangler), every provider in search order, and
+/// providers for other machines.
+pub fn write_explain(
+    index: &Index,
+    linker_name: &str,
+    demangled: Option<&str>,
+    out: &mut impl Write,
+    format: OutputFormat,
+) -> io::Result<()> {
+    let providers = index.providers(linker_name);
+    let other = index.lookup_other_machines(linker_name);
+    if format == OutputFormat::Json {
+        #[derive(Serialize)]
+        struct Explain<'a> {
+            symbol: &'a str,
+            demangled: Option<&'a str>,
+            arch: String,
+            providers: Vec<&'a LibrarySymbol>,
+            other_machines: &'a [LibrarySymbol],
+        }
+        return json(
+            out,
+            &Explain {
+                symbol: linker_name,
+                demangled,
+                arch: index.arch().to_string(),
+                providers,
+                other_machines: other,
+            },
+        );
+    }
+    writeln!(out, "{linker_name}")?;
+    if let Some(demangled) = demangled.filter(|d| *d != linker_name) {
+        writeln!(out, "  demangled: {demangled}")?;
+    }
+    if providers.is_empty() {
+        writeln!(
+            out,
+            "  no provider for {} in {} files",
+            index.arch(),
+            index.libraries().len()
+        )?;
+    }
+    for symbol in &providers {
+        writeln!(out, "  {}", provider_line(symbol))?;
+    }
+    for symbol in other {
+        writeln!(out, "  other machine: {}", provider_line(symbol))?;
+    }
+    Ok(())
+}
