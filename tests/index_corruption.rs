@@ -6,11 +6,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{fixtures, index, windows_lib};
+use common::{index_fixtures, index, windows_lib};
 use lnkfix::index::Machine;
 
 fn inputs() -> Vec<PathBuf> {
-    let f = fixtures();
+    let f = index_fixtures();
     vec![
         f.static_lib.clone(),
         f.x86_lib.clone(),
@@ -33,7 +33,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Writes each variant next to a good file and checks the scan survives and still reads the
 /// good one.
 fn survive(dir: &Path, variants: Vec<(String, Vec<u8>)>) {
-    let good = fixtures().import_lib.clone();
+    let good = index_fixtures().import_lib.clone();
     let mut files = Vec::new();
     for (name, bytes) in &variants {
         let path = dir.join(name);
@@ -47,7 +47,7 @@ fn survive(dir: &Path, variants: Vec<(String, Vec<u8>)>) {
             .lookup("__imp_hipMalloc")
             .last()
             .map(|s| s.library.clone()),
-        Some(fixtures().import_lib.clone()),
+        Some(index_fixtures().import_lib.clone()),
         "the good file after the bad ones is still read"
     );
     for warning in &warnings {
@@ -72,7 +72,7 @@ fn truncated_at_several_points() {
     }
     survive(&dir, variants);
     // A truncated archive names itself and the reason.
-    let lib = std::fs::read(&fixtures().static_lib).expect("read");
+    let lib = std::fs::read(&index_fixtures().static_lib).expect("read");
     let path = dir.join("cut.lib");
     std::fs::write(&path, &lib[..lib.len() / 2]).expect("write");
     let (_, warnings) = index(std::slice::from_ref(&path), Machine::X64);

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{fixtures, index, run};
+use common::{index_fixtures, index, run};
 use lnkfix::index::{
     write_explain, write_list, write_summary, FileFormat, LibrarySymbol, Machine, OutputFormat,
     SymbolKind,
@@ -18,7 +18,7 @@ fn one<'a>(found: &'a [LibrarySymbol], name: &str) -> &'a LibrarySymbol {
 
 #[test]
 fn static_library_definitions_comdat_aliases_defaultlib_and_bitcode() {
-    let f = fixtures();
+    let f = index_fixtures();
     let (index, warnings) = index(std::slice::from_ref(&f.static_lib), Machine::X64);
     assert!(warnings.is_empty(), "{warnings:?}");
     let rows = [
@@ -70,7 +70,7 @@ fn static_library_definitions_comdat_aliases_defaultlib_and_bitcode() {
 
 #[test]
 fn machine_filtering_keeps_x86_out_of_x64_links() {
-    let f = fixtures();
+    let f = index_fixtures();
     let files = [
         f.x86_lib.clone(),
         f.static_lib.clone(),
@@ -102,7 +102,7 @@ fn machine_filtering_keeps_x86_out_of_x64_links() {
 
 #[test]
 fn def_file_and_the_import_library_made_from_it_agree() {
-    let f = fixtures();
+    let f = index_fixtures();
     let files = [f.import_lib.clone(), f.def.clone()];
     let (index, warnings) = index(&files, Machine::X64);
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -134,7 +134,7 @@ fn def_file_and_the_import_library_made_from_it_agree() {
 
 #[test]
 fn dll_export_table_with_forwarder() {
-    let f = fixtures();
+    let f = index_fixtures();
     let (index, warnings) = index(std::slice::from_ref(&f.dll), Machine::X64);
     assert!(warnings.is_empty(), "{warnings:?}");
     let malloc = one(index.lookup("hipMalloc"), "hipMalloc");
@@ -152,7 +152,7 @@ fn dll_export_table_with_forwarder() {
 
 #[test]
 fn pdb_publics_and_modules_match_llvm_pdbutil() {
-    let f = fixtures();
+    let f = index_fixtures();
     let dump = run(
         "llvm-pdbutil-14",
         &["dump", "-modules", f.pdb.to_str().expect("utf-8 path")],
@@ -188,7 +188,7 @@ fn pdb_publics_and_modules_match_llvm_pdbutil() {
 
 #[test]
 fn standalone_object() {
-    let f = fixtures();
+    let f = index_fixtures();
     let (index, warnings) = index(std::slice::from_ref(&f.object), Machine::X64);
     assert!(warnings.is_empty(), "{warnings:?}");
     let main = one(index.lookup("mainCRTStartup"), "mainCRTStartup");
@@ -201,7 +201,7 @@ fn standalone_object() {
 
 #[test]
 fn rendering_summary_list_and_explain() {
-    let f = fixtures();
+    let f = index_fixtures();
     let files = [
         f.static_lib.clone(),
         f.import_lib.clone(),
