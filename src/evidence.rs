@@ -27,7 +27,7 @@ impl Evidence {
     fn strength(&self) -> u8 {
         match self.source.as_str() {
             "--crt" => 5,
-            "command line" | "LNK2038" => 4,
+            "command line" | "LNK2038" | "object directive" | "build.ninja" => 4,
             "LNK4098" => 3,
             "dllimport CRT symbol" | "debug-only symbol" => 2,
             _ => 1,
@@ -96,6 +96,63 @@ pub fn flavour_of_option(book: &RuleBook, option: &str) -> (Option<bool>, Option
     }
 }
 
+/// Evidence from the build's own objects: the `/DEFAULTLIB` directives cl and clang-cl write into
+/// `.drectve`, and which objects carry none (hipcc's GNU-style driver writes none, FORMATS.md §1).
+pub fn from_objects(book: &RuleBook, objects: &crate::index::Index) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    for info in objects.libraries() {
+        if info.format != crate::index::FileFormat::Object {
+            continue;
+        }
+        let name = info.path.to_string_lossy();
+        let mut any = false;
+        for library in &info.default_libs {
+            if let Some(f) = flavour_of_library(book, library) {
+                any = true;
+                out.push(Evidence {
+                    source: "object directive".into(),
+                    dynamic: Some(f.is_dynamic()),
+                    debug: Some(f.is_debug()),
+                    detail: format!("{name}: /DEFAULTLIB:{library}"),
+                    line: None,
+                });
+            }
+        }
+        if !any {
+            out.push(Evidence {
+                source: "object without CRT directive".into(),
+                dynamic: None,
+                debug: None,
+                detail: format!(
+                    "{name} names no CRT library (built by hipcc/clang's GNU driver, or with /Zl)"
+                ),
+                line: None,
+            });
+        }
+    }
+    out
+}
+
+/// Evidence from a `build.ninja`: the CRT options on its compile and link command lines.
+pub fn from_build_file(book: &RuleBook, path: &std::path::Path) -> std::io::Result<Vec<Evidence>> {
+    let file = std::fs::File::open(path)?;
+    let failure = crate::symbols::collect(file, Default::default())?;
+    let mut out = Vec::new();
+    for option in &failure.crt_options {
+        let (dynamic, debug) = flavour_of_option(book, &option.option);
+        if dynamic.is_some() || debug.is_some() {
+            out.push(Evidence {
+                source: "build.ninja".into(),
+                dynamic,
+                debug,
+                detail: format!("{}: {}", path.display(), option.option),
+                line: Some(option.line),
+            });
+        }
+    }
+    Ok(out)
+}
+
 fn runtime_library_value(value: &str) -> Option<Flavour> {
     match value {
         "MT_StaticRelease" => Some(Flavour::Static),
@@ -120,6 +177,7 @@ pub fn decide(
     classes: &[Option<Classification>],
     book: &RuleBook,
     forced: Option<Flavour>,
+    extra: &[Evidence],
 ) -> CrtDecision {
     let mut evidence = Vec::new();
     if let Some(f) = forced {
@@ -131,6 +189,7 @@ pub fn decide(
             line: None,
         });
     }
+    evidence.extend(extra.iter().cloned());
     for option in &failure.crt_options {
         let (dynamic, debug) = flavour_of_option(book, &option.option);
         if dynamic.is_some() || debug.is_some() {
@@ -365,7 +424,7 @@ mod tests {
                 })
             })
             .collect();
-        decide(&failure, &classes, &book, forced)
+        decide(&failure, &classes, &book, forced, &[])
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod evidence;
 pub mod index;
 pub mod linklog;
 pub mod patch;
+pub mod providers;
 pub mod report;
 pub mod resolve;
 pub mod rules;

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use lnkfix::discover::{self, SearchDir, SearchOptions};
+use lnkfix::index::{Index, IndexOptions, IndexWarning, Machine, OutputFormat as IndexFormat};
 use lnkfix::linklog::ReadLimits;
 use lnkfix::patch;
 use lnkfix::report::{self, Style};
@@ -37,6 +39,10 @@ enum Command {
     /// Read a link log, list every unresolved symbol (demangled), say which library provides it
     /// and what to add to the link command.
     Diagnose(DiagnoseArgs),
+    /// Build the library index from the link environment and summarise it (or list every symbol).
+    Index(IndexArgs),
+    /// Show a symbol demangled and every library that provides it.
+    Explain(ExplainArgs),
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
     /// --apply): one block in the Windows branch of the ninja generator.
     Patch(PatchArgs),
@@ -95,6 +101,76 @@ struct DiagnoseInputs {
     /// Longest log line kept, in bytes; longer lines are cut with a warning.
     #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
     max_line_bytes: usize,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
+    #[arg(long = "objects", value_name = "DIR")]
+    objects: Vec<PathBuf>,
+    /// The build directory: CRT options in its build.ninja are evidence.
+    #[arg(long = "build-dir", value_name = "DIR")]
+    build_dir: Option<PathBuf>,
+}
+
+/// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
+/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does.
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// A library directory (repeatable; searched in order, as the linker does).
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    lib_dirs: Vec<PathBuf>,
+    /// The HIP SDK (its `lib` directory is searched).
+    #[arg(long = "hip-path", value_name = "DIR")]
+    hip_path: Option<PathBuf>,
+    /// The Visual C++ tools directory (`VC\Tools\MSVC\<ver>`) or its lib directory.
+    #[arg(long = "vc-lib", value_name = "DIR")]
+    vc_lib: Option<PathBuf>,
+    /// The Windows Kits `Lib\<ver>` root (both `um` and `ucrt` are searched).
+    #[arg(long = "sdk-lib", value_name = "DIR")]
+    sdk_lib: Option<PathBuf>,
+    /// Library files by glob (quote it), e.g. 'C:\Program Files\AMD\ROCm\*\lib\*.lib'.
+    #[arg(long = "lib", value_name = "GLOB")]
+    globs: Vec<String>,
+    /// Target machine: x64, x86, arm64, arm64ec.
+    #[arg(long, default_value = "x64", value_parser = parse_machine)]
+    arch: Machine,
+}
+
+fn parse_machine(text: &str) -> Result<Machine, String> {
+    Machine::parse_arch(text)
+        .ok_or_else(|| format!("unknown architecture {text:?} (x64, x86, arm64, arm64ec)"))
+}
+
+impl SearchArgs {
+    fn options(&self) -> SearchOptions {
+        SearchOptions {
+            lib_dirs: self.lib_dirs.clone(),
+            hip_path: self.hip_path.clone(),
+            vc_lib: self.vc_lib.clone(),
+            sdk_lib: self.sdk_lib.clone(),
+            globs: self.globs.clone(),
+            arch: self.arch,
+        }
+    }
+
+    /// Finds the directories and builds the index; `None` when nothing is searched.
+    fn index(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> Option<(Index, Vec<SearchDir>, Vec<IndexWarning>)> {
+        let env = |name: &str| std::env::var(name).ok();
+        let found = discover::discover(&self.options(), &env);
+        warnings.extend(found.warnings);
+        if found.dirs.is_empty() && found.files.is_empty() {
+            return None;
+        }
+        let options = IndexOptions {
+            arch: self.arch,
+            progress: std::io::stderr().is_terminal(),
+            ..IndexOptions::default()
+        };
+        let (index, index_warnings) = Index::build(&found.files, &options);
+        Some((index, found.dirs, index_warnings))
+    }
 }
 
 #[derive(clap::Args)]
@@ -112,6 +188,31 @@ struct DiagnoseArgs {
     /// Also print the patch for this extension.py (the JSON records its hash for `patch --apply`).
     #[arg(long, value_name = "EXTENSION_PY")]
     patch: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct IndexArgs {
+    /// Library directories to index (same as --lib-dir).
+    dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print every symbol with its provider instead of the summary.
+    #[arg(long)]
+    list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The linker-level name (`__imp_CreateFileW`, `?f@@YAXXZ`, `hipMalloc`).
+    symbol: String,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
 }
 
 #[derive(clap::Args)]
@@ -167,7 +268,56 @@ fn open_log(path: &str) -> Result<Box<dyn Read>, String> {
         .map_err(|e| format!("{path}: cannot read: {e}"))
 }
 
-/// Reads and diagnoses a log; errors are already reported as messages.
+/// Object files named by the log's references that exist on disk (relative to the log's
+/// directory or the current one): their directives are evidence too.
+fn objects_named_in_log(log: &str, failure: &lnkfix::symbols::LinkFailure) -> Vec<PathBuf> {
+    let base = std::path::Path::new(log).parent().map(PathBuf::from);
+    let mut out: Vec<PathBuf> = Vec::new();
+    for symbol in &failure.symbols {
+        for reference in &symbol.references {
+            let Some(object) = reference.object.as_deref() else {
+                continue;
+            };
+            let lower = object.to_ascii_lowercase();
+            if object.contains('(') || !(lower.ends_with(".obj") || lower.ends_with(".o")) {
+                continue;
+            }
+            let relative = discover::native_path(object);
+            let candidates = [
+                base.as_ref().map(|b| b.join(&relative)),
+                Some(relative.clone()),
+            ];
+            if let Some(found) = candidates.into_iter().flatten().find(|p| p.is_file()) {
+                if !out.contains(&found) && out.len() < 256 {
+                    out.push(found);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn object_files_in(dir: &std::path::Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<String>) {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase());
+                if matches!(ext.as_deref(), Some("obj") | Some("o")) && path.is_file() {
+                    out.push(path);
+                }
+            }
+        }
+        Err(e) => warnings.push(format!(
+            "{}: cannot read the objects directory: {e}",
+            dir.display()
+        )),
+    }
+}
+
+/// Reads and diagnoses a log, against the archives on disk when any are found.
 fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleBook), String> {
     let mut book = RuleBook::builtin();
     for path in &inputs.rules {
@@ -183,8 +333,123 @@ fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleB
         crt: inputs.crt.map(Flavour::from),
         log_name: log.to_string(),
     };
-    let diagnosis = resolve::diagnose(failure, &book, &options);
+
+    let mut warnings = Vec::new();
+    let mut evidence = Vec::new();
+    let mut objects = objects_named_in_log(log, &failure);
+    for dir in &inputs.objects {
+        object_files_in(dir, &mut objects, &mut warnings);
+    }
+    if !objects.is_empty() {
+        let (object_index, object_warnings) = Index::build(&objects, &IndexOptions::default());
+        warnings.extend(object_warnings.iter().map(|w| w.to_string()));
+        evidence.extend(lnkfix::evidence::from_objects(&book, &object_index));
+    }
+    if let Some(dir) = &inputs.build_dir {
+        let ninja = dir.join("build.ninja");
+        match lnkfix::evidence::from_build_file(&book, &ninja) {
+            Ok(found) => evidence.extend(found),
+            Err(e) => warnings.push(format!("{}: cannot read: {e}", ninja.display())),
+        }
+    }
+    let searched = inputs.search.index(&mut warnings);
+    if let Some((_, _, index_warnings)) = &searched {
+        warnings.extend(index_warnings.iter().map(|w| w.to_string()));
+    }
+    let mut diagnosis = match &searched {
+        Some((index, dirs, _)) => {
+            let context = resolve::SearchContext {
+                index,
+                dirs,
+                evidence,
+            };
+            resolve::diagnose_with(failure, &book, &options, Some(&context))
+        }
+        None if !evidence.is_empty() => {
+            let empty = Index::from_symbols(Vec::new(), Vec::new(), inputs.search.arch);
+            let context = resolve::SearchContext {
+                index: &empty,
+                dirs: &[],
+                evidence,
+            };
+            let mut d = resolve::diagnose_with(failure, &book, &options, Some(&context));
+            for s in &mut d.symbols {
+                s.not_found_on_disk = false;
+            }
+            d
+        }
+        None => resolve::diagnose(failure, &book, &options),
+    };
+    diagnosis.warnings.extend(warnings);
+    if let Some((index, _, _)) = searched {
+        // Freeing a large index costs tens of milliseconds at exit and buys nothing.
+        std::mem::forget(index);
+    }
     Ok((diagnosis, book))
+}
+
+fn index_command(args: IndexArgs) -> ExitCode {
+    let mut search = args.search;
+    search.lib_dirs.splice(0..0, args.dirs);
+    let mut warnings = Vec::new();
+    let Some((index, _, index_warnings)) = search.index(&mut warnings) else {
+        return error(
+            "no library directories: give DIRS, --lib-dir, --lib, or set LIB (as vcvars does)",
+        );
+    };
+    let format = match args.format {
+        Format::Text => IndexFormat::Text,
+        Format::Json => IndexFormat::Json,
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = if args.list {
+        lnkfix::index::write_list(&index, &mut out, format)
+    } else {
+        lnkfix::index::write_summary(&index, &index_warnings, &mut out, format)
+    };
+    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+        return error(e);
+    }
+    for w in &warnings {
+        eprintln!("lnkfix: warning: {w}");
+    }
+    std::mem::forget(index);
+    ExitCode::from(exit::OK)
+}
+
+fn explain_command(args: ExplainArgs) -> ExitCode {
+    let mut warnings = Vec::new();
+    let format = match args.format {
+        Format::Text => IndexFormat::Text,
+        Format::Json => IndexFormat::Json,
+    };
+    let index = match args.search.index(&mut warnings) {
+        Some((index, _, index_warnings)) => {
+            warnings.extend(index_warnings.iter().map(|w| w.to_string()));
+            index
+        }
+        None => Index::from_symbols(Vec::new(), Vec::new(), args.search.arch),
+    };
+    let demangled = lnkfix::demangle::demangle(&args.symbol);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = lnkfix::index::write_explain(
+        &index,
+        &args.symbol,
+        Some(&demangled.text),
+        &mut out,
+        format,
+    );
+    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+        return error(e);
+    }
+    for w in &warnings {
+        eprintln!("lnkfix: warning: {w}");
+    }
+    let found = !index.providers(&args.symbol).is_empty();
+    std::mem::forget(index);
+    ExitCode::from(if found { exit::OK } else { exit::FOUND })
 }
 
 fn write_out(result: std::io::Result<()>) -> Result<(), String> {
@@ -386,5 +651,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Diagnose(args) => diagnose(args),
         Command::Patch(args) => patch_command(args),
+        Command::Index(args) => index_command(args),
+        Command::Explain(args) => explain_command(args),
     }
 }

@@ -195,6 +195,51 @@ pub fn write_text(
             if let Some(note) = &symbol.rulebook_differs {
                 writeln!(out, "      {} {}", style.dim("note:"), note)?;
             }
+            if let Some(note) = &symbol.index_differs {
+                writeln!(out, "      {} {}", style.dim("note:"), note)?;
+            }
+            if let Some(note) = &symbol.match_note {
+                writeln!(out, "      {} {}", style.dim("note:"), note)?;
+            }
+            if symbol.not_found_on_disk && symbol.family != "unknown" {
+                writeln!(
+                    out,
+                    "      {}",
+                    style.warn("rule, not found on disk: no library searched defines it")
+                )?;
+            }
+            if let Some(member) = &symbol.member {
+                writeln!(out, "      {} {}", style.dim("defined in member"), member)?;
+            }
+            if !symbol.alternatives.is_empty() {
+                let names: Vec<&str> = symbol
+                    .alternatives
+                    .iter()
+                    .take(4)
+                    .map(|a| a.library.as_str())
+                    .collect();
+                let more = symbol.alternatives.len().saturating_sub(4);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "      {} {}{more}",
+                    style.dim("also in"),
+                    names.join(", ")
+                )?;
+            }
+            for miss in &symbol.near_misses {
+                writeln!(out, "      {} {}", style.warn("near miss:"), miss.cause)?;
+                writeln!(out, "        wanted:  {}", miss.wanted)?;
+                writeln!(
+                    out,
+                    "        defined: {}  [{}]  in {}",
+                    miss.found, miss.found_name, miss.library
+                )?;
+            }
             for hint in &symbol.symbol.hints {
                 let hint = hint
                     .display

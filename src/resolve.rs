@@ -4,8 +4,11 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::evidence::{self, CrtDecision};
+use crate::discover::{self, SearchDir};
+use crate::evidence::{self, CrtDecision, Evidence};
+use crate::index::Index;
 use crate::linklog::Finding;
+use crate::providers;
 use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
 use crate::symbols::{LinkFailure, UnresolvedSymbol};
 
@@ -31,6 +34,23 @@ pub struct ResolvedSymbol {
     pub source: Option<String>,
     /// The DLL that exports it, when known.
     pub dll: Option<String>,
+    /// The archive member (or PDB module) that defines it.
+    pub member: Option<String>,
+    /// The exact name the archive defines, when the log showed another form (a demangled name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_name: Option<String>,
+    /// A note about the match (LNK4217, matched by demangled name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_note: Option<String>,
+    /// Other libraries that also define it, in rank order.
+    pub alternatives: Vec<providers::Provider>,
+    /// When nothing defines it exactly: the almost-matching definitions and the likely cause.
+    pub near_misses: Vec<providers::NearMiss>,
+    /// The archives on disk contradict the rule book: the archives win.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_differs: Option<String>,
+    /// Libraries were searched and none defines it: the answer is the rule book's alone.
+    pub not_found_on_disk: bool,
     /// When the flavour is not known: the library for each flavour.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
@@ -153,16 +173,118 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
     direct
 }
 
-/// Resolves a link failure with the rule book: the stage before the archives on disk are read.
+/// The link environment searched: the library index, the directories in search order, and
+/// evidence read from the build's own objects and build files.
+pub struct SearchContext<'a> {
+    /// The index of every library found.
+    pub index: &'a Index,
+    /// The directories searched, in order (for `/LIBPATH:` and the chain's libraries).
+    pub dirs: &'a [SearchDir],
+    /// CRT evidence from objects (`/DEFAULTLIB` directives) and `build.ninja` command lines.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Resolves a link failure with the rule book alone (no archives searched).
 pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions) -> Diagnosis {
+    diagnose_with(failure, book, options, None)
+}
+
+/// Accumulates linker arguments: `/LIBPATH:` entries first, then libraries, without repeats.
+#[derive(Default)]
+struct LinkLine {
+    libpaths: Vec<String>,
+    libraries: Vec<String>,
+}
+
+impl LinkLine {
+    fn add(&mut self, library: &str, dir: Option<String>) {
+        if let Some(dir) = dir {
+            let flag = format!("/LIBPATH:{dir}");
+            if !self.libpaths.contains(&flag) {
+                self.libpaths.push(flag);
+            }
+        }
+        if !self
+            .libraries
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(library))
+        {
+            self.libraries.push(library.to_string());
+        }
+    }
+
+    fn flags(self) -> Vec<String> {
+        let mut flags = self.libpaths;
+        flags.extend(self.libraries);
+        flags
+    }
+}
+
+/// A library name to link: on disk when the search finds it (exact file name, and its directory
+/// unless that directory is already on the linker's `LIB` path), else the rule's name.
+fn locate(context: Option<&SearchContext<'_>>, name: &str) -> (String, Option<String>) {
+    let Some(context) = context else {
+        return (name.to_string(), None);
+    };
+    match discover::find_library(context.dirs, name) {
+        Some(path) => {
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| name.to_string());
+            let dir = path.parent().map(|d| d.to_string_lossy().into_owned());
+            let on_lib_path = context
+                .dirs
+                .iter()
+                .any(|d| d.origin == "LIB" && Some(d.path.to_string_lossy().into_owned()) == dir);
+            (file, if on_lib_path { None } else { dir })
+        }
+        None => (name.to_string(), None),
+    }
+}
+
+fn dir_of(path: &str) -> Option<String> {
+    let cut = path.rfind(['\\', '/'])?;
+    Some(path[..cut].to_string())
+}
+
+/// Resolves a link failure: with a [`SearchContext`], the archives on disk decide and the rule
+/// book only fills in what no archive provides; without one, the rule book answers alone.
+pub fn diagnose_with(
+    failure: LinkFailure,
+    book: &RuleBook,
+    options: &DiagnoseOptions,
+    context: Option<&SearchContext<'_>>,
+) -> Diagnosis {
     let classes: Vec<Option<Classification>> =
         failure.symbols.iter().map(|s| classify(book, s)).collect();
-    let crt = evidence::decide(&failure, &classes, book, options.crt);
+    let extra = context.map_or(&[][..], |c| c.evidence.as_slice());
+    let crt = evidence::decide(&failure, &classes, book, options.crt, extra);
     let flavour = crt.flavour;
 
+    let matches: Vec<Option<providers::Match>> = match context {
+        Some(c) => {
+            let demangled_index = providers::DemangledIndex::new(c.index, &failure.symbols);
+            failure
+                .symbols
+                .iter()
+                .map(|s| Some(providers::find(c.index, &demangled_index, book, s, flavour)))
+                .collect()
+        }
+        None => vec![None; failure.symbols.len()],
+    };
+
     let mut symbols = Vec::with_capacity(failure.symbols.len());
-    for (symbol, class) in failure.symbols.iter().cloned().zip(classes) {
-        symbols.push(resolve_one(book, symbol, class, flavour, &crt));
+    for ((symbol, class), found) in failure.symbols.iter().cloned().zip(classes).zip(matches) {
+        symbols.push(resolve_one(
+            book,
+            symbol,
+            class,
+            found,
+            flavour,
+            &crt,
+            context.is_some(),
+        ));
     }
 
     let unresolved = symbols.len();
@@ -188,52 +310,86 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
         VerdictKind::LibrariesMissing
     };
 
-    let chain_for = |f: Flavour| -> Vec<String> { book.chain(f).to_vec() };
+    let chain_for = |f: Flavour| -> Vec<String> {
+        book.chain(f)
+            .iter()
+            .map(|name| locate(context, name).0)
+            .collect()
+    };
     let chain = (verdict_kind == VerdictKind::DefaultLibChainAbsent)
         .then(|| flavour.map(chain_for))
         .flatten();
 
-    // Libraries the symbols name for sure, in order of first need.
-    let mut fixed: Vec<String> = Vec::new();
-    for s in &symbols {
-        let crt_family = book.family(&s.family).is_some_and(|f| f.crt);
-        if let Some(library) = &s.library {
-            if !crt_family && !fixed.iter().any(|l| l.eq_ignore_ascii_case(library)) {
-                fixed.push(library.clone());
+    let is_crt = |s: &ResolvedSymbol| book.family(&s.family).is_some_and(|f| f.crt);
+    // The link line for one flavour: non-CRT libraries as found, then the CRT part (the whole
+    // chain when it is absent, else each symbol's library in that flavour).
+    let flags_for = |f: Option<Flavour>| -> Vec<String> {
+        let mut line = LinkLine::default();
+        for s in symbols.iter().filter(|s| !is_crt(s)) {
+            if let Some(library) = &s.library {
+                let dir = match &s.library_path {
+                    Some(path) => {
+                        let dir = dir_of(path);
+                        let on_lib_path = context.is_some_and(|c| {
+                            c.dirs.iter().any(|d| {
+                                d.origin == "LIB"
+                                    && Some(d.path.to_string_lossy().into_owned()) == dir
+                            })
+                        });
+                        if on_lib_path {
+                            None
+                        } else {
+                            dir
+                        }
+                    }
+                    None => locate(context, library).1,
+                };
+                line.add(library, dir);
             }
         }
-    }
-    let flags_for = |f: Flavour| -> Vec<String> {
-        let mut flags = fixed.clone();
+        let Some(f) = f else {
+            return line.flags();
+        };
         let crt_libraries: Vec<String> = if verdict_kind == VerdictKind::DefaultLibChainAbsent {
-            chain_for(f)
+            book.chain(f).to_vec()
         } else {
             symbols
                 .iter()
-                .filter(|s| book.family(&s.family).is_some_and(|fam| fam.crt))
+                .filter(|s| is_crt(s))
                 .filter_map(|s| book.family_library(&s.family, f).map(str::to_string))
                 .collect()
         };
-        for library in crt_libraries {
-            if !flags.iter().any(|l| l.eq_ignore_ascii_case(&library)) {
-                flags.push(library);
+        for name in crt_libraries {
+            let (file, dir) = locate(context, &name);
+            line.add(&file, dir);
+        }
+        if crt.conflict.is_some() {
+            // A mixed build: keep the other flavour's CRT out explicitly.
+            let other = Flavour::from_parts(!f.is_dynamic(), f.is_debug());
+            for name in book
+                .chain(other)
+                .iter()
+                .filter(|n| !book.crt_library_flavours(n).is_empty())
+            {
+                let flag = format!("/NODEFAULTLIB:{name}");
+                if !line.libraries.contains(&flag) {
+                    line.libraries.push(flag);
+                }
             }
         }
-        flags
+        line.flags()
     };
-    let needs_crt = symbols
-        .iter()
-        .any(|s| book.family(&s.family).is_some_and(|f| f.crt));
+    let needs_crt = symbols.iter().any(is_crt);
     let (link_flags, link_flags_by_flavour) = match flavour {
-        Some(f) => (flags_for(f), None),
+        Some(f) => (flags_for(Some(f)), None),
         None if needs_crt => {
             let by: BTreeMap<Flavour, Vec<String>> = [Flavour::Static, Flavour::Dynamic]
                 .into_iter()
-                .map(|f| (f, flags_for(f)))
+                .map(|f| (f, flags_for(Some(f))))
                 .collect();
-            (fixed.clone(), Some(by))
+            (flags_for(None), Some(by))
         }
-        None => (fixed.clone(), None),
+        None => (flags_for(None), None),
     };
 
     let mut warnings = Vec::new();
@@ -272,6 +428,15 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
             warnings.push(format!("{}: {w}", s.symbol.name));
         }
     }
+    if let Some(c) = context {
+        for name in chain.iter().flatten() {
+            if discover::find_library(c.dirs, name).is_none() {
+                warnings.push(format!(
+                    "{name} (default-library chain) was not found in the directories searched"
+                ));
+            }
+        }
+    }
 
     let summary = summary_line(verdict_kind, unresolved, crt_or_system, unknown, flavour);
     Diagnosis {
@@ -299,13 +464,114 @@ pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions
     }
 }
 
+/// The family the archive on disk implies: a CRT family by the library's name, else the rule's
+/// family, else what the member is (an import from some DLL, or a static library's definition).
+fn family_from_provider(
+    book: &RuleBook,
+    provider: &providers::Provider,
+    class: Option<&Classification>,
+) -> String {
+    let lower = provider.library.to_ascii_lowercase();
+    if lower == "oldnames.lib" {
+        return "oldnames".into();
+    }
+    if let Some((family, _)) = book
+        .crt_library_flavours(&provider.library)
+        .into_iter()
+        .next()
+    {
+        return family;
+    }
+    let hip = provider
+        .library
+        .to_ascii_lowercase()
+        .starts_with("amdhip64")
+        || provider
+            .dll
+            .as_deref()
+            .is_some_and(|d| d.to_ascii_lowercase().starts_with("amdhip64"));
+    if hip {
+        return "hip-runtime".into();
+    }
+    match class {
+        Some(c) if !book.family(&c.family).is_some_and(|f| f.crt) && c.family != "dll-import" => {
+            c.family.clone()
+        }
+        _ if provider.dll.is_some() => {
+            if class.is_some_and(|c| c.family == "windows-system") {
+                "windows-system".into()
+            } else {
+                "dll-import".into()
+            }
+        }
+        _ => "static-library".into(),
+    }
+}
+
 fn resolve_one(
     book: &RuleBook,
     symbol: UnresolvedSymbol,
     class: Option<Classification>,
+    found: Option<providers::Match>,
     flavour: Option<Flavour>,
     crt: &CrtDecision,
+    searched: bool,
 ) -> ResolvedSymbol {
+    let found = found.unwrap_or_default();
+    let near_misses = found.near_misses;
+    if let Some(best) = found.providers.first().cloned() {
+        let family = family_from_provider(book, &best, class.as_ref());
+        let index_differs = class
+            .as_ref()
+            .filter(|c| c.family != family && c.family != "dll-import")
+            .map(|c| {
+                format!(
+                    "the rule book ({}) says {}; the archive on disk says {family} ({})",
+                    c.source, c.family, best.library
+                )
+            });
+        // With the flavour unknown, a CRT symbol keeps the best provider of each linkage.
+        let crt_family = book.family(&family).is_some_and(|f| f.crt);
+        let mut libraries_by_flavour = None;
+        let mut chosen = Some(best.clone());
+        if crt_family && flavour.is_none() {
+            let debug = crt.evidence.iter().any(|e| e.debug == Some(true));
+            let mut by = BTreeMap::new();
+            for p in &found.providers {
+                for (_, f) in book.crt_library_flavours(&p.library) {
+                    if f.is_debug() == debug {
+                        by.entry(f).or_insert_with(|| p.library.clone());
+                    }
+                }
+            }
+            if by.len() > 1 {
+                libraries_by_flavour = Some(by);
+                chosen = None;
+            }
+        }
+        let alternatives: Vec<providers::Provider> =
+            found.providers.iter().skip(1).cloned().collect();
+        let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
+            .then(|| best.matched_name.clone());
+        return ResolvedSymbol {
+            symbol,
+            family,
+            library: chosen.as_ref().map(|p| p.library.clone()),
+            library_path: chosen.as_ref().map(|p| p.path.clone()),
+            provider: Some(best.source.clone()),
+            source: Some(best.source.clone()),
+            dll: best.dll.clone(),
+            member: best.member.clone(),
+            matched_name,
+            match_note: best.note.clone(),
+            alternatives,
+            near_misses,
+            libraries_by_flavour,
+            rulebook_differs: None,
+            index_differs,
+            not_found_on_disk: false,
+        };
+    }
     let Some(class) = class else {
         return ResolvedSymbol {
             symbol,
@@ -315,8 +581,15 @@ fn resolve_one(
             provider: None,
             source: None,
             dll: None,
+            member: None,
+            matched_name: None,
+            match_note: None,
+            alternatives: Vec::new(),
+            near_misses,
             libraries_by_flavour: None,
             rulebook_differs: None,
+            index_differs: None,
+            not_found_on_disk: searched,
         };
     };
     let mut library = class.library.clone();
@@ -352,8 +625,15 @@ fn resolve_one(
         provider: Some("rule".into()),
         source: Some(class.source),
         dll: class.dll,
+        member: None,
+        matched_name: None,
+        match_note: None,
+        alternatives: Vec::new(),
+        near_misses,
         libraries_by_flavour,
         rulebook_differs: class.rulebook_differs,
+        index_differs: None,
+        not_found_on_disk: searched,
     }
 }
 

@@ -1,0 +1,556 @@
+//! Matching unresolved symbols against the library index: exact linker names, dllimport against
+//! import members and static definitions, x86 decorations, demangled names through the canonical
+//! form, the ranking a Windows engineer would use, and near misses when nothing matches exactly.
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::demangle;
+use crate::index::{Index, LibrarySymbol, SymbolKind};
+use crate::rules::{Flavour, RuleBook};
+use crate::symbols::UnresolvedSymbol;
+
+/// One library that defines a symbol.
+#[derive(Debug, Clone, Serialize)]
+pub struct Provider {
+    /// The library file name exactly as on disk (`AdvAPI32.Lib`).
+    pub library: String,
+    /// The full path of the file.
+    pub path: String,
+    /// The archive member (or PDB module) that defines it.
+    pub member: Option<String>,
+    /// The DLL it imports from, for import members and exports.
+    pub dll: Option<String>,
+    /// How it defines it: `import_code`, `import_data`, `defined`, `alias`, `export`, `pdb_public`.
+    pub kind: String,
+    /// The exact linker-level name that matched (the real mangled name for a demangled match).
+    pub matched_name: String,
+    /// `archive` or `pdb`.
+    pub source: String,
+    /// A note about the match (LNK4217, demangled match, ...).
+    pub note: Option<String>,
+}
+
+/// A symbol that almost matches: same qualified name, something else differs.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearMiss {
+    /// What the link wanted (demangled).
+    pub wanted: String,
+    /// What the library defines (demangled).
+    pub found: String,
+    /// The defined linker-level name.
+    pub found_name: String,
+    /// Where it is defined.
+    pub library: String,
+    /// The likely cause, for people.
+    pub cause: String,
+}
+
+fn kind_name(kind: &SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::ImportCode => "import_code",
+        SymbolKind::ImportData => "import_data",
+        SymbolKind::ImportConst => "import_const",
+        SymbolKind::Defined => "defined",
+        SymbolKind::Alias { .. } => "alias",
+        SymbolKind::Export => "export",
+        SymbolKind::PdbPublic => "pdb_public",
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string_lossy().into_owned())
+}
+
+fn provider_of(symbol: &LibrarySymbol, note: Option<String>) -> Provider {
+    let is_pdb = symbol.kind == SymbolKind::PdbPublic;
+    Provider {
+        library: if is_pdb {
+            symbol
+                .source_library
+                .as_deref()
+                .map(|l| l.rsplit(['\\', '/']).next().unwrap_or(l).to_string())
+                .unwrap_or_else(|| file_name(&symbol.library))
+        } else {
+            file_name(&symbol.library)
+        },
+        path: symbol.library.to_string_lossy().into_owned(),
+        member: symbol.member.clone(),
+        dll: symbol.dll.clone(),
+        kind: kind_name(&symbol.kind).to_string(),
+        matched_name: symbol.name.clone(),
+        source: if is_pdb { "pdb" } else { "archive" }.to_string(),
+        note,
+    }
+}
+
+/// The unqualified name of a demangled C++ function or variable: the last identifier before the
+/// parameter list, template arguments removed (`operator delete` kept whole).
+pub fn unqualified_key(demangled: &str) -> Option<String> {
+    let text = demangled.trim();
+    if let Some(at) = text.find("operator") {
+        let rest = &text[at..];
+        let end = rest.find('(').unwrap_or(rest.len());
+        return Some(rest[..end].split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    // Cut the parameter list: the first '(' at template depth 0.
+    let mut depth = 0i32;
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let head = &text[..end];
+    // Drop trailing template arguments, then take the last `::` component's last word.
+    let mut depth = 0i32;
+    let mut cut = head.len();
+    for (i, c) in head.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' => {
+                depth -= 1;
+                if depth == 0 {
+                    cut = i;
+                }
+            }
+            _ => {}
+        }
+        if depth == 0 && cut != head.len() {
+            break;
+        }
+    }
+    let head = &head[..cut];
+    let last = head.rsplit("::").next()?;
+    let word = last.split_whitespace().last()?;
+    let word = word.trim_matches(|c: char| {
+        !(c.is_alphanumeric() || c == '_' || c == '~' || c == '`' || c == '\'')
+    });
+    (!word.is_empty()).then(|| word.to_string())
+}
+
+/// The unqualified key of an index name: cheap for `?name@...` (the text between `?` and `@`),
+/// demangled for special names (`??...`).
+fn index_key(name: &str) -> Option<String> {
+    let bare = name.strip_prefix("__imp_").unwrap_or(name);
+    if let Some(rest) = bare.strip_prefix('?') {
+        if rest.starts_with('?') {
+            return unqualified_key(&demangle::demangle(bare).text);
+        }
+        return rest
+            .split('@')
+            .next()
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+    }
+    None
+}
+
+/// The provider ranking a Windows engineer would use; lower sorts first.
+///
+/// 1. a CRT library of the other flavour last (never mixed);
+/// 2. the import library named after its DLL before umbrella libraries (`OneCore*`, `mincore*`,
+///    `WindowsApp*`, `*_apiset`, `*_downlevel`, `windowscoreheadless*`);
+/// 3. runtimes that merely happen to define the name (`clang_rt.*`, `concrt*`, OpenMP) after the rest;
+/// 4. a release library before its debug twin, unless the evidence says debug;
+/// 5. then search order.
+pub fn rank(book: &RuleBook, provider: &Provider, flavour: Option<Flavour>) -> (u8, u8, u8, u8) {
+    let lower = provider.library.to_ascii_lowercase();
+    let stem = lower.strip_suffix(".lib").unwrap_or(&lower).to_string();
+    let crt = book.crt_library_flavours(&lower);
+    let wrong_flavour = match flavour {
+        Some(f) => {
+            u8::from(!crt.is_empty() && crt.iter().all(|(_, g)| g.is_dynamic() != f.is_dynamic()))
+        }
+        None => 0,
+    };
+    let umbrella = ["onecore", "mincore", "windowsapp", "windowscoreheadless"]
+        .iter()
+        .any(|u| stem.starts_with(u))
+        || stem.ends_with("_apiset")
+        || stem.ends_with("_downlevel");
+    let named_after_dll = provider
+        .dll
+        .as_deref()
+        .map(|d| d.to_ascii_lowercase())
+        .is_some_and(|d| d.strip_suffix(".dll").unwrap_or(&d) == stem);
+    let dll_rank = if umbrella {
+        2
+    } else if named_after_dll || provider.dll.is_none() {
+        0
+    } else {
+        1
+    };
+    let noise = u8::from(
+        stem.starts_with("clang_rt.")
+            || stem.starts_with("concrt")
+            || stem.starts_with("libomp")
+            || stem.starts_with("vcomp")
+            || stem.starts_with("libiomp"),
+    );
+    let debug_library = !crt.is_empty() && crt.iter().all(|(_, g)| g.is_debug());
+    let wants_debug = flavour.is_some_and(Flavour::is_debug);
+    let debug_rank = u8::from(debug_library != wants_debug && !crt.is_empty());
+    (wrong_flavour, dll_rank, noise, debug_rank)
+}
+
+/// Everything the index says about one symbol.
+#[derive(Debug, Clone, Default)]
+pub struct Match {
+    /// Providers, best first.
+    pub providers: Vec<Provider>,
+    /// Near misses, when no provider matched.
+    pub near_misses: Vec<NearMiss>,
+}
+
+/// Demangled-name matching, prepared once for all symbols: one pass over the index's names,
+/// demangling only those whose unqualified name is wanted.
+pub struct DemangledIndex<'a> {
+    by_key: HashMap<String, Vec<&'a str>>,
+}
+
+impl<'a> DemangledIndex<'a> {
+    /// Collects the index names whose unqualified name one of `symbols` has.
+    pub fn new(index: &'a Index, symbols: &[UnresolvedSymbol]) -> DemangledIndex<'a> {
+        let mut wanted: HashMap<String, ()> = HashMap::new();
+        for s in symbols {
+            if let Some(key) = unqualified_key(&s.demangled) {
+                wanted.insert(key, ());
+            }
+            wanted.insert(s.lookup_name.clone(), ());
+        }
+        let mut by_key: HashMap<String, Vec<&'a str>> = HashMap::new();
+        for name in index.names() {
+            let key = match index_key(name) {
+                Some(k) => k,
+                None => {
+                    // C names: keyed by themselves (for C/C++ linkage near misses).
+                    let bare = name.strip_prefix("__imp_").unwrap_or(name);
+                    bare.to_string()
+                }
+            };
+            if wanted.contains_key(&key) {
+                by_key.entry(key).or_default().push(name);
+            }
+        }
+        DemangledIndex { by_key }
+    }
+
+    fn candidates(&self, key: &str) -> &[&'a str] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The demangled form of an index name, without the dllimport prefix.
+fn demangled_of(name: &str) -> (String, bool) {
+    let d = demangle::demangle(name);
+    (d.text, d.import)
+}
+
+/// Finds the providers of one symbol, ranked, and near misses when there are none.
+pub fn find(
+    index: &Index,
+    demangled_index: &DemangledIndex<'_>,
+    book: &RuleBook,
+    symbol: &UnresolvedSymbol,
+    flavour: Option<Flavour>,
+) -> Match {
+    let mut providers: Vec<Provider> = Vec::new();
+    let push = |found: &LibrarySymbol, note: Option<String>, providers: &mut Vec<Provider>| {
+        let p = provider_of(found, note);
+        if !providers
+            .iter()
+            .any(|q| q.path == p.path && q.matched_name == p.matched_name && q.dll == p.dll)
+        {
+            providers.push(p);
+        }
+    };
+    if let Some(linker) = &symbol.linker_name {
+        for found in index.providers(linker) {
+            push(found, None, &mut providers);
+        }
+        if let Some(bare) = linker.strip_prefix("__imp_") {
+            for found in index.lookup(bare).iter().filter(|s| !s.is_import()) {
+                push(
+                    found,
+                    Some("a static definition satisfies the dllimport reference (link.exe warns LNK4217)".into()),
+                    &mut providers,
+                );
+            }
+        }
+    }
+    if providers.is_empty() && symbol.linker_name.is_none() {
+        // A demangled name only (lld-link's default output): match through the canonical form.
+        let want = &symbol.canonical;
+        if let Some(key) = unqualified_key(&symbol.demangled) {
+            for name in demangled_index.candidates(&key) {
+                let (text, import) = demangled_of(name);
+                if import == symbol.import && demangle::canonical(&text) == *want {
+                    for found in index.lookup(name) {
+                        push(
+                            found,
+                            Some(format!("matched by demangled name: {name}")),
+                            &mut providers,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // x86 C names shown undecorated against decorated definitions, and the reverse, are handled
+    // by Index::providers (export names); plain `_name` cdecl definitions:
+    if providers.is_empty() && symbol.x86_decoration.is_some() && symbol.linker_name.is_some() {
+        for found in index.lookup(&format!("_{}", symbol.lookup_name)) {
+            push(found, None, &mut providers);
+        }
+    }
+    let mut ranked: Vec<(usize, Provider)> = providers.into_iter().enumerate().collect();
+    ranked.sort_by_key(|(order, p)| (rank(book, p, flavour), *order));
+    let providers: Vec<Provider> = ranked.into_iter().map(|(_, p)| p).collect();
+    let near_misses = if providers.is_empty() {
+        near_misses(index, demangled_index, symbol)
+    } else {
+        Vec::new()
+    };
+    Match {
+        providers,
+        near_misses,
+    }
+}
+
+/// Why two demangled names of the same function differ.
+fn difference_cause(wanted: &str, found: &str) -> String {
+    let strip = |s: &str, word: &str| demangle::canonical(&s.replace(word, " "));
+    let (w, f) = (demangle::canonical(wanted), demangle::canonical(found));
+    if strip(&w, "const") == strip(&f, "const") {
+        return "const differs: the declaration and the definition disagree on const".into();
+    }
+    for cc in [
+        "__cdecl",
+        "__stdcall",
+        "__fastcall",
+        "__vectorcall",
+        "__thiscall",
+    ] {
+        if strip(&w, cc) != w || strip(&f, cc) != f {
+            let norm = |s: &str| {
+                [
+                    "__cdecl",
+                    "__stdcall",
+                    "__fastcall",
+                    "__vectorcall",
+                    "__thiscall",
+                ]
+                .iter()
+                .fold(s.to_string(), |acc, c| acc.replace(c, " "))
+            };
+            if demangle::canonical(&norm(&w)) == demangle::canonical(&norm(&f)) {
+                return "calling convention differs".into();
+            }
+        }
+    }
+    if w.replace("unsigned short", "wchar_t") == f.replace("unsigned short", "wchar_t") {
+        return "wchar_t vs unsigned short: one side was compiled with /Zc:wchar_t-".into();
+    }
+    let ints = |s: &str| {
+        s.replace("unsigned long", "unsigned int")
+            .replace("long", "int")
+    };
+    if ints(&w) == ints(&f) {
+        return "int vs long: the parameter types differ".into();
+    }
+    "another signature: the declaration and the definition disagree".into()
+}
+
+fn near_misses(
+    index: &Index,
+    demangled_index: &DemangledIndex<'_>,
+    symbol: &UnresolvedSymbol,
+) -> Vec<NearMiss> {
+    let mut out = Vec::new();
+    let wanted = format!(
+        "{}{}",
+        if symbol.import {
+            "__declspec(dllimport) "
+        } else {
+            ""
+        },
+        symbol.demangled
+    );
+    let add = |found_name: &str,
+               found: String,
+               library: String,
+               cause: String,
+               out: &mut Vec<NearMiss>| {
+        if out.len() < 8
+            && !out
+                .iter()
+                .any(|m: &NearMiss| m.found_name == found_name && m.library == library)
+        {
+            out.push(NearMiss {
+                wanted: wanted.clone(),
+                found,
+                found_name: found_name.to_string(),
+                library,
+                cause,
+            });
+        }
+    };
+    let first_library = |name: &str| index.lookup(name).first().map(|s| file_name(&s.library));
+
+    // Only in a library for another machine.
+    if let Some(linker) = &symbol.linker_name {
+        for other in index.lookup_other_machines(linker) {
+            add(
+                &other.name,
+                symbol.demangled.clone(),
+                file_name(&other.library),
+                format!("only in a library for another machine ({}): the link is for a different architecture", other.machine),
+                &mut out,
+            );
+        }
+        // Only as __imp_ (a data import must be declared dllimport), or only without.
+        if !symbol.import {
+            let imp = format!("__imp_{linker}");
+            if let Some(library) = first_library(&imp) {
+                add(&imp, format!("__declspec(dllimport) {}", symbol.demangled), library,
+                    "only as __imp_: the library exports it as data; declare it __declspec(dllimport)".into(), &mut out);
+            }
+        }
+    }
+
+    let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
+    let key = if is_cxx {
+        unqualified_key(&symbol.demangled)
+    } else {
+        Some(symbol.lookup_name.clone())
+    };
+    let Some(key) = key else {
+        return out;
+    };
+    for name in demangled_index.candidates(&key) {
+        let name_is_cxx = name.trim_start_matches("__imp_").starts_with('?');
+        let Some(library) = first_library(name) else {
+            continue;
+        };
+        if name_is_cxx && !is_cxx {
+            let (text, _) = demangled_of(name);
+            add(name, text, library,
+                "a C name was wanted but the library defines a C++ function: the caller declares it extern \"C\" and the library does not (or the reverse)".into(),
+                &mut out);
+        } else if !name_is_cxx && is_cxx {
+            add(name, name.to_string(), library,
+                "a C++ name was wanted but the library defines a C function: the declaration lacks extern \"C\"".into(),
+                &mut out);
+        } else if name_is_cxx && is_cxx {
+            let (text, import) = demangled_of(name);
+            if demangle::canonical(&text) == symbol.canonical && import != symbol.import {
+                continue; // the same symbol through __imp_: a provider, not a near miss
+            }
+            if qualified_head(&text) == qualified_head(&symbol.demangled) {
+                let cause = difference_cause(&symbol.demangled, &text);
+                add(name, text, library, cause, &mut out);
+            } else {
+                let cause = format!(
+                    "defined in another namespace or class ({}): the declaration's scope differs",
+                    qualified_head(&text)
+                );
+                add(name, text, library, cause, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// The qualified name without the return type and parameters (`ns::Class::f`).
+fn qualified_head(demangled: &str) -> String {
+    let canonical = demangle::canonical(demangled);
+    let end = canonical.find('(').unwrap_or(canonical.len());
+    let head = &canonical[..end];
+    head.rsplit(' ').next().unwrap_or(head).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unqualified_keys() {
+        assert_eq!(
+            unqualified_key("void __cdecl mul_mat_q_case<16>(struct a &)").as_deref(),
+            Some("mul_mat_q_case")
+        );
+        assert_eq!(
+            unqualified_key("void __cdecl std::_Xlength_error(char const *)").as_deref(),
+            Some("_Xlength_error")
+        );
+        assert_eq!(
+            unqualified_key("void __cdecl operator delete(void *, unsigned __int64)").as_deref(),
+            Some("operator delete")
+        );
+        assert_eq!(
+            unqualified_key("public: __cdecl ns::Foo::Foo(void)").as_deref(),
+            Some("Foo")
+        );
+        assert_eq!(
+            index_key("?_Xlength_error@std@@YAXPEBD@Z").as_deref(),
+            Some("_Xlength_error")
+        );
+        assert_eq!(index_key("__imp_?f@@YAXXZ").as_deref(), Some("f"));
+        assert_eq!(
+            index_key("??3@YAXPEAX_K@Z").as_deref(),
+            Some("operator delete")
+        );
+        assert_eq!(index_key("hipMalloc"), None);
+    }
+
+    #[test]
+    fn ranking() {
+        let book = RuleBook::builtin();
+        let p = |library: &str, dll: Option<&str>| Provider {
+            library: library.into(),
+            path: library.into(),
+            member: None,
+            dll: dll.map(str::to_string),
+            kind: "import_code".into(),
+            matched_name: "x".into(),
+            source: "archive".into(),
+            note: None,
+        };
+        let kernel32 = rank(&book, &p("kernel32.Lib", Some("KERNEL32.dll")), None);
+        let onecore = rank(
+            &book,
+            &p("OneCore.Lib", Some("api-ms-win-core-file-l1-1-0.dll")),
+            None,
+        );
+        assert!(kernel32 < onecore);
+        let release = rank(&book, &p("libcmt.lib", None), Some(Flavour::Static));
+        let debug = rank(&book, &p("libcmtd.lib", None), Some(Flavour::Static));
+        let dynamic = rank(&book, &p("msvcrt.lib", None), Some(Flavour::Static));
+        assert!(release < debug && debug < dynamic);
+        assert!(
+            rank(&book, &p("libcmtd.lib", None), Some(Flavour::StaticDebug))
+                < rank(&book, &p("libcmt.lib", None), Some(Flavour::StaticDebug))
+        );
+        assert!(
+            rank(
+                &book,
+                &p("clang_rt.asan-x86_64.lib", None),
+                Some(Flavour::Static)
+            ) > release
+        );
+        assert!(difference_cause("void f(int *)", "void f(int const *)").starts_with("const"));
+        assert!(
+            difference_cause("void f(unsigned short *)", "void f(wchar_t *)").contains("wchar_t")
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! The closed loop (issue 4): real lld-link failures of our own HIP extension sources (`/MT` and
+//! `/MD`, both demangling modes), diagnosed against stand-in libraries laid out like a VC lib dir,
+//! a Windows Kits dir and a HIP SDK, plus Microsoft's real Windows API import library; appending
+//! exactly the `link_flags` lnkfix printed to the same link command must make the link succeed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn windows_api_lib() -> PathBuf {
+    common::windows_lib("windows_x86_64_msvc")
+}
+
+fn diagnose(dir: &Path, log: &str, extra: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json", log])
+        .args([
+            "--sdk-lib",
+            "kits/Lib/10.0.26100.0",
+            "--vc-lib",
+            "vc",
+            "--hip-path",
+            "hip",
+        ])
+        .arg("--lib")
+        .arg(windows_api_lib())
+        .args(extra)
+        .output()
+        .expect("run lnkfix");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
+#[test]
+fn appending_the_printed_flags_makes_the_link_succeed() {
+    let dir = common::fixtures();
+    let manifest = common::manifest();
+    let mut checked = 0;
+    for log in manifest["logs"].as_array().unwrap() {
+        let Some(flavour) = log["flavour"].as_str() else {
+            continue;
+        };
+        if log["complete"] != true {
+            continue;
+        }
+        let name = log["log"].as_str().unwrap();
+        let objects = log["objects"][0].as_str().unwrap();
+        let objects_dir = Path::new(objects)
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let json = diagnose(dir, name, &["--objects", &objects_dir]);
+
+        assert_eq!(
+            json["verdict"]["kind"], "default-lib-chain-absent",
+            "{name}"
+        );
+        assert_eq!(json["crt"]["flavour"], flavour, "{name}: {}", json["crt"]);
+        let symbols = json["symbols"].as_array().unwrap();
+        assert_eq!(
+            symbols.len() as u64,
+            log["listed"].as_u64().unwrap(),
+            "{name}"
+        );
+        let not_on_disk: Vec<&str> = symbols
+            .iter()
+            .filter(|s| s["provider"] != "archive")
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            not_on_disk.is_empty(),
+            "{name}: not resolved from archives: {not_on_disk:?}"
+        );
+
+        // Ranking: the per-DLL import library before the umbrella libraries that also list it,
+        // and names exactly as on disk.
+        let create_file = symbols
+            .iter()
+            .find(|s| s["linker_name"] == "__imp_CreateFileW")
+            .expect("CreateFileW");
+        assert_eq!(create_file["library"], "kernel32.Lib", "{name}");
+        let alternatives: Vec<&str> = create_file["alternatives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["library"].as_str().unwrap())
+            .collect();
+        assert!(
+            alternatives.contains(&"OneCore.Lib") && alternatives.contains(&"windows.0.53.0.lib"),
+            "{alternatives:?}"
+        );
+        assert_eq!(
+            alternatives.last(),
+            Some(&"OneCore.Lib"),
+            "umbrella last: {alternatives:?}"
+        );
+        let flags: Vec<String> = json["link_flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        assert!(flags.iter().any(|f| f == "AdvAPI32.Lib"), "{flags:?}");
+        let (wanted, unwanted) = if flavour == "static" {
+            ("libcmt.lib", "msvcrt.lib")
+        } else {
+            ("msvcrt.lib", "libcmt.lib")
+        };
+        assert!(
+            flags.iter().any(|f| f == wanted) && !flags.iter().any(|f| f == unwanted),
+            "{flags:?}"
+        );
+
+        // Re-run the failed link with exactly those flags appended.
+        let cmd = std::fs::read_to_string(dir.join(log["cmd"].as_str().unwrap())).unwrap();
+        let mut words: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+        let out = format!("/out:link/closed-{}.dll", name.replace(['/', '.'], "_"));
+        for w in words.iter_mut() {
+            if w.to_ascii_lowercase().starts_with("/out:") {
+                *w = out.clone();
+            }
+        }
+        let status = Command::new(dir.join(&words[0]))
+            .current_dir(dir)
+            .args(&words[1..])
+            .args(&flags)
+            .output()
+            .expect("run lld-link");
+        assert!(
+            status.status.success(),
+            "{name}: the link still fails with {flags:?}:\n{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "mt/md × demangled/raw");
+}
+
+#[test]
+fn each_near_miss_kind_is_named() {
+    let dir = common::fixtures();
+    let manifest = common::manifest();
+    for log in ["logs/near-demangled.log", "logs/near-raw.log"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .current_dir(dir)
+            .args(["diagnose", "--format", "json", log, "--lib-dir", "near"])
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        for expected in manifest["near_misses"].as_array().unwrap() {
+            let library_symbol = expected["library_symbol"].as_str().unwrap();
+            let found = json["symbols"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|s| s["near_misses"].as_array().unwrap().iter())
+                .find(|m| m["found_name"] == library_symbol);
+            let miss =
+                found.unwrap_or_else(|| panic!("{log}: no near miss names {library_symbol}"));
+            let cause = miss["cause"].as_str().unwrap();
+            let want = match library_symbol {
+                "hip_helper" => "lacks extern \"C\"",
+                "?hip_other@@YAHH@Z" => "C++ function",
+                "?scale@@YAXPEBH@Z" => "const",
+                "?reset@nearlib@@YAXXZ" => "namespace",
+                other => panic!("unexpected near miss {other}"),
+            };
+            assert!(cause.contains(want), "{log}: {library_symbol}: {cause}");
+        }
+    }
+}
+
+#[test]
+fn shared_examples_get_provider_backed_answers_from_real_libraries() {
+    let dir = common::fixtures();
+    let examples = common::root().join("../shared/examples");
+    // 037: advapi32; 073: kernel32 functions next to CRT string functions.
+    for (id, symbol, library) in [
+        ("037", "__imp_RegOpenKeyExW", "advapi32.dll"),
+        ("073", "__imp_CreateFileW", "KERNEL32.dll"),
+        ("045", "__imp_WSAStartup", "ws2_32.dll"),
+    ] {
+        let log = examples.join(format!("{id}.log"));
+        let json = diagnose(dir, log.to_str().unwrap(), &[]);
+        let s = json["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["linker_name"] == symbol)
+            .unwrap_or_else(|| panic!("{id}: {symbol}"));
+        assert_eq!(s["provider"], "archive", "{id}: {s}");
+        assert!(
+            s["dll"].as_str().unwrap().eq_ignore_ascii_case(library),
+            "{id}: {s}"
+        );
+    }
+}
