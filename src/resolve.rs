@@ -521,6 +521,10 @@ fn resolve_one(
     let near_misses = found.near_misses;
     if let Some(best) = found.providers.first().cloned() {
         let family = family_from_provider(book, &best, class.as_ref());
+        let rulebook_differs = class
+            .as_ref()
+            .and_then(|c| c.rulebook_differs.as_ref())
+            .map(|text| format!("{text}; on disk it is defined by {}", best.library));
         let index_differs = class
             .as_ref()
             .filter(|c| c.family != family && c.family != "dll-import")
@@ -567,7 +571,7 @@ fn resolve_one(
             alternatives,
             near_misses,
             libraries_by_flavour,
-            rulebook_differs: None,
+            rulebook_differs,
             index_differs,
             not_found_on_disk: false,
         };
