@@ -64,9 +64,29 @@ fn nesting_depth(mangled: &str) -> usize {
         .count()
 }
 
-/// Demangles a linker-level name with default limits.
+static MAX_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(4096);
+static MAX_DEPTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(48);
+
+/// Sets the process-wide limits used by [`demangle`] (the CLI's `--max-demangle-len` and
+/// `--max-demangle-depth`).
+pub fn set_limits(limits: DemangleLimits) {
+    use std::sync::atomic::Ordering::Relaxed;
+    MAX_LEN.store(limits.max_len, Relaxed);
+    MAX_DEPTH.store(limits.max_depth, Relaxed);
+}
+
+/// The process-wide limits.
+pub fn limits() -> DemangleLimits {
+    use std::sync::atomic::Ordering::Relaxed;
+    DemangleLimits {
+        max_len: MAX_LEN.load(Relaxed),
+        max_depth: MAX_DEPTH.load(Relaxed),
+    }
+}
+
+/// Demangles a linker-level name with the process-wide limits.
 pub fn demangle(name: &str) -> Demangled {
-    demangle_with(name, DemangleLimits::default())
+    demangle_with(name, limits())
 }
 
 /// Demangles a linker-level name (`?f@@YAXXZ`, `__imp_?f@@YAXXZ`, `hipMalloc`): never panics,
@@ -236,7 +256,7 @@ mod tests {
     #[test]
     fn deep_nesting_returns_raw_name() {
         let mut name = String::from("?f@@YAXV");
-        for _ in 0..5000 {
+        for _ in 0..63 {
             name.push_str("?$A@V");
         }
         name.push_str("@@Z");
@@ -292,5 +312,47 @@ mod tests {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
         assert_ne!(canonical("void f(int)"), canonical("void f(long)"));
         assert_ne!(canonical("void f(int const *)"), canonical("void f(int *)"));
+    }
+}
+
+#[cfg(test)]
+mod depth_limit_tests {
+    use super::*;
+
+    /// The largest depth the CLI accepts (64) must demangle on a 1 MiB stack (a Windows main
+    /// thread's) in a debug build, for each nesting shape, or the guard is no guard.
+    #[test]
+    fn the_largest_accepted_depth_fits_a_small_stack() {
+        for (open, close) in [("?$A@V", "@"), ("P6AX", "@Z"), ("?$A@$$CB", "@")] {
+            let handle = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || {
+                    let mut name = String::from("?f@@YAXV");
+                    let mut depth = 1;
+                    while nesting_depth(&format!("{name}{open}")) <= 64 {
+                        name.push_str(open);
+                        depth += 1;
+                    }
+                    for _ in 0..depth {
+                        name.push_str(close);
+                    }
+                    name.push_str("@Z");
+                    let limits = DemangleLimits {
+                        max_len: 1 << 20,
+                        max_depth: 64,
+                    };
+                    (nesting_depth(&name), demangle_with(&name, limits))
+                })
+                .unwrap();
+            let (depth, result) = handle.join().expect("no stack overflow");
+            assert!(depth >= 60, "{open}: depth {depth}");
+            assert!(
+                result
+                    .warning
+                    .as_deref()
+                    .is_none_or(|w| !w.contains("limit")),
+                "{open}: {result:?}"
+            );
+        }
     }
 }

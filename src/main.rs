@@ -101,6 +101,13 @@ struct DiagnoseInputs {
     /// Longest log line kept, in bytes; longer lines are cut with a warning.
     #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
     max_line_bytes: usize,
+    /// Longest mangled name handed to the demangler, in bytes (longer ones are shown raw).
+    #[arg(long, default_value_t = 4096, value_name = "BYTES")]
+    max_demangle_len: usize,
+    /// Deepest template/function-type nesting handed to the demangler (deeper ones are shown raw;
+    /// msvc-demangler overflows the stack on very deep names).
+    #[arg(long, default_value_t = 48, value_name = "LEVELS", value_parser = clap::value_parser!(u16).range(1..=64))]
+    max_demangle_depth: u16,
     #[command(flatten)]
     search: SearchArgs,
     /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
@@ -323,6 +330,10 @@ fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleB
     for path in &inputs.rules {
         book.add_file(path).map_err(|e| e.to_string())?;
     }
+    lnkfix::demangle::set_limits(lnkfix::demangle::DemangleLimits {
+        max_len: inputs.max_demangle_len,
+        max_depth: usize::from(inputs.max_demangle_depth),
+    });
     let reader = open_log(log)?;
     let limits = ReadLimits {
         max_line_bytes: inputs.max_line_bytes,

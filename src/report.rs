@@ -81,7 +81,10 @@ fn symbol_line(symbol: &ResolvedSymbol) -> String {
         .as_deref()
         .or(symbol.matched_name.as_deref())
         .unwrap_or(&s.name);
-    if linker != s.demangled && linker != s.name.trim_start_matches("__declspec(dllimport) ") && linker != s.name {
+    if linker != s.demangled
+        && linker != s.name.trim_start_matches("__declspec(dllimport) ")
+        && linker != s.name
+    {
         line.push_str(&format!("  [{linker}]"));
     }
     line
@@ -202,7 +205,11 @@ pub fn write_text(
             if let Some(note) = &symbol.index_differs {
                 writeln!(out, "      {} {}", style.dim("note:"), note)?;
             }
-            if let Some(note) = symbol.match_note.as_ref().filter(|n| !n.starts_with("matched by demangled name")) {
+            if let Some(note) = symbol
+                .match_note
+                .as_ref()
+                .filter(|n| !n.starts_with("matched by demangled name"))
+            {
                 writeln!(out, "      {} {}", style.dim("note:"), note)?;
             }
             if symbol.not_found_on_disk && symbol.family != "unknown" {
@@ -212,7 +219,11 @@ pub fn write_text(
                     style.warn("rule, not found on disk: no library searched defines it")
                 )?;
             }
-            if let Some(member) = symbol.member.as_ref().filter(|m| Some(*m) != symbol.dll.as_ref()) {
+            if let Some(member) = symbol
+                .member
+                .as_ref()
+                .filter(|m| Some(*m) != symbol.dll.as_ref())
+            {
                 writeln!(out, "      {} {}", style.dim("defined in member"), member)?;
             }
             if !symbol.alternatives.is_empty() {
