@@ -85,6 +85,43 @@ fn continues(held: &str, last_piece_chars: usize, next: &str, pieces: usize) -> 
             .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
 }
 
+/// The substrings without which a line can hold no record, no CRT option, no escape to strip and
+/// no Python repr: a line with none of them is skipped unread.
+fn prefilter() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        let needles: &[&str] = &[
+            // records and findings
+            "LNK",
+            ">>>",
+            "lld",
+            "error",
+            "warning",
+            "Hint on symbols",
+            // escapes and pasted glyphs, Python repr line breaks
+            "\u{1b}",
+            "\u{240d}",
+            "\u{9b}",
+            "\\n",
+            // CRT options and machines (parse::scan_command_line)
+            "/M",
+            "-M",
+            "runtime-lib",
+            "dependent-lib",
+            "DEFAULTLIB",
+            "Zl",
+            "_DLL",
+            "achine",
+            "ACHINE",
+            "Compiler Version",
+        ];
+        aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(needles)
+            .expect("static needles")
+    })
+}
+
 /// Reads a whole log, calling `sink` for every event in order. Never fails on content: bad bytes
 /// are replaced, long lines cut; only I/O errors are returned.
 pub fn read_log<R: Read + 'static>(
@@ -115,8 +152,16 @@ pub fn read_log<R: Read + 'static>(
         }
     };
 
+    let interesting = prefilter();
     while lines.next_line(&mut physical)? {
         let number = lines.line_number;
+        // Most lines of a big log hold nothing for us: one multi-pattern scan decides. A line
+        // is still looked at when it may continue a held record or sits in a hint block.
+        let held_is_record = held.as_ref().is_some_and(|(_, text, _, _)| is_anchor(text));
+        if !held_is_record && !parser.in_hint_block() && !interesting.is_match(physical.as_bytes())
+        {
+            continue;
+        }
         let text = clean::strip_escapes(&physical);
         let pieces: Vec<String> = if clean::looks_like_python_repr(&text) {
             stats.python_repr_lines += 1;

@@ -466,6 +466,11 @@ impl LineParser {
         LineParser::default()
     }
 
+    /// Whether the parser is inside link.exe's hint block (every line there matters).
+    pub fn in_hint_block(&self) -> bool {
+        self.in_hint_block
+    }
+
     /// Parses one cleaned logical line (already free of escapes and repr wrapping).
     pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
         let p = patterns();
