@@ -246,22 +246,20 @@ impl ArchFacts {
         } else if !wrong.is_empty() {
             let wrong_list = wrong
                 .iter()
-                .map(|a| a.arch.as_str())
+                .map(|a| format!("{} (line {})", a.arch, a.first.line))
                 .collect::<Vec<_>>()
                 .join(", ");
             match self.variable_set {
                 Some(true) => (
                     format!(
-                        "the JIT command lines build for {wrong_list} ({}) while {ARCH_LIST_VARIABLE} is set to {}: the variable is read but never wired into the flags",
-                        listed(),
+                        "the JIT command lines build for {wrong_list} while {ARCH_LIST_VARIABLE} is set to {}: the variable is read but never wired into the flags",
                         self.intended_text()
                     ),
                     self.wire_fix(),
                 ),
                 _ => (
                     format!(
-                        "the JIT command lines build for {wrong_list} ({}), not {}; {}",
-                        listed(),
+                        "the JIT command lines build for {wrong_list}, not {}; {}",
                         self.intended_text(),
                         self.variable_state()
                     ),
@@ -342,7 +340,7 @@ pub(crate) fn variable_in_line(line: &str) -> Option<Option<String>> {
     let (set, unset) = RE.get_or_init(|| {
         (
             Regex::new(
-                r#"TVM_FFI_ROCM_ARCH_LIST["']?\s*[=:]\s*["']?(?P<value>gfx[0-9a-z:+\-;, ]*)"#,
+                r#"TVM_FFI_ROCM_ARCH_LIST["']?\s*[=:]\s*["']?(?P<value>gfx[0-9a-z:+\-;,]*)"#,
             )
             .expect("arch variable pattern"),
             Regex::new(

@@ -718,12 +718,18 @@ impl<'a> Scanner<'a> {
             }
             RowKind::Root => {
                 attempt.content = true;
-                if attempt.first_root.is_none() {
-                    attempt.first_root = Some(hit);
-                } else if attempt.later.len() < MAX_LISTED
-                    && !attempt.later.iter().any(|h| h.row == row_index)
-                {
-                    attempt.later.push(hit);
+                match &attempt.first_root {
+                    None => attempt.first_root = Some(hit),
+                    // Later lines of the chosen row are the same error again; other rows are
+                    // listed once each.
+                    Some(first) if first.row == row_index => {}
+                    Some(_) => {
+                        if attempt.later.len() < MAX_LISTED
+                            && !attempt.later.iter().any(|h| h.row == row_index)
+                        {
+                            attempt.later.push(hit);
+                        }
+                    }
                 }
             }
             RowKind::Context => {
@@ -973,12 +979,16 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
 
     // Other roots in the attempt, for after this fix.
     let mut also: Vec<Hit> = Vec::new();
+    // The runtime arch analysis already reports the command lines' archs.
+    let arch_reported = book.rows[hit.row].row.analysis == Some(Analysis::OffloadArch);
     for h in [&root, &wrong_arch, &attempt.first_success]
         .into_iter()
         .flatten()
         .chain(attempt.later.iter())
     {
-        if h.line.line != hit.line.line || h.row != hit.row {
+        let same = h.row == hit.row;
+        let arch = Some(h.row) == arch_row && arch_reported;
+        if !same && !arch {
             also.push(h.clone());
         }
     }
