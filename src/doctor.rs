@@ -443,9 +443,9 @@ pub fn render_text(report: &DoctorReport, out: &mut impl Write, color: bool) -> 
         } else {
             style.warn("FAIL")
         };
-        writeln!(out, "{mark} {:<22} {}", check.id, check.detail)?;
+        writeln!(out, "{mark} {:<26} {}", check.id, check.detail)?;
         if let Some(fix) = &check.fix {
-            writeln!(out, "     {:<22} {} {fix}", "", style.bold("fix:"))?;
+            writeln!(out, "     {:<26} {} {fix}", "", style.bold("fix:"))?;
         }
     }
     let summary = format!("{} of {} checks passed", report.passed, report.checks.len());

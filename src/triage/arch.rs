@@ -155,6 +155,15 @@ impl ArchFacts {
         }
     }
 
+    /// The intended arch for follow-up texts (`--offload-arch={intended}`).
+    pub(crate) fn intended_short(&self) -> String {
+        if self.intended.is_empty() {
+            "<the GPU's gfx target>".into()
+        } else {
+            self.intended.join(";")
+        }
+    }
+
     fn variable_state(&self) -> String {
         match self.variable_set {
             Some(true) => format!(
@@ -194,7 +203,8 @@ impl ArchFacts {
         };
         vec![
             ("arch".into(), arch.to_string()),
-            ("intended".into(), self.intended_text()),
+            ("intended".into(), self.intended_short()),
+            ("intended_long".into(), self.intended_text()),
             ("variable_state".into(), self.variable_state()),
             ("arch_fix".into(), fix),
         ]
@@ -295,7 +305,7 @@ impl ArchFacts {
         let values = vec![
             ("arch_finding".into(), finding.clone()),
             ("arch_fix".into(), fix),
-            ("intended".into(), self.intended_text()),
+            ("intended".into(), self.intended_short()),
         ];
         (
             ArchCheck {

@@ -981,7 +981,7 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
     let mut also: Vec<Hit> = Vec::new();
     // The runtime arch analysis already reports the command lines' archs.
     let arch_reported = book.rows[hit.row].row.analysis == Some(Analysis::OffloadArch);
-    for h in [&root, &wrong_arch, &attempt.first_success]
+    for h in [&root, &wrong_arch]
         .into_iter()
         .flatten()
         .chain(attempt.later.iter())

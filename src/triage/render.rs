@@ -55,7 +55,7 @@ pub fn render_text_with(
             report.evidence.iter().map(|e| (e.line, e.text.as_str())),
         )?;
     }
-    let label = |text: &str| style.bold(&format!("{text:<11}"));
+    let label = |text: &str| style.bold(&format!("{text:<12}"));
     if !report.cause.is_empty() {
         writeln!(out, "{}{}", label("cause:"), report.cause)?;
     }
