@@ -146,6 +146,9 @@ pub struct TriageOptions {
     pub diagnose: DiagnoseOptions,
     /// Line-length bound for reading.
     pub limits: ReadLimits,
+    /// Bytes of a stream (stdin) kept in memory before it is spilled to a temporary file
+    /// (`None`: 16 MiB).
+    pub stream_memory_limit: Option<usize>,
 }
 
 /// One line of the input.
@@ -309,14 +312,15 @@ pub fn triage_bytes(
     run(&Source::Memory(Arc::new(bytes.to_vec())), name, options)
 }
 
-/// Triage a stream (stdin): it is buffered in memory up to 16 MiB and spilled to a temporary
-/// file beyond, because the link stage reads it a second time.
+/// Triage a stream (stdin): it is buffered in memory up to `stream_memory_limit` and spilled to
+/// a temporary file beyond, because the link stage reads it a second time.
 pub fn triage_reader<R: Read>(
     reader: R,
     name: &str,
     options: &TriageOptions,
 ) -> Result<TriageReport, TriageError> {
-    let source = spool(reader).map_err(|source| TriageError::Read {
+    let limit = options.stream_memory_limit.unwrap_or(SPOOL_MEMORY);
+    let source = spool(reader, limit).map_err(|source| TriageError::Read {
         path: PathBuf::from(name),
         source,
     })?;
@@ -360,12 +364,12 @@ impl Drop for TempFile {
     }
 }
 
-fn spool<R: Read>(mut reader: R) -> io::Result<Source> {
+fn spool<R: Read>(mut reader: R, limit: usize) -> io::Result<Source> {
     let mut memory = Vec::new();
     (&mut reader)
-        .take(SPOOL_MEMORY as u64 + 1)
+        .take(limit as u64 + 1)
         .read_to_end(&mut memory)?;
-    if memory.len() <= SPOOL_MEMORY {
+    if memory.len() <= limit {
         return Ok(Source::Memory(Arc::new(memory)));
     }
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -759,17 +763,6 @@ impl<'a> Scanner<'a> {
 /// The run: freshness, the scan, the decision, the link handover.
 fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageReport, TriageError> {
     let book = RowBook::load(&options.extra_rules)?;
-    let mut link_book = RuleBook::builtin();
-    for path in &options.extra_rules {
-        let text = std::fs::read_to_string(path).map_err(|source| TriageError::Rules {
-            path: path.clone(),
-            message: format!("cannot read: {source}"),
-        })?;
-        if rows::has_link_rules(&text) {
-            link_book.add_file(path)?;
-        }
-    }
-
     let since = attempt_start(options)?;
     let mut warnings = Vec::new();
     let mut freshness = None;
@@ -1017,6 +1010,7 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
             report.arch = Some(check);
         }
         Some(Analysis::LinkDiagnosis) => {
+            let link_book = link_rule_book(&options.extra_rules)?;
             let diagnosis = link_diagnosis(
                 source,
                 name,
@@ -1037,6 +1031,21 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
     evidence.dedup_by_key(|e| e.line);
     report.evidence = evidence;
     Ok(report)
+}
+
+/// The resolver's rule book plus the link-symbol rules of the `--rules` files that have some.
+fn link_rule_book(extra: &[PathBuf]) -> Result<RuleBook, TriageError> {
+    let mut book = RuleBook::builtin();
+    for path in extra {
+        let text = std::fs::read_to_string(path).map_err(|source| TriageError::Rules {
+            path: path.clone(),
+            message: format!("cannot read: {source}"),
+        })?;
+        if rows::has_link_rules(&text) {
+            book.add_file(path)?;
+        }
+    }
+    Ok(book)
 }
 
 /// Every distinct arch on a compile command line in the whole log (a second pass).

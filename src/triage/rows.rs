@@ -132,7 +132,7 @@ pub(crate) fn has_link_rules(text: &str) -> bool {
 }
 
 /// A row with its compiled expressions.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct CompiledRow {
     pub row: Row,
     pub patterns: Vec<Regex>,
@@ -140,7 +140,7 @@ pub(crate) struct CompiledRow {
 }
 
 /// Every row and attempt marker, compiled: user rows first, then the shipped ones.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct RowBook {
     pub(crate) rows: Vec<CompiledRow>,
     /// For each pattern in `set`: (row index, pattern index).
@@ -159,6 +159,23 @@ impl RowBook {
     /// The shipped rows plus the users' files: a user row with a shipped id replaces it, the
     /// others are tried before the shipped ones (so they win on the same line).
     pub fn load(extra: &[PathBuf]) -> Result<RowBook, TriageError> {
+        // The shipped book is compiled once per process (cloning shares the compiled regexes).
+        static BUILTIN: std::sync::OnceLock<Result<RowBook, String>> = std::sync::OnceLock::new();
+        if extra.is_empty() {
+            return match BUILTIN
+                .get_or_init(|| RowBook::load_uncached(&[]).map_err(|e| e.to_string()))
+            {
+                Ok(book) => Ok(book.clone()),
+                Err(message) => Err(TriageError::Rules {
+                    path: PathBuf::from("symbol-db/triage.json"),
+                    message: message.clone(),
+                }),
+            };
+        }
+        RowBook::load_uncached(extra)
+    }
+
+    fn load_uncached(extra: &[PathBuf]) -> Result<RowBook, TriageError> {
         let builtin = parse(BUILTIN_ROWS, Path::new("symbol-db/triage.json"))?;
         let mut files = Vec::new();
         for path in extra {

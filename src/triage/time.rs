@@ -110,6 +110,9 @@ pub fn parse_time(text: &str) -> Result<SystemTime, TriageError> {
                 _ => return Err(bad("expected Z or +HH:MM after the time")),
             };
             let zone = &rest[1..];
+            if !zone.is_ascii() {
+                return Err(bad("expected an offset as +HH:MM"));
+            }
             let (h, m) = match zone.len() {
                 5 if zone.as_bytes()[2] == b':' => (&zone[..2], &zone[3..]),
                 4 => (&zone[..2], &zone[2..]),
@@ -164,6 +167,8 @@ mod tests {
             "@x",
             "",
             "2026-11-30T12:00:00+1:00",
+            "2026-11-30T12:00:00+0é0",
+            "2026-11-30T12:00:00+éé",
         ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
