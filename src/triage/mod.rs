@@ -27,7 +27,7 @@ pub mod rows;
 mod time;
 
 pub use arch::{is_valid_target, split_list, ArchCheck, IntendedSource, OffloadArch};
-pub use render::render_text;
+pub use render::{render_text, render_text_with};
 pub use rows::{Analysis, AttemptMarker, Row, RowBook, RowKind};
 pub use time::{format_rfc3339, parse_time};
 
