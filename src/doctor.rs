@@ -1,0 +1,510 @@
+//! Doctor: the rule book's step 0, checked — the environment recipe (HIP_PATH,
+//! TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH, CC), the vcvars environment, the directories they
+//! name, the HIP import library and both CRT flavours where the link will look, the arch names,
+//! and what the compiler driver means for the flags extension.py passes (issue 6).
+//!
+//! The environment comes in as a closure so tests (and other tools) can inject one; nothing here
+//! reads the process environment.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::report::Style;
+use crate::triage::{is_valid_target, split_list};
+
+/// The JSON schema version of [`DoctorReport`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The recipe's variables (DIAGNOSTICS.md step 0.2).
+pub const RECIPE_VARIABLES: &[&str] = &[
+    "HIP_PATH",
+    "TVM_FFI_ROCM_ARCH_LIST",
+    "TRITON_OVERRIDE_ARCH",
+    "CC",
+];
+
+/// The variables vcvars64.bat sets that the link needs.
+pub const VCVARS_VARIABLES: &[&str] = &[
+    "LIB",
+    "LIBPATH",
+    "INCLUDE",
+    "VCToolsInstallDir",
+    "WindowsSdkDir",
+];
+
+/// The CRT import libraries of each flavour, by role (release builds; FORMATS.md §1).
+pub const CRT_LIBRARIES: &[(&str, &str, &str)] = &[
+    ("C runtime startup", "libcmt.lib", "msvcrt.lib"),
+    ("universal CRT", "libucrt.lib", "ucrt.lib"),
+    ("Visual C++ runtime", "libvcruntime.lib", "vcruntime.lib"),
+    ("C++ standard library", "libcpmt.lib", "msvcprt.lib"),
+];
+
+/// The HIP runtime's import library.
+pub const HIP_IMPORT_LIBRARY: &str = "amdhip64.lib";
+
+/// One check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// Stable id (`env-hip-path`, `crt-static`, `arch-agree`).
+    pub id: String,
+    /// Whether it passed.
+    pub ok: bool,
+    /// What was found.
+    pub detail: String,
+    /// What to do when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+/// Every check: what `doctor --format json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The checks, in the recipe's order.
+    pub checks: Vec<Check>,
+    /// How many passed.
+    pub passed: usize,
+    /// How many failed.
+    pub failed: usize,
+}
+
+/// Options for [`doctor`].
+#[derive(Debug, Clone, Default)]
+pub struct DoctorOptions {
+    /// Extra library directories to search besides `LIB` (the `--lib-dir` options of `diagnose`).
+    pub lib_dirs: Vec<PathBuf>,
+}
+
+/// The exit code: 0 only when every check passes, else 1.
+pub fn exit_code(report: &DoctorReport) -> i32 {
+    i32::from(report.failed > 0)
+}
+
+/// Normalises one path from the environment: surrounding quotes and whitespace removed, trailing
+/// separators removed (`C:\ROCm\6.4\` → `C:\ROCm\6.4`) except for a root (`C:\`, `/`).
+pub fn clean_path(raw: &str) -> Option<PathBuf> {
+    let mut text = raw.trim();
+    // Quotes around the whole path, or a stray one at either end (copy-pasted `set "X=..."`).
+    text = text.trim_matches('"').trim();
+    while text.len() > 1 && (text.ends_with('\\') || text.ends_with('/')) {
+        let shorter = &text[..text.len() - 1];
+        if shorter.ends_with(':') {
+            break;
+        }
+        text = shorter;
+    }
+    (!text.is_empty()).then(|| PathBuf::from(text))
+}
+
+/// Splits a `;`-separated path list (LIB, LIBPATH, INCLUDE): empty entries skipped, quotes and
+/// trailing separators removed.
+pub fn split_path_list(list: &str) -> Vec<PathBuf> {
+    list.split(';').filter_map(clean_path).collect()
+}
+
+/// Joins a Windows-style relative part (`lib`) onto a base.
+fn join(base: &Path, part: &str) -> PathBuf {
+    base.join(part)
+}
+
+/// A case-insensitive listing of directories, read once each.
+#[derive(Default)]
+struct DirectoryScan {
+    listings: HashMap<PathBuf, Option<HashMap<String, String>>>,
+}
+
+impl DirectoryScan {
+    /// The file's real name in `dir` when it exists there (any case).
+    fn find(&mut self, dir: &Path, name: &str) -> Option<String> {
+        let listing = self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
+            std::fs::read_dir(dir).ok().map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .map(|n| (n.to_ascii_lowercase(), n))
+                    .collect()
+            })
+        });
+        listing.as_ref()?.get(&name.to_ascii_lowercase()).cloned()
+    }
+
+    fn find_in(&mut self, dirs: &[PathBuf], name: &str) -> Option<PathBuf> {
+        dirs.iter()
+            .find_map(|d| self.find(d, name).map(|real| d.join(real)))
+    }
+}
+
+/// How CC will treat flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Driver {
+    ClangCl,
+    Clang,
+    Other,
+}
+
+fn driver_of(cc: &str) -> (Driver, String) {
+    // CC may hold a quoted path with spaces, and arguments after it.
+    let cc = cc.trim();
+    let program = if let Some(rest) = cc.strip_prefix('"') {
+        rest.split('"').next().unwrap_or(rest)
+    } else {
+        cc.split_whitespace().next().unwrap_or(cc)
+    };
+    let base = program
+        .rsplit(['\\', '/'])
+        .next()
+        .unwrap_or(program)
+        .to_ascii_lowercase();
+    let stem = base.strip_suffix(".exe").unwrap_or(&base).to_string();
+    let driver = match stem.as_str() {
+        "clang-cl" => Driver::ClangCl,
+        "clang" | "clang++" | "amdclang" | "amdclang++" => Driver::Clang,
+        s if s.starts_with("clang-cl-") => Driver::ClangCl,
+        s if s.starts_with("clang-") && s[6..].bytes().all(|b| b.is_ascii_digit()) => Driver::Clang,
+        _ => Driver::Other,
+    };
+    (driver, stem)
+}
+
+/// Runs every check against the environment `env` gives.
+pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> DoctorReport {
+    let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    let mut checks = Vec::new();
+    let mut scan = DirectoryScan::default();
+
+    // 1. The recipe's variables and vcvars' variables are set.
+    for name in RECIPE_VARIABLES.iter().chain(VCVARS_VARIABLES) {
+        let value = get(name);
+        let vcvars = VCVARS_VARIABLES.contains(name);
+        checks.push(Check {
+            id: format!("env-{}", name.to_ascii_lowercase().replace('_', "-")),
+            ok: value.is_some(),
+            detail: match &value {
+                Some(v) => format!("{name}={v}"),
+                None => format!("{name} is not set"),
+            },
+            fix: value.is_none().then(|| {
+                if vcvars {
+                    format!("run vcvars64.bat (Visual Studio's x64 Native Tools environment) in the shell that launches the server; it sets {name}")
+                } else {
+                    match *name {
+                        "HIP_PATH" => "set HIP_PATH to the ROCm/HIP SDK root (e.g. C:\\Program Files\\AMD\\ROCm\\6.4\\)".into(),
+                        "TVM_FFI_ROCM_ARCH_LIST" => "set TVM_FFI_ROCM_ARCH_LIST to the GPU's gfx target (e.g. gfx1201); unset, the JIT builds for gfx906".into(),
+                        "TRITON_OVERRIDE_ARCH" => "set TRITON_OVERRIDE_ARCH to the same gfx target as TVM_FFI_ROCM_ARCH_LIST".into(),
+                        _ => "set CC to clang-cl (MSVC-style flags) or clang (GNU-style flags) from HIP_PATH\\bin".into(),
+                    }
+                }
+            }),
+        });
+    }
+
+    // 2. The directories they name exist.
+    let single_dirs = ["HIP_PATH", "VCToolsInstallDir", "WindowsSdkDir"];
+    for name in single_dirs {
+        let id = format!("dir-{}", name.to_ascii_lowercase().replace('_', "-"));
+        let Some(value) = get(name) else {
+            checks.push(skipped(&id, name));
+            continue;
+        };
+        let path = clean_path(&value);
+        let ok = path.as_ref().is_some_and(|p| p.is_dir());
+        checks.push(Check {
+            id,
+            ok,
+            detail: if ok {
+                format!("{name} is a directory: {}", value.trim())
+            } else {
+                format!("{name} names no directory: {}", value.trim())
+            },
+            fix: (!ok).then(|| format!("correct {name}: the directory does not exist")),
+        });
+    }
+    for name in ["LIB", "LIBPATH", "INCLUDE"] {
+        let id = format!("dir-{}", name.to_ascii_lowercase());
+        let Some(value) = get(name) else {
+            checks.push(skipped(&id, name));
+            continue;
+        };
+        let entries = split_path_list(&value);
+        let missing: Vec<String> = entries
+            .iter()
+            .filter(|p| !p.is_dir())
+            .map(|p| p.display().to_string())
+            .collect();
+        let ok = missing.is_empty() && !entries.is_empty();
+        checks.push(Check {
+            id,
+            ok,
+            detail: if entries.is_empty() {
+                format!("{name} lists no directory")
+            } else if missing.is_empty() {
+                format!("all {} {name} directories exist", entries.len())
+            } else {
+                format!(
+                    "{} of {} {name} directories do not exist: {}",
+                    missing.len(),
+                    entries.len(),
+                    missing.join("; ")
+                )
+            },
+            fix: (!ok).then(|| {
+                format!("rerun vcvars64.bat for the installed Visual Studio and Windows SDK versions; {name} names directories that are gone")
+            }),
+        });
+    }
+
+    // 3. The libraries the link needs, where the link will look.
+    let mut lib_dirs: Vec<PathBuf> = get("LIB").map(|v| split_path_list(&v)).unwrap_or_default();
+    lib_dirs.extend(options.lib_dirs.iter().cloned());
+    match get("HIP_PATH").and_then(|v| clean_path(&v)) {
+        Some(hip) => {
+            let dir = join(&hip, "lib");
+            let found = scan
+                .find(&dir, HIP_IMPORT_LIBRARY)
+                .map(|real| dir.join(real));
+            checks.push(Check {
+                id: "hip-import-library".into(),
+                ok: found.is_some(),
+                detail: match &found {
+                    Some(p) => format!("found {}", p.display()),
+                    None => format!("{HIP_IMPORT_LIBRARY} is not in {}", dir.display()),
+                },
+                fix: found.is_none().then(|| {
+                    "install the HIP SDK's development files, or point HIP_PATH at the ROCm root that has lib\\amdhip64.lib".to_string()
+                }),
+            });
+        }
+        None => checks.push(skipped("hip-import-library", "HIP_PATH")),
+    }
+    for (id, flavour, pick) in [
+        ("crt-static", "static (/MT)", 1usize),
+        ("crt-dynamic", "dynamic (/MD)", 2usize),
+    ] {
+        if lib_dirs.is_empty() {
+            checks.push(skipped(id, "LIB"));
+            continue;
+        }
+        let mut found = BTreeMap::new();
+        let mut missing = Vec::new();
+        for row in CRT_LIBRARIES {
+            let name = if pick == 1 { row.1 } else { row.2 };
+            match scan.find_in(&lib_dirs, name) {
+                Some(p) => {
+                    found.insert(name, p);
+                }
+                None => missing.push(format!("{name} ({})", row.0)),
+            }
+        }
+        let ok = missing.is_empty();
+        checks.push(Check {
+            id: id.into(),
+            ok,
+            detail: if ok {
+                format!(
+                    "the {flavour} CRT libraries are in LIB: {}",
+                    found
+                        .iter()
+                        .map(|(n, p)| format!("{n} in {}", p.parent().map_or_else(String::new, |d| d.display().to_string())))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                format!("not in any LIB directory ({flavour}): {}", missing.join(", "))
+            },
+            fix: (!ok).then(|| {
+                "run vcvars64.bat from a Visual Studio with the 'MSVC x64 build tools' and 'Windows SDK' components; LIB must list VC\\Tools\\MSVC\\<ver>\\lib\\x64 and Windows Kits\\10\\Lib\\<ver>\\ucrt\\x64 and um\\x64".to_string()
+            }),
+        });
+    }
+
+    // 4. The arch names.
+    let arch_list = get("TVM_FFI_ROCM_ARCH_LIST");
+    let override_arch = get("TRITON_OVERRIDE_ARCH");
+    match &arch_list {
+        Some(list) => {
+            let entries = split_list(list);
+            let invalid: Vec<&String> = entries.iter().filter(|e| !is_valid_target(e)).collect();
+            let ok = !entries.is_empty() && invalid.is_empty();
+            checks.push(Check {
+                id: "arch-list-valid".into(),
+                ok,
+                detail: if ok {
+                    format!("TVM_FFI_ROCM_ARCH_LIST names valid gfx targets: {}", entries.join(", "))
+                } else {
+                    format!(
+                        "TVM_FFI_ROCM_ARCH_LIST has entries that are not gfx targets: {}",
+                        invalid.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    )
+                },
+                fix: (!ok).then(|| {
+                    "use AMDGPU target names such as gfx1201, gfx1100, gfx90a:xnack- (see hipinfo's gcnArchName), separated by ;".to_string()
+                }),
+            });
+        }
+        None => checks.push(skipped("arch-list-valid", "TVM_FFI_ROCM_ARCH_LIST")),
+    }
+    match (&arch_list, &override_arch) {
+        (Some(list), Some(over)) => {
+            let over_clean = over.trim().trim_matches('"');
+            let processor = |s: &str| s.split(':').next().unwrap_or(s).to_ascii_lowercase();
+            let entries = split_list(list);
+            let valid = is_valid_target(over_clean);
+            let agrees = entries
+                .iter()
+                .any(|e| processor(e) == processor(over_clean));
+            let ok = valid && agrees;
+            checks.push(Check {
+                id: "arch-agree".into(),
+                ok,
+                detail: if ok {
+                    format!("TRITON_OVERRIDE_ARCH={over_clean} is in TVM_FFI_ROCM_ARCH_LIST")
+                } else if !valid {
+                    format!("TRITON_OVERRIDE_ARCH={over_clean} is not a gfx target")
+                } else {
+                    format!(
+                        "TRITON_OVERRIDE_ARCH={over_clean} is not in TVM_FFI_ROCM_ARCH_LIST ({}): triton and the tvm-ffi JIT would build for different GPUs",
+                        entries.join(";")
+                    )
+                },
+                fix: (!ok).then(|| {
+                    "set TRITON_OVERRIDE_ARCH and TVM_FFI_ROCM_ARCH_LIST to the GPU's gfx target".to_string()
+                }),
+            });
+        }
+        _ => checks.push(skipped(
+            "arch-agree",
+            if arch_list.is_none() {
+                "TVM_FFI_ROCM_ARCH_LIST"
+            } else {
+                "TRITON_OVERRIDE_ARCH"
+            },
+        )),
+    }
+
+    // 5. The compiler driver and what it means for the flags.
+    match get("CC") {
+        Some(cc) => {
+            let (driver, stem) = driver_of(&cc);
+            let (ok, detail, fix) = match driver {
+                Driver::ClangCl => (
+                    true,
+                    format!("CC is {stem}: MSVC-style driver. extension.py's Windows branch must pass MSVC-style flags (/O2, /std:c++17, /EHsc, /MD, /I, /D); GNU-only flags go through /clang:-flag or -Xclang; -fPIC must not be passed"),
+                    None,
+                ),
+                Driver::Clang => (
+                    true,
+                    format!("CC is {stem}: GNU-style driver. extension.py's Windows branch must pass GNU-style flags (-O2, -std=c++17, -I, -D); MSVC-style flags such as /O2 are read as file paths ('no such file or directory: '/O2''); the target stays x86_64-pc-windows-msvc, so -fPIC must not be passed and no fake -D_MSC_VER / windows-gnu target"),
+                    None,
+                ),
+                Driver::Other => (
+                    false,
+                    format!("CC is {stem}: neither clang-cl nor clang, so the flag style extension.py must pass is unknown"),
+                    Some("set CC to HIP_PATH\\bin\\clang-cl.exe (MSVC-style flags) or HIP_PATH\\bin\\clang.exe (GNU-style flags)".to_string()),
+                ),
+            };
+            checks.push(Check {
+                id: "cc-driver".into(),
+                ok,
+                detail,
+                fix,
+            });
+        }
+        None => checks.push(skipped("cc-driver", "CC")),
+    }
+
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    DoctorReport {
+        schema_version: SCHEMA_VERSION,
+        passed: checks.len() - failed,
+        failed,
+        checks,
+    }
+}
+
+fn skipped(id: &str, variable: &str) -> Check {
+    Check {
+        id: id.to_string(),
+        ok: false,
+        detail: format!("not checked: {variable} is not set"),
+        fix: Some(format!("set {variable} first")),
+    }
+}
+
+/// Writes the text report: one line per check, its fix under each failed one.
+pub fn render_text(report: &DoctorReport, out: &mut impl Write, color: bool) -> io::Result<()> {
+    let style = Style { color };
+    for check in &report.checks {
+        let mark = if check.ok {
+            style.library("ok  ")
+        } else {
+            style.warn("FAIL")
+        };
+        writeln!(out, "{mark} {:<26} {}", check.id, check.detail)?;
+        if let Some(fix) = &check.fix {
+            writeln!(out, "     {:<26} {} {fix}", "", style.bold("fix:"))?;
+        }
+    }
+    let summary = format!("{} of {} checks passed", report.passed, report.checks.len());
+    if report.failed == 0 {
+        writeln!(
+            out,
+            "{} {}",
+            style.bold("lnkfix doctor:"),
+            style.library(&summary)
+        )
+    } else {
+        writeln!(
+            out,
+            "{} {}",
+            style.bold("lnkfix doctor:"),
+            style.warn(&summary)
+        )
+    }
+}
+
+/// Writes the JSON report (one document, pretty-printed, newline-terminated).
+pub fn write_json(report: &DoctorReport, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_cleaned() {
+        assert_eq!(
+            clean_path("\"C:\\ROCm\\6.4\\\" "),
+            Some(PathBuf::from("C:\\ROCm\\6.4"))
+        );
+        assert_eq!(clean_path("C:\\"), Some(PathBuf::from("C:\\")));
+        assert_eq!(clean_path("/"), Some(PathBuf::from("/")));
+        assert_eq!(clean_path("  "), None);
+        assert_eq!(
+            split_path_list("C:\\a;;\"C:\\b c\\\";C:\\d;"),
+            vec![
+                PathBuf::from("C:\\a"),
+                PathBuf::from("C:\\b c"),
+                PathBuf::from("C:\\d")
+            ]
+        );
+    }
+
+    #[test]
+    fn drivers() {
+        assert_eq!(driver_of("clang-cl").0, Driver::ClangCl);
+        assert_eq!(
+            driver_of("\"C:\\Program Files\\AMD\\ROCm\\6.4\\bin\\clang-cl.exe\" --target=x").0,
+            Driver::ClangCl
+        );
+        assert_eq!(driver_of("C:\\ROCm\\bin\\CLANG.EXE").0, Driver::Clang);
+        assert_eq!(driver_of("clang-19").0, Driver::Clang);
+        assert_eq!(driver_of("cl.exe").0, Driver::Other);
+        assert_eq!(driver_of("hipcc").0, Driver::Other);
+    }
+}
