@@ -12,6 +12,7 @@
 
 pub mod demangle;
 pub mod discover;
+pub mod doctor;
 pub mod error;
 pub mod evidence;
 pub mod index;
@@ -22,3 +23,4 @@ pub mod report;
 pub mod resolve;
 pub mod rules;
 pub mod symbols;
+pub mod triage;

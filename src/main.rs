@@ -43,6 +43,12 @@ enum Command {
     Index(IndexArgs),
     /// Show a symbol demangled and every library that provides it.
     Explain(ExplainArgs),
+    /// Classify a whole bring-up log by the rule book: stage, root-cause line, the one fix to apply
+    /// next (exit 0 success, 1 classified failure, 2 unreadable, 3 nothing matched).
+    Triage(TriageArgs),
+    /// Check the rule book's step 0: the environment recipe and the libraries the link will need
+    /// (exit 0 only when every check passes).
+    Doctor(DoctorArgs),
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
     /// --apply): one block in the Windows branch of the ninja generator.
     Patch(PatchArgs),
@@ -195,6 +201,46 @@ struct DiagnoseArgs {
     /// Also print the patch for this extension.py (the JSON records its hash for `patch --apply`).
     #[arg(long, value_name = "EXTENSION_PY")]
     patch: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct TriageArgs {
+    /// The supervisor/build log, or `-` for stdin.
+    log: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Extra rows (same format as symbol-db/triage.json) or link-symbol rules.
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// When the attempt started (RFC 3339 with a zone, e.g. 2026-11-30T12:00:00Z): an older log is stale.
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// A file touched when the attempt started: a log older than it is stale.
+    #[arg(long = "started-after", value_name = "FILE")]
+    started_after: Option<PathBuf>,
+    /// The GPU arch the build is for (e.g. gfx1201); else TVM_FFI_ROCM_ARCH_LIST.
+    #[arg(long = "arch-intended", value_name = "GFX")]
+    arch_intended: Option<String>,
+    /// Force the CRT flavour of the embedded link diagnosis.
+    #[arg(long, value_enum)]
+    crt: Option<CrtArg>,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(clap::Args)]
+struct DoctorArgs {
+    /// Extra library directories to look in besides LIB.
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    lib_dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
 }
 
 #[derive(clap::Args)]
@@ -397,6 +443,64 @@ fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleB
         std::mem::forget(index);
     }
     Ok((diagnosis, book))
+}
+
+fn triage_command(args: TriageArgs) -> ExitCode {
+    let since = match args
+        .since
+        .as_deref()
+        .map(lnkfix::triage::parse_time)
+        .transpose()
+    {
+        Ok(t) => t,
+        Err(e) => return error(e),
+    };
+    let options = lnkfix::triage::TriageOptions {
+        since,
+        started_after: args.started_after.clone(),
+        extra_rules: args.rules.clone(),
+        intended_arch: args.arch_intended.clone(),
+        arch_list_env: std::env::var("TVM_FFI_ROCM_ARCH_LIST").ok(),
+        diagnose: DiagnoseOptions {
+            crt: args.crt.map(Flavour::from),
+            log_name: args.log.clone(),
+        },
+        ..Default::default()
+    };
+    let report = match lnkfix::triage::triage_path(std::path::Path::new(&args.log), &options) {
+        Ok(r) => r,
+        Err(e) => return error(e),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match args.format {
+        Format::Json => lnkfix::triage::write_json(&report, &mut out),
+        Format::Text => lnkfix::triage::render_text(&report, &mut out, use_color(args.color)),
+    };
+    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+        return error(e);
+    }
+    ExitCode::from(u8::try_from(lnkfix::triage::exit_code(&report)).unwrap_or(exit::USAGE))
+}
+
+fn doctor_command(args: DoctorArgs) -> ExitCode {
+    let env = |name: &str| std::env::var(name).ok();
+    let report = lnkfix::doctor::doctor(
+        &env,
+        &lnkfix::doctor::DoctorOptions {
+            lib_dirs: args.lib_dirs,
+        },
+    );
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match args.format {
+        Format::Json => lnkfix::doctor::write_json(&report, &mut out),
+        Format::Text => lnkfix::doctor::render_text(&report, &mut out, use_color(args.color)),
+    };
+    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+        return error(e);
+    }
+    ExitCode::from(u8::try_from(lnkfix::doctor::exit_code(&report)).unwrap_or(exit::USAGE))
 }
 
 fn index_command(args: IndexArgs) -> ExitCode {
@@ -663,6 +767,8 @@ fn main() -> ExitCode {
         Command::Diagnose(args) => diagnose(args),
         Command::Patch(args) => patch_command(args),
         Command::Index(args) => index_command(args),
+        Command::Triage(args) => triage_command(args),
+        Command::Doctor(args) => doctor_command(args),
         Command::Explain(args) => explain_command(args),
     }
 }
