@@ -1,0 +1,127 @@
+//! Issue 5's "done when": for a real HIP link failure (the closed-loop `/MD` log, diagnosed against
+//! the stand-in libraries, and a shared example), `lnkfix patch` gives a diff that applies to every
+//! tested tvm-ffi release, and the ninja link line the patched file generates carries exactly the
+//! libraries lnkfix diagnosed.
+
+mod common;
+#[path = "patch/common.rs"]
+mod patch_common;
+
+use std::process::Command;
+
+use lnkfix::patch::plan_from_diagnosis;
+use patch_common::{
+    assert_compiles, assert_diff_applies, assert_ninja, changed, releases, HIP_PATH, PATH_AS_GIVEN,
+};
+
+fn diagnosis_json(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json"])
+        .args(args)
+        .output()
+        .expect("run lnkfix");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
+/// The flags the Windows+HIP ldflags line must gain: HIP's /LIBPATH (from HIP_PATH) and library,
+/// then each other library with its /LIBPATH, then the chain (without repeats).
+fn expected_flags(plan: &lnkfix::patch::PatchPlan) -> Vec<String> {
+    let mut added = vec![
+        format!("/LIBPATH:{}lib", HIP_PATH),
+        plan.hip.as_ref().unwrap().library.clone(),
+    ];
+    for library in &plan.libraries {
+        if let Some(dir) = &library.dir {
+            let flag = format!("/LIBPATH:{}", dir.display());
+            if !added.contains(&flag) {
+                added.push(flag);
+            }
+        }
+        added.push(library.name.clone());
+    }
+    for name in plan.chain.iter().flat_map(|c| c.libraries.iter()) {
+        if !added.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+            added.push(name.clone());
+        }
+    }
+    added
+}
+
+fn check_every_release(label: &str, diagnosis: &serde_json::Value) {
+    let plan = plan_from_diagnosis(diagnosis, "build.log", false);
+    assert!(
+        plan.hip.is_some(),
+        "{label}: a HIP failure links the HIP runtime"
+    );
+    let added = expected_flags(&plan);
+    // Exactly the libraries lnkfix diagnosed: every library of link_flags is in the block (bar
+    // tvm_ffi.lib, which the file links itself), and nothing else is.
+    let diagnosed: Vec<String> = diagnosis["link_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .filter(|f| !f.starts_with('/'))
+        .map(|f| f.to_ascii_lowercase())
+        .collect();
+    let mut in_block: Vec<String> = added
+        .iter()
+        .filter(|a| !a.starts_with('/'))
+        .map(|a| a.to_ascii_lowercase())
+        .collect();
+    let mut wanted = diagnosed.clone();
+    in_block.sort();
+    wanted.sort();
+    assert_eq!(
+        in_block, wanted,
+        "{label}: the block links exactly the diagnosed libraries"
+    );
+    for (version, original) in releases() {
+        let (diff, new_text, _) = changed(PATH_AS_GIVEN, original, &plan);
+        assert_diff_applies(&format!("{label} {version}"), original, &diff, &new_text);
+        assert_compiles(&format!("{label} {version}"), &new_text);
+        assert_ninja(
+            &format!("{label} {version}"),
+            original,
+            &new_text,
+            Some(HIP_PATH),
+            &added,
+        );
+    }
+}
+
+#[test]
+fn closed_loop_md_log_patches_every_release() {
+    let dir = common::fixtures();
+    let diagnosis = diagnosis_json(
+        &[
+            "logs/md-demangled.log",
+            "--sdk-lib",
+            "kits/Lib/10.0.26100.0",
+            "--vc-lib",
+            "vc",
+            "--hip-path",
+            "hip",
+            "--objects",
+            "obj/md",
+        ],
+        dir,
+    );
+    assert_eq!(diagnosis["verdict"]["kind"], "default-lib-chain-absent");
+    assert_eq!(diagnosis["crt"]["flavour"], "dynamic");
+    check_every_release("md-demangled", &diagnosis);
+}
+
+#[test]
+fn shared_example_patches_every_release() {
+    let log = common::root().join("../shared/examples/001.log");
+    let diagnosis = diagnosis_json(&[log.to_str().unwrap()], &common::root());
+    check_every_release("001", &diagnosis);
+}
