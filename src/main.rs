@@ -383,6 +383,7 @@ fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleB
     let reader = open_log(log)?;
     let limits = ReadLimits {
         max_line_bytes: inputs.max_line_bytes,
+        ..ReadLimits::default()
     };
     let failure =
         lnkfix::symbols::collect(reader, limits).map_err(|e| format!("{log}: cannot read: {e}"))?;

@@ -76,6 +76,64 @@ fn random_bytes_and_mutated_examples_never_panic() {
     }
 }
 
+/// The fast path (lines without an anchor skipped unread) finds exactly what reading every line
+/// finds, with the same line numbers, on real logs and on mutations of them.
+#[test]
+fn skipping_unmatched_lines_changes_nothing() {
+    use lnkfix::linklog::{read_log, ReadLimits};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect();
+    seeds.push(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/tvm-ffi-hip-lld-link.log"
+        ))
+        .unwrap(),
+    );
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let events = |bytes: &[u8], skip: bool| {
+        let mut out = Vec::new();
+        let limits = ReadLimits {
+            max_line_bytes: 1 << 20,
+            skip_unmatched_lines: skip,
+        };
+        let stats = read_log(std::io::Cursor::new(bytes.to_vec()), limits, &mut |e| {
+            out.push(e)
+        })
+        .unwrap();
+        (out, stats.lines)
+    };
+    for round in 0..1500 {
+        let mut bytes = seeds[round % seeds.len()].clone();
+        if round >= seeds.len() {
+            for _ in 0..(1 + rng.next() % 8) {
+                let at = if bytes.is_empty() {
+                    0
+                } else {
+                    (rng.next() as usize) % bytes.len()
+                };
+                let piece: &[u8] = match rng.next() % 5 {
+                    0 => b"\r",
+                    1 => b"\n",
+                    2 => b"\r\n",
+                    3 => b"LNK2019: x",
+                    _ => b"\x1b[31m",
+                };
+                bytes.splice(at..at, piece.iter().copied());
+            }
+        }
+        let (fast, fast_lines) = events(&bytes, true);
+        let (slow, slow_lines) = events(&bytes, false);
+        assert_eq!(fast, slow, "round {round}");
+        assert_eq!(fast_lines, slow_lines, "round {round}");
+    }
+}
+
 #[test]
 fn a_ten_megabyte_line_is_cut_not_buffered() {
     let mut bytes = b"main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n".to_vec();

@@ -233,6 +233,64 @@ impl LineReader {
         self.encoding
     }
 
+    /// Reads the next line that `filter` matches, skipping (and counting) the lines before it
+    /// without decoding them: the whole buffer is scanned at once, as grep does. Returns `false`
+    /// at the end of input. [`LineReader::line_number`] is the returned line's number.
+    pub fn next_matching_line(
+        &mut self,
+        line: &mut String,
+        filter: &aho_corasick::AhoCorasick,
+    ) -> io::Result<bool> {
+        loop {
+            let buf = match self.inner.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(false);
+            }
+            if self.pending_cr {
+                self.pending_cr = false;
+                if buf[0] == b'\n' {
+                    self.inner.consume(1);
+                    self.bytes += 1;
+                    continue;
+                }
+            }
+            // The buffer starts at a line start. Skip whole lines up to the line of the first
+            // match, or up to the last complete line when nothing matches.
+            let skip_to = match filter.find(buf) {
+                Some(m) => memchr::memrchr2(b'\n', b'\r', &buf[..m.start()]).map_or(0, |i| i + 1),
+                None => memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1),
+            };
+            if skip_to == 0 {
+                // The match is on the first line, or the buffer holds part of one long line.
+                let found = self.next_line(line)?;
+                if !found || filter.is_match(line.as_bytes()) {
+                    return Ok(found);
+                }
+                continue;
+            }
+            let region = &buf[..skip_to];
+            let lf = memchr::memchr_iter(b'\n', region).count();
+            let cr = memchr::memchr_iter(b'\r', region).count();
+            let crlf = memchr::memmem::find_iter(region, b"\r\n").count();
+            let mut used = skip_to;
+            if region[skip_to - 1] == b'\r' {
+                // A CR ending the region: its LF, if any, belongs to it.
+                match buf.get(skip_to) {
+                    Some(b'\n') => used += 1,
+                    Some(_) => {}
+                    None => self.pending_cr = true,
+                }
+            }
+            self.line_number += (lf + cr - crlf) as u64;
+            self.bytes += used as u64;
+            self.inner.consume(used);
+        }
+    }
+
     /// Reads the next line into `line` (without its terminator; invalid UTF-8 replaced).
     /// Returns `false` at the end of input.
     pub fn next_line(&mut self, line: &mut String) -> io::Result<bool> {
@@ -411,6 +469,23 @@ mod tests {
         assert!(reader.next_line(&mut line).unwrap());
         assert_eq!(line, "short");
         assert_eq!(reader.truncated_lines, 1);
+    }
+
+    #[test]
+    fn skipping_counts_lines_exactly() {
+        let filter = aho_corasick::AhoCorasick::new(["LNK"]).unwrap();
+        let text = "a\r\nb\rc\nLNK one\r\n\r\nx\ry LNK two\nz\r";
+        let mut reader =
+            LineReader::new(std::io::Cursor::new(text.as_bytes().to_vec()), 100).unwrap();
+        let mut line = String::new();
+        let mut got = Vec::new();
+        while reader.next_matching_line(&mut line, &filter).unwrap() {
+            got.push((reader.line_number, line.clone()));
+        }
+        assert_eq!(
+            got,
+            [(4, "LNK one".to_string()), (7, "y LNK two".to_string())]
+        );
     }
 
     #[test]

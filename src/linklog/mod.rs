@@ -17,12 +17,16 @@ use std::io::Read;
 pub struct ReadLimits {
     /// Longest line kept, in bytes; longer lines are cut (and counted).
     pub max_line_bytes: usize,
+    /// Skip lines that hold no anchor without decoding them (the fast path). Turning it off reads
+    /// every line; the results are the same (a test compares them).
+    pub skip_unmatched_lines: bool,
 }
 
 impl Default for ReadLimits {
     fn default() -> Self {
         ReadLimits {
             max_line_bytes: 1 << 20,
+            skip_unmatched_lines: true,
         }
     }
 }
@@ -153,15 +157,20 @@ pub fn read_log<R: Read + 'static>(
     };
 
     let interesting = prefilter();
-    while lines.next_line(&mut physical)? {
-        let number = lines.line_number;
-        // Most lines of a big log hold nothing for us: one multi-pattern scan decides. A line
-        // is still looked at when it may continue a held record or sits in a hint block.
+    loop {
+        // Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer
+        // skips them unread. Every line is read when it may continue a held record or sits in
+        // a hint block.
         let held_is_record = held.as_ref().is_some_and(|(_, text, _, _)| is_anchor(text));
-        if !held_is_record && !parser.in_hint_block() && !interesting.is_match(physical.as_bytes())
-        {
-            continue;
+        let more = if held_is_record || parser.in_hint_block() || !limits.skip_unmatched_lines {
+            lines.next_line(&mut physical)?
+        } else {
+            lines.next_matching_line(&mut physical, interesting)?
+        };
+        if !more {
+            break;
         }
+        let number = lines.line_number;
         let text = clean::strip_escapes(&physical);
         let pieces: Vec<String> = if clean::looks_like_python_repr(&text) {
             stats.python_repr_lines += 1;
