@@ -103,7 +103,8 @@ fn prefilter() -> &'static aho_corasick::AhoCorasick {
             "warning",
             "Hint on symbols",
             // escapes and pasted glyphs, Python repr line breaks
-            "\u{1b}",
+            "\u{1b}[",
+            "\u{1b}]",
             "\u{240d}",
             "\u{9b}",
             "\\n",
