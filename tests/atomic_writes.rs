@@ -1,0 +1,58 @@
+//! Files are never damaged (issue 7): `patch --apply` killed at any moment leaves extension.py
+//! either exactly as it was or exactly patched, never half-written.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const HEAD: &str = "import os\n\nIS_WINDOWS = os.name == \"nt\"\n\n\ndef _windows_argument(x):\n    return x\n\n\ndef _generate_ninja_build(name, with_cuda=False, with_hip=False):\n    if IS_WINDOWS:\n        default_ldflags = [\"/DLL\"]\n    else:\n        default_ldflags = [\"-shared\"]\n    return default_ldflags\n";
+
+#[test]
+fn killing_apply_never_leaves_a_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("extension.py");
+    // Big enough that writing and compiling take a measurable time.
+    let mut original = String::from(HEAD);
+    for i in 0..200_000 {
+        original.push_str(&format!(
+            "# padding line {i} so that the write takes a while\n"
+        ));
+    }
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/tvm-ffi-hip-lld-link.log"
+    );
+    let apply = |ext: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .arg("patch")
+            .arg(ext)
+            .args(["--from", log, "--apply", "--no-backup"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lnkfix")
+    };
+    // The patched text, from one complete run.
+    std::fs::write(&ext, &original).unwrap();
+    assert!(apply(&ext).wait().unwrap().success());
+    let patched = std::fs::read_to_string(&ext).unwrap();
+    assert_ne!(patched, original);
+
+    let mut saw_original = 0;
+    let mut saw_patched = 0;
+    for round in 0..16u64 {
+        std::fs::write(&ext, &original).unwrap();
+        let mut child = apply(&ext);
+        std::thread::sleep(Duration::from_millis(5 + round * 17 % 250));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = std::fs::read_to_string(&ext).unwrap();
+        if now == original {
+            saw_original += 1;
+        } else if now == patched {
+            saw_patched += 1;
+        } else {
+            panic!("round {round}: extension.py is neither the original nor the patched file ({} bytes)", now.len());
+        }
+    }
+    assert_eq!(saw_original + saw_patched, 16);
+}
