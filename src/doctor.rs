@@ -7,7 +7,7 @@
 //! reads the process environment.
 
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -111,31 +111,17 @@ fn join(base: &Path, part: &str) -> PathBuf {
     base.join(part)
 }
 
-/// A case-insensitive listing of directories, read once each.
-#[derive(Default)]
-struct DirectoryScan {
-    listings: HashMap<PathBuf, Option<HashMap<String, String>>>,
-}
-
-impl DirectoryScan {
-    /// The file's real name in `dir` when it exists there (any case).
-    fn find(&mut self, dir: &Path, name: &str) -> Option<String> {
-        let listing = self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
-            std::fs::read_dir(dir).ok().map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .filter_map(|e| e.file_name().into_string().ok())
-                    .map(|n| (n.to_ascii_lowercase(), n))
-                    .collect()
-            })
-        });
-        listing.as_ref()?.get(&name.to_ascii_lowercase()).cloned()
-    }
-
-    fn find_in(&mut self, dirs: &[PathBuf], name: &str) -> Option<PathBuf> {
-        dirs.iter()
-            .find_map(|d| self.find(d, name).map(|real| d.join(real)))
-    }
+/// Finds a library the way the link will (first directory wins, any case), through discovery's
+/// one implementation of that rule.
+fn find_in(dirs: &[PathBuf], name: &str) -> Option<PathBuf> {
+    let dirs: Vec<crate::discover::SearchDir> = dirs
+        .iter()
+        .map(|d| crate::discover::SearchDir {
+            path: d.clone(),
+            origin: "LIB".into(),
+        })
+        .collect();
+    crate::discover::find_library(&dirs, name)
 }
 
 /// How CC will treat flags.
@@ -174,7 +160,6 @@ fn driver_of(cc: &str) -> (Driver, String) {
 pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> DoctorReport {
     let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let mut checks = Vec::new();
-    let mut scan = DirectoryScan::default();
 
     // 1. The recipe's variables and vcvars' variables are set.
     for name in RECIPE_VARIABLES.iter().chain(VCVARS_VARIABLES) {
@@ -263,9 +248,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
     match get("HIP_PATH").and_then(|v| clean_path(&v)) {
         Some(hip) => {
             let dir = join(&hip, "lib");
-            let found = scan
-                .find(&dir, HIP_IMPORT_LIBRARY)
-                .map(|real| dir.join(real));
+            let found = find_in(std::slice::from_ref(&dir), HIP_IMPORT_LIBRARY);
             checks.push(Check {
                 id: "hip-import-library".into(),
                 ok: found.is_some(),
@@ -292,7 +275,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         let mut missing = Vec::new();
         for row in CRT_LIBRARIES {
             let name = if pick == 1 { row.1 } else { row.2 };
-            match scan.find_in(&lib_dirs, name) {
+            match find_in(&lib_dirs, name) {
                 Some(p) => {
                     found.insert(name, p);
                 }
