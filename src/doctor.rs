@@ -418,7 +418,11 @@ fn skipped(id: &str, variable: &str) -> Check {
 }
 
 /// Writes the text report: one line per check, its fix under each failed one.
-pub fn render_text(report: &DoctorReport, out: &mut impl Write, color: bool) -> io::Result<()> {
+pub fn render_text(
+    report: &DoctorReport,
+    out: &mut (impl Write + ?Sized),
+    color: bool,
+) -> io::Result<()> {
     let style = Style { color };
     for check in &report.checks {
         let mark = if check.ok {

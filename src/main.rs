@@ -472,13 +472,11 @@ fn triage_command(args: TriageArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return error(e),
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = match args.format {
-        Format::Json => lnkfix::triage::write_json(&report, &mut out),
-        Format::Text => lnkfix::triage::render_text(&report, &mut out, use_color(args.color)),
-    };
-    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+    let color = use_color(args.color);
+    if let Err(e) = print(|out| match args.format {
+        Format::Json => lnkfix::triage::write_json(&report, out),
+        Format::Text => lnkfix::triage::render_text(&report, out, color),
+    }) {
         return error(e);
     }
     ExitCode::from(u8::try_from(lnkfix::triage::exit_code(&report)).unwrap_or(exit::USAGE))
@@ -492,13 +490,11 @@ fn doctor_command(args: DoctorArgs) -> ExitCode {
             lib_dirs: args.lib_dirs,
         },
     );
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = match args.format {
-        Format::Json => lnkfix::doctor::write_json(&report, &mut out),
-        Format::Text => lnkfix::doctor::render_text(&report, &mut out, use_color(args.color)),
-    };
-    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+    let color = use_color(args.color);
+    if let Err(e) = print(|out| match args.format {
+        Format::Json => lnkfix::doctor::write_json(&report, out),
+        Format::Text => lnkfix::doctor::render_text(&report, out, color),
+    }) {
         return error(e);
     }
     ExitCode::from(u8::try_from(lnkfix::doctor::exit_code(&report)).unwrap_or(exit::USAGE))
@@ -566,6 +562,13 @@ fn explain_command(args: ExplainArgs) -> ExitCode {
     let found = !index.providers(&args.symbol).is_empty();
     std::mem::forget(index);
     ExitCode::from(if found { exit::OK } else { exit::FOUND })
+}
+
+/// Writes to a buffered stdout and flushes; a closed pipe (`| head`) is not an error.
+fn print(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    write_out(write(&mut out).and_then(|_| out.flush()))
 }
 
 fn write_out(result: std::io::Result<()>) -> Result<(), String> {

@@ -13,29 +13,20 @@ fn windows_api_lib() -> PathBuf {
 }
 
 fn diagnose(dir: &Path, log: &str, extra: &[&str]) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
-        .current_dir(dir)
-        .args(["diagnose", "--format", "json", log])
-        .args([
-            "--sdk-lib",
-            "kits/Lib/10.0.26100.0",
-            "--vc-lib",
-            "vc",
-            "--hip-path",
-            "hip",
-        ])
-        .arg("--lib")
-        .arg(windows_api_lib())
-        .args(extra)
-        .output()
-        .expect("run lnkfix");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("json")
+    let windows = windows_api_lib();
+    let mut args = vec![
+        log,
+        "--sdk-lib",
+        "kits/Lib/10.0.26100.0",
+        "--vc-lib",
+        "vc",
+        "--hip-path",
+        "hip",
+        "--lib",
+        windows.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    common::diagnose_json(dir, &args)
 }
 
 #[test]

@@ -7,28 +7,10 @@ mod common;
 #[path = "patch/common.rs"]
 mod patch_common;
 
-use std::process::Command;
-
 use lnkfix::patch::plan_from_diagnosis;
 use patch_common::{
     assert_compiles, assert_diff_applies, assert_ninja, changed, releases, HIP_PATH, PATH_AS_GIVEN,
 };
-
-fn diagnosis_json(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
-        .current_dir(dir)
-        .args(["diagnose", "--format", "json"])
-        .args(args)
-        .output()
-        .expect("run lnkfix");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("json")
-}
 
 /// The flags the Windows+HIP ldflags line must gain: HIP's /LIBPATH (from HIP_PATH) and library,
 /// then each other library with its /LIBPATH, then the chain (without repeats).
@@ -100,7 +82,8 @@ fn check_every_release(label: &str, diagnosis: &serde_json::Value) {
 #[test]
 fn closed_loop_md_log_patches_every_release() {
     let dir = common::fixtures();
-    let diagnosis = diagnosis_json(
+    let diagnosis = common::diagnose_json(
+        dir,
         &[
             "logs/md-demangled.log",
             "--sdk-lib",
@@ -112,7 +95,6 @@ fn closed_loop_md_log_patches_every_release() {
             "--objects",
             "obj/md",
         ],
-        dir,
     );
     assert_eq!(diagnosis["verdict"]["kind"], "default-lib-chain-absent");
     assert_eq!(diagnosis["crt"]["flavour"], "dynamic");
@@ -122,6 +104,6 @@ fn closed_loop_md_log_patches_every_release() {
 #[test]
 fn shared_example_patches_every_release() {
     let log = common::root().join("../shared/examples/001.log");
-    let diagnosis = diagnosis_json(&[log.to_str().unwrap()], &common::root());
+    let diagnosis = common::diagnose_json(&common::root(), &[log.to_str().unwrap()]);
     check_every_release("001", &diagnosis);
 }

@@ -242,11 +242,7 @@ impl LineReader {
         filter: &aho_corasick::AhoCorasick,
     ) -> io::Result<bool> {
         loop {
-            let buf = match self.inner.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let buf = fill(&mut *self.inner)?;
             if buf.is_empty() {
                 return Ok(false);
             }
@@ -299,11 +295,7 @@ impl LineReader {
         let mut saw_any = false;
         let mut truncated = false;
         loop {
-            let buf = match self.inner.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let buf = fill(&mut *self.inner)?;
             if buf.is_empty() {
                 break;
             }
@@ -369,6 +361,18 @@ impl LineReader {
         }
         line.push_str(&String::from_utf8_lossy(&self.raw));
     }
+}
+
+/// The reader's buffer, refilled when empty; an interrupted read is retried.
+fn fill(inner: &mut dyn BufRead) -> io::Result<&[u8]> {
+    loop {
+        match inner.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    inner.fill_buf()
 }
 
 /// Appends to a line buffer up to the limit; what does not fit is dropped and flagged.

@@ -8,7 +8,11 @@ use crate::report::{self, Style};
 use crate::rules::RuleBook;
 
 /// Writes the text report; `color` adds ANSI colours (the CLI decides from the terminal).
-pub fn render_text(report: &TriageReport, out: &mut impl Write, color: bool) -> io::Result<()> {
+pub fn render_text(
+    report: &TriageReport,
+    out: &mut (impl Write + ?Sized),
+    color: bool,
+) -> io::Result<()> {
     render_text_with(report, &RuleBook::builtin(), out, color)
 }
 
@@ -17,7 +21,7 @@ pub fn render_text(report: &TriageReport, out: &mut impl Write, color: bool) -> 
 pub fn render_text_with(
     report: &TriageReport,
     book: &RuleBook,
-    out: &mut impl Write,
+    out: &mut (impl Write + ?Sized),
     color: bool,
 ) -> io::Result<()> {
     let style = Style { color };
@@ -133,7 +137,7 @@ pub fn render_text_with(
 }
 
 fn write_lines<'a>(
-    out: &mut impl Write,
+    out: &mut (impl Write + ?Sized),
     lines: impl Iterator<Item = (u64, &'a str)>,
 ) -> io::Result<()> {
     for (number, text) in lines {

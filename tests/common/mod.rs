@@ -36,6 +36,24 @@ pub fn manifest() -> serde_json::Value {
     serde_json::from_str(&text).expect("manifest.json is JSON")
 }
 
+/// Runs `lnkfix diagnose --format json ARGS` in `dir`; the log must show unresolved symbols
+/// (exit code 1).
+pub fn diagnose_json(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json"])
+        .args(args)
+        .output()
+        .expect("run lnkfix");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
 /// Reads a log file into a link failure.
 pub fn collect(path: &Path) -> lnkfix::symbols::LinkFailure {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
