@@ -471,6 +471,30 @@ mod tests {
     }
 
     #[test]
+    fn hint_block_candidates_belong_to_the_symbol_they_follow() {
+        let f = failure(
+            "a.obj : error LNK2019: unresolved external symbol \"void __cdecl f(int)\" (?f@@YAXH@Z) referenced in function main\n\
+             \x20 Hint on symbols that are defined and could potentially match:\n\
+             \x20   \"void __cdecl f(long)\" (?f@@YAXJ@Z)\n\
+             \x20   \"void __cdecl f(unsigned int)\" (?f@@YAXI@Z)\n\
+             \n\
+             a.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n",
+        );
+        assert_eq!(
+            f.symbols.len(),
+            2,
+            "hint candidates are not unresolved symbols"
+        );
+        let hints: Vec<&str> = f.symbols[0]
+            .hints
+            .iter()
+            .filter_map(|h| h.decorated.as_deref())
+            .collect();
+        assert_eq!(hints, ["?f@@YAXJ@Z", "?f@@YAXI@Z"]);
+        assert!(f.symbols[1].hints.is_empty());
+    }
+
+    #[test]
     fn x86_log_undoes_cdecl_underscore() {
         let f = failure(
             "main.obj : error LNK2019: unresolved external symbol __imp__MessageBoxA@16 referenced in function _main\n\

@@ -192,6 +192,11 @@ pub fn read_log<R: Read + 'static>(
             }
             flush(&mut held, &mut parser, &mut events, sink);
             held = Some((number, piece, chars, 1));
+            // Only a record can be continued by the next line: anything else is parsed now, so
+            // the parser's state (a hint block) is current when the next line is read.
+            if !held.as_ref().is_some_and(|(_, text, _, _)| is_anchor(text)) {
+                flush(&mut held, &mut parser, &mut events, sink);
+            }
         }
     }
     flush(&mut held, &mut parser, &mut events, sink);
