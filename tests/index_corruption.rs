@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{index_fixtures, index, windows_lib};
+use common::{index, index_fixtures, windows_lib};
 use lnkfix::index::Machine;
 
 fn inputs() -> Vec<PathBuf> {

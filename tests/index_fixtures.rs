@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{index_fixtures, index, run};
+use common::{index, index_fixtures, run};
 use lnkfix::index::{
     write_explain, write_list, write_summary, FileFormat, LibrarySymbol, Machine, OutputFormat,
     SymbolKind,

@@ -17,14 +17,13 @@
 //! Names are stored as byte ranges of the file ([`FileParts::span`]); nothing is copied except
 //! the `__imp_` names of short import members, which no file stores contiguously.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use object::pe;
 use object::read::archive::ArchiveFile;
 use object::read::coff::{CoffFile, CoffHeader, ImportFile, ImportType, Symbol};
 
-use super::store::{FileParts, Member, Record, RecordKind, Span};
+use super::store::{self, FileParts, Member, NameMap, Record, RecordKind, Span};
 use super::{text, FileFormat, IndexError, IndexWarning, Machine};
 
 /// What one member turned out to be.
@@ -421,28 +420,34 @@ impl<'a> ArchiveReader<'a> {
 
     /// Takes the definitions of object members from the symbol map (`entries` in map order):
     /// per member in member order, its map entries, then its `/alternatename`s.
-    fn finish_from_map(&mut self, entries: Vec<(u32, &'a [u8])>) {
-        let mut by_object: Vec<(u32, Span)> = Vec::with_capacity(entries.len());
-        for (object, name) in entries {
-            let span = self.parts.span(self.data, name);
-            by_object.push((object, span));
+    fn finish_from_map(&mut self, mut entries: Vec<(u32, &'a [u8], u64, bool)>) {
+        if !entries.is_sorted_by_key(|entry| entry.0) {
+            entries.sort_by_key(|entry| entry.0);
         }
-        if !by_object.is_sorted_by_key(|(object, _)| *object) {
-            by_object.sort_by_key(|(object, _)| *object);
-        }
+        self.parts.records.reserve(entries.len());
+        self.parts.hashes.reserve(entries.len());
         let objects = std::mem::take(&mut self.objects);
         let mut next = 0;
         for (number, object) in objects.iter().enumerate() {
             let first = next;
-            while let Some(&(_, name)) = by_object.get(next).filter(|(o, _)| *o as usize == number)
+            while let Some(&(_, name, hash, ascii)) =
+                entries.get(next).filter(|entry| entry.0 as usize == number)
             {
-                self.push(
-                    name,
-                    Span::default(),
-                    object.member,
-                    RecordKind::MapSymbol,
-                    object.machine,
-                );
+                let record = Record {
+                    name: Span::default(),
+                    detail: Span::default(),
+                    member: object.member,
+                    kind: RecordKind::MapSymbol,
+                    machine: object.machine,
+                };
+                if ascii {
+                    let name = self.parts.ascii_span(self.data, name);
+                    self.parts.push_hashed(Record { name, ..record }, hash);
+                } else {
+                    // Not ASCII: checked, and copied lossily if not UTF-8 (rehashed then).
+                    let name = self.parts.span(self.data, name);
+                    self.parts.push(self.data, Record { name, ..record });
+                }
                 next += 1;
             }
             if next == first {
@@ -515,16 +520,25 @@ impl<'a> ArchiveReader<'a> {
                 }
             }
         }
-        let mut idata7: HashMap<&[u8], &[u8]> = HashMap::new();
-        let mut references: HashMap<&[u8], &[&[u8]]> = HashMap::new();
+        // Only names that some object references can lead to a DLL: index just those.
+        let mut idata7: NameMap<&[u8], &[u8]> = NameMap::default();
+        let mut referenced: NameMap<&[u8], ()> = NameMap::default();
+        let mut references: NameMap<&[u8], &[&[u8]]> = NameMap::default();
         if self.long_form {
             for facts in &read {
                 for &(name, dll) in &facts.idata7_strings {
                     idata7.insert(name, dll);
                 }
+                for &name in &facts.undefined {
+                    referenced.insert(name, ());
+                }
+            }
+            for facts in &read {
                 if !facts.undefined.is_empty() {
                     for &(name, _) in &facts.defined {
-                        references.insert(name, &facts.undefined);
+                        if referenced.contains_key(name) {
+                            references.insert(name, &facts.undefined);
+                        }
                     }
                 }
             }
@@ -542,6 +556,8 @@ impl<'a> ArchiveReader<'a> {
             }
             None
         };
+        // Consecutive import objects reference the same head: remember the last answer.
+        let mut last: Option<(&[&[u8]], Option<&[u8]>)> = None;
         for (object, facts) in objects.iter().zip(&read) {
             let machine = object.machine;
             let imported: Vec<&[u8]> = facts
@@ -557,9 +573,16 @@ impl<'a> ArchiveReader<'a> {
                 Span::default()
             } else {
                 self.parts.info.import_members += 1;
-                match dll_of(&facts.undefined) {
+                let found = match last {
+                    Some((undefined, dll)) if undefined == facts.undefined.as_slice() => dll,
+                    _ => dll_of(&facts.undefined),
+                };
+                last = Some((&facts.undefined, found));
+                match found {
                     Some(dll) => {
-                        self.dlls.push(dll);
+                        if self.dlls.last() != Some(&dll) {
+                            self.dlls.push(dll);
+                        }
                         self.parts.span(self.data, dll)
                     }
                     None => Span::default(),
@@ -675,26 +698,59 @@ fn first_linker_member(data: &[u8]) -> Option<Result<&[u8], String>> {
     })
 }
 
-/// The entries of a first linker member: (member header offset, name), or why it is broken.
-fn map_entries(map: &[u8]) -> Result<Vec<(u32, &[u8])>, String> {
-    let count = map
-        .get(..4)
-        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        .ok_or("too short for a symbol count")?;
-    let offsets = count
-        .checked_mul(4)
-        .and_then(|length| map.get(4..4 + length))
-        .ok_or_else(|| format!("{count} symbols do not fit in {} bytes", map.len()))?;
-    let mut names = &map[4 + offsets.len()..];
-    // The offsets fit in the map, so the count is bounded by the file size before allocating.
-    let mut entries = Vec::with_capacity(count);
-    for offset in offsets.chunks_exact(4) {
-        let end = memchr::memchr(0, names).ok_or("missing archive symbol name")?;
-        let offset = u32::from_be_bytes([offset[0], offset[1], offset[2], offset[3]]);
-        entries.push((offset, &names[..end]));
-        names = &names[end + 1..];
+/// A first linker member: big-endian member offsets, then as many NUL-terminated names.
+struct SymbolMap<'a> {
+    offsets: &'a [u8],
+    names: &'a [u8],
+}
+
+/// One symbol map entry: member header offset, name, name hash, whether the name is ASCII.
+type MapEntry<'a> = (u32, &'a [u8], u64, bool);
+
+impl<'a> SymbolMap<'a> {
+    /// Splits a first linker member, or says why it is broken.
+    fn parse(map: &'a [u8]) -> Result<SymbolMap<'a>, String> {
+        let count = map
+            .get(..4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or("too short for a symbol count")?;
+        let offsets = count
+            .checked_mul(4)
+            .and_then(|length| map.get(4..4 + length))
+            .ok_or_else(|| format!("{count} symbols do not fit in {} bytes", map.len()))?;
+        Ok(SymbolMap {
+            offsets,
+            names: &map[4 + offsets.len()..],
+        })
     }
-    Ok(entries)
+
+    /// The number of entries (bounded by the member's size, so safe to allocate for).
+    fn len(&self) -> usize {
+        self.offsets.len() / 4
+    }
+
+    fn offsets(&self) -> impl Iterator<Item = u32> + 'a {
+        self.offsets
+            .chunks_exact(4)
+            .map(|o| u32::from_be_bytes([o[0], o[1], o[2], o[3]]))
+    }
+
+    /// Whether there are as many names as offsets.
+    fn names_complete(&self) -> bool {
+        memchr::memchr_iter(0, self.names).take(self.len()).count() == self.len()
+    }
+
+    /// The entries, each name scanned and hashed in one pass.
+    fn entries(&self) -> impl Iterator<Item = Result<MapEntry<'a>, &'static str>> + 'a {
+        let mut names = self.names;
+        self.offsets().map(move |offset| {
+            let (length, hash, ascii) =
+                store::scan_name(names).ok_or("missing archive symbol name")?;
+            let name = &names[..length];
+            names = &names[length + 1..];
+            Ok((offset, name, hash, ascii))
+        })
+    }
 }
 
 /// Reads a COFF archive: every member header and import member, object headers, and the symbol
@@ -750,37 +806,51 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileParts, IndexE
     }
     // After a failed walk the map may name members never reached: trust the members only.
     let map = match first_linker_member(data) {
-        Some(map) if !walk_failed => Some(map.and_then(map_entries)),
+        Some(map) if !walk_failed => Some(map.and_then(SymbolMap::parse)),
         _ => None,
     };
     let mut usable = Vec::new();
     let mut map_ok = map.is_some();
+    let mut map_warning = |reader: &mut ArchiveReader<'_>, message: String| {
+        reader
+            .parts
+            .warnings
+            .push(IndexWarning::file(path, message));
+        map_ok = false;
+    };
     match map {
-        Some(Ok(entries)) => {
-            let need_objects = !reader.objects.is_empty() && !reader.long_form;
-            if need_objects {
-                usable.reserve(entries.len());
+        Some(Ok(map)) if reader.objects.is_empty() || reader.long_form => {
+            // Import members were all read: check the map is sound (the linker relies on it).
+            if let Some(offset) = map.offsets().find(|&o| o as usize >= data.len()) {
+                let message = format!("symbol map entry points outside the file (offset {offset})");
+                map_warning(&mut reader, message);
+            } else if !map.names_complete() {
+                let message = "bad symbol map: missing archive symbol name".to_string();
+                map_warning(&mut reader, message);
             }
-            for (offset, name) in entries {
+        }
+        Some(Ok(map)) => {
+            usable.reserve(map.len());
+            for entry in map.entries() {
+                let (offset, name, hash, ascii) = match entry {
+                    Ok(entry) => entry,
+                    Err(reason) => {
+                        map_warning(&mut reader, format!("bad symbol map: {reason}"));
+                        break;
+                    }
+                };
                 if offset as usize >= data.len() {
                     let message = format!(
                         "symbol map entry {} points outside the file (offset {offset})",
                         text(name)
                     );
-                    reader
-                        .parts
-                        .warnings
-                        .push(IndexWarning::file(path, message));
-                    map_ok = false;
+                    map_warning(&mut reader, message);
                     break;
-                }
-                if !need_objects {
-                    continue;
                 }
                 match reader.seen.binary_search_by_key(&offset, |(o, _)| *o) {
                     Ok(found) => {
                         if let Seen::Object(object) = reader.seen[found].1 {
-                            usable.push((object, name));
+                            usable.push((object, name, hash, ascii));
                         }
                     }
                     Err(_) => {
@@ -789,23 +859,13 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileParts, IndexE
                              object symbols read from the members instead",
                             text(name)
                         );
-                        reader
-                            .parts
-                            .warnings
-                            .push(IndexWarning::file(path, message));
-                        map_ok = false;
+                        map_warning(&mut reader, message);
                         break;
                     }
                 }
             }
         }
-        Some(Err(reason)) => {
-            reader.parts.warnings.push(IndexWarning::file(
-                path,
-                format!("bad symbol map: {reason}"),
-            ));
-            map_ok = false;
-        }
+        Some(Err(reason)) => map_warning(&mut reader, format!("bad symbol map: {reason}")),
         None => {}
     }
     if map_ok && !reader.long_form {
@@ -897,14 +957,24 @@ mod tests {
         map.extend(100u32.to_be_bytes());
         map.extend(200u32.to_be_bytes());
         map.extend(b"a\0bc\0");
+        let entries = |map: &[u8]| -> Result<Vec<(u32, Vec<u8>)>, String> {
+            let map = SymbolMap::parse(map)?;
+            map.entries()
+                .map(|e| e.map(|(offset, name, _, _)| (offset, name.to_vec())))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())
+        };
         assert_eq!(
-            map_entries(&map),
-            Ok(vec![(100, &b"a"[..]), (200, &b"bc"[..])])
+            entries(&map),
+            Ok(vec![(100, b"a".to_vec()), (200, b"bc".to_vec())])
         );
-        assert!(map_entries(&map[..map.len() - 1]).is_err());
+        assert!(entries(&map[..map.len() - 1]).is_err());
+        assert!(!SymbolMap::parse(&map[..map.len() - 1])
+            .unwrap()
+            .names_complete());
         let mut huge = u32::MAX.to_be_bytes().to_vec();
         huge.extend([0; 16]);
-        assert!(map_entries(&huge).is_err());
-        assert!(map_entries(b"\0\0").is_err());
+        assert!(SymbolMap::parse(&huge).is_err());
+        assert!(SymbolMap::parse(b"\0\0").is_err());
     }
 }

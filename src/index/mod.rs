@@ -454,7 +454,7 @@ fn read_file(path: &Path) -> Result<store::FileIndex, IndexError> {
     }
     // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
     // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
-    let map = unsafe { memmap2::Mmap::map(&file)? };
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
     drop(file);
     let data: &[u8] = &map;
     if data.starts_with(b"!<arch>\n") {
@@ -498,14 +498,14 @@ impl Index {
     /// Reads `files` (in search order) in parallel and indexes every symbol they define. Files that
     /// cannot be read at all are not listed in [`Index::libraries`]; every problem is a warning.
     pub fn build(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
+        let t0 = std::time::Instant::now();
         let done = AtomicUsize::new(0);
         let total = files.len();
-        let read: Vec<(store::FileIndex, groups::ShardOrder)> = files
+        let read: Vec<store::FileIndex> = files
             .par_iter()
             .with_max_len(1)
             .map(|path| {
                 let file = read_file_guarded(path);
-                let order = groups::ShardOrder::new(&file.parts.hashes);
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if options.progress && (finished % 16 == 0 || finished == total) {
                     eprint!("\rindexing {finished}/{total} files");
@@ -513,14 +513,14 @@ impl Index {
                         eprintln!();
                     }
                 }
-                (file, order)
+                file
             })
             .collect();
+        let t1 = t0.elapsed();
         let mut warnings = Vec::new();
         let mut libraries = Vec::with_capacity(read.len());
         let mut indexed = Vec::with_capacity(read.len());
-        let mut orders = Vec::with_capacity(read.len());
-        for (mut file, order) in read {
+        for mut file in read {
             let parts = &mut file.parts;
             let unreadable_file = parts.records.is_empty()
                 && parts.info.members == 0
@@ -531,9 +531,17 @@ impl Index {
                 libraries.push(std::mem::replace(&mut parts.info, LibraryInfo::empty()));
             }
             indexed.push(file);
-            orders.push(order);
         }
-        let groups = groups::Groups::build(&indexed, &orders);
+        let t2 = t0.elapsed();
+        let groups = groups::Groups::build(&indexed);
+        if std::env::var_os("LNKFIX_TIMING").is_some() {
+            eprintln!(
+                "TIMING read {:?} collect {:?} group {:?}",
+                t1,
+                t2 - t1,
+                t0.elapsed() - t2
+            );
+        }
         let index = Index {
             files: indexed,
             groups,
@@ -552,10 +560,8 @@ impl Index {
     ) -> Index {
         let mut contents = FileContents::new(Path::new(""), FileFormat::Archive);
         contents.symbols = symbols;
-        let file = contents.into_index();
-        let order = groups::ShardOrder::new(&file.parts.hashes);
-        let files = vec![file];
-        let groups = groups::Groups::build(&files, std::slice::from_ref(&order));
+        let files = vec![contents.into_index()];
+        let groups = groups::Groups::build(&files);
         Index {
             files,
             groups,
@@ -564,10 +570,10 @@ impl Index {
         }
     }
 
-    /// The materialized group of the names hashing like `name`.
+    /// The materialized bucket of the names hashing like `name`.
     fn group_of(&self, name: &str) -> Option<&groups::Group> {
-        let group = self.groups.find(store::name_hash(name.as_bytes()))?;
-        Some(self.groups.group(&self.files, group, self.arch))
+        let bucket = self.groups.bucket(store::name_hash(name.as_bytes()));
+        Some(self.groups.group(&self.files, bucket, self.arch))
     }
 
     /// Every provider of exactly `linker_name` that links into the index's machine, in search order.
@@ -613,7 +619,7 @@ impl Index {
 
     /// The materialized providers of one distinct name: (linking, other machines).
     fn providers_of(&self, name: &groups::NameAt) -> (&[LibrarySymbol], &[LibrarySymbol]) {
-        let group = self.groups.group(&self.files, name.group, self.arch);
+        let group = self.groups.group(&self.files, name.bucket, self.arch);
         match group.names.get(name.name as usize) {
             Some(&(start, middle, end)) => (
                 &group.symbols[start as usize..middle as usize],
