@@ -91,12 +91,14 @@ struct ObjectFacts<'a> {
 }
 
 /// Reads the symbol table of a regular or bigobj COFF object.
-fn read_symbols<'a, Coff: CoffHeader>(data: &'a [u8]) -> Result<ObjectFacts<'a>, String> {
+fn read_symbols<'a, Coff: CoffHeader>(
+    data: &'a [u8],
+    facts: &mut ObjectFacts<'a>,
+) -> Result<(), String> {
     let file = CoffFile::<&[u8], Coff>::parse(data).map_err(|e| e.to_string().to_lowercase())?;
     let sections = file.coff_section_table();
     let symbols = file.coff_symbol_table();
     let strings = symbols.strings();
-    let mut facts = ObjectFacts::default();
     let section_name = |number: i32| -> &'a [u8] {
         if number <= 0 {
             return b"";
@@ -153,30 +155,85 @@ fn read_symbols<'a, Coff: CoffHeader>(data: &'a [u8]) -> Result<ObjectFacts<'a>,
             }
         }
     }
-    Ok(facts)
+    Ok(())
 }
 
 /// Reads the symbol table of an object member of any kind (none for unreadable ones).
-fn read_member_symbols(data: &[u8]) -> Result<ObjectFacts<'_>, String> {
+fn read_member_symbols<'a>(data: &'a [u8], facts: &mut ObjectFacts<'a>) -> Result<(), String> {
     match classify(data) {
-        Some(MemberKind::Object) => read_symbols::<pe::ImageFileHeader>(data),
-        Some(MemberKind::BigObject) => read_symbols::<pe::AnonObjectHeaderBigobj>(data),
-        _ => Ok(ObjectFacts::default()),
+        Some(MemberKind::Object) => read_symbols::<pe::ImageFileHeader>(data, facts),
+        Some(MemberKind::BigObject) => read_symbols::<pe::AnonObjectHeaderBigobj>(data, facts),
+        _ => Ok(()),
+    }
+}
+
+/// The facts of many objects in shared vectors (one allocation each, not four per object), and
+/// where each object's part ends.
+#[derive(Default)]
+struct AllFacts<'a> {
+    facts: ObjectFacts<'a>,
+    /// Per object: end of its defined, aliases, undefined, `.idata$7` entries.
+    ends: Vec<[usize; 4]>,
+}
+
+impl<'a> AllFacts<'a> {
+    fn push(&mut self, data: &'a [u8]) -> Result<(), String> {
+        let result = read_member_symbols(data, &mut self.facts);
+        if result.is_err() {
+            // Nothing of a broken object counts.
+            let [defined, aliases, undefined, idata7] = self.ends.last().copied().unwrap_or([0; 4]);
+            self.facts.defined.truncate(defined);
+            self.facts.aliases.truncate(aliases);
+            self.facts.undefined.truncate(undefined);
+            self.facts.idata7_strings.truncate(idata7);
+        }
+        self.ends.push([
+            self.facts.defined.len(),
+            self.facts.aliases.len(),
+            self.facts.undefined.len(),
+            self.facts.idata7_strings.len(),
+        ]);
+        result
+    }
+
+    /// Object `number`'s (defined, aliases, undefined, `.idata$7` strings).
+    #[allow(clippy::type_complexity)]
+    fn get(
+        &self,
+        number: usize,
+    ) -> (
+        &[(&'a [u8], &'a [u8])],
+        &[(&'a [u8], &'a [u8])],
+        &[&'a [u8]],
+        &[(&'a [u8], &'a [u8])],
+    ) {
+        let start = number
+            .checked_sub(1)
+            .and_then(|previous| self.ends.get(previous))
+            .copied()
+            .unwrap_or([0; 4]);
+        let end = self.ends.get(number).copied().unwrap_or(start);
+        let facts = &self.facts;
+        (
+            &facts.defined[start[0]..end[0]],
+            &facts.aliases[start[1]..end[1]],
+            &facts.undefined[start[2]..end[2]],
+            &facts.idata7_strings[start[3]..end[3]],
+        )
     }
 }
 
 /// The weak externals (name, default) of an object member, for a lookup that needs to know
 /// whether a name the symbol map lists is an alias.
 pub(crate) fn weak_externals(data: &[u8]) -> Vec<(String, String)> {
-    read_member_symbols(data)
-        .map(|facts| {
-            facts
-                .aliases
-                .iter()
-                .map(|(name, target)| (text(name), text(target)))
-                .collect()
-        })
-        .unwrap_or_default()
+    let mut facts = ObjectFacts::default();
+    // A member that broke since the build gives the aliases read before the damage.
+    let _ = read_member_symbols(data, &mut facts);
+    facts
+        .aliases
+        .iter()
+        .map(|(name, target)| (text(name), text(target)))
+        .collect()
 }
 
 /// One `.drectve` option the index cares about.
@@ -461,13 +518,11 @@ impl<'a> ArchiveReader<'a> {
 
     /// Adds the definitions and weak externals of one object's symbol table (no import objects).
     fn push_symbol_table(&mut self, object: &ObjectMember<'a>) {
-        let facts = match read_member_symbols(object.bytes) {
-            Ok(facts) => facts,
-            Err(reason) => {
-                self.warn_object(object, format!("bad object: {reason}"));
-                return;
-            }
-        };
+        let mut facts = ObjectFacts::default();
+        if let Err(reason) = read_member_symbols(object.bytes, &mut facts) {
+            self.warn_object(object, format!("bad object: {reason}"));
+            return;
+        }
         for &(name, _) in &facts.defined {
             let name = self.parts.span(self.data, name);
             let kind = RecordKind::Defined;
@@ -509,15 +564,12 @@ impl<'a> ArchiveReader<'a> {
     /// a symbol it references (dlltool `_head_*` → `*_iname`, directly or one step further) points at.
     fn finish_from_symbols(&mut self) {
         let objects = std::mem::take(&mut self.objects);
-        let mut read = Vec::with_capacity(objects.len());
+        let mut all = AllFacts::default();
+        all.ends.reserve(objects.len());
         for object in &objects {
-            match read_member_symbols(object.bytes) {
-                Ok(facts) => read.push(facts),
-                Err(reason) => {
-                    // The header parsed in the walk, so this is a broken symbol table.
-                    self.warn_object(object, format!("bad object: {reason}"));
-                    read.push(ObjectFacts::default());
-                }
+            if let Err(reason) = all.push(object.bytes) {
+                // The header parsed in the walk, so this is a broken symbol table.
+                self.warn_object(object, format!("bad object: {reason}"));
             }
         }
         // Only names that some object references can lead to a DLL: index just those.
@@ -525,19 +577,18 @@ impl<'a> ArchiveReader<'a> {
         let mut referenced: NameMap<&[u8], ()> = NameMap::default();
         let mut references: NameMap<&[u8], &[&[u8]]> = NameMap::default();
         if self.long_form {
-            for facts in &read {
-                for &(name, dll) in &facts.idata7_strings {
-                    idata7.insert(name, dll);
-                }
-                for &name in &facts.undefined {
-                    referenced.insert(name, ());
-                }
+            for &(name, dll) in &all.facts.idata7_strings {
+                idata7.insert(name, dll);
             }
-            for facts in &read {
-                if !facts.undefined.is_empty() {
-                    for &(name, _) in &facts.defined {
+            for &name in &all.facts.undefined {
+                referenced.insert(name, ());
+            }
+            for number in 0..objects.len() {
+                let (defined, _, undefined, _) = all.get(number);
+                if !undefined.is_empty() {
+                    for &(name, _) in defined {
                         if referenced.contains_key(name) {
-                            references.insert(name, &facts.undefined);
+                            references.insert(name, undefined);
                         }
                     }
                 }
@@ -558,10 +609,10 @@ impl<'a> ArchiveReader<'a> {
         };
         // Consecutive import objects reference the same head: remember the last answer.
         let mut last: Option<(&[&[u8]], Option<&[u8]>)> = None;
-        for (object, facts) in objects.iter().zip(&read) {
+        for (number, object) in objects.iter().enumerate() {
             let machine = object.machine;
-            let imported: Vec<&[u8]> = facts
-                .defined
+            let (defined, aliases, undefined, _) = all.get(number);
+            let imported: Vec<&[u8]> = defined
                 .iter()
                 .filter(|(name, section)| {
                     name.starts_with(b"__imp_")
@@ -574,10 +625,10 @@ impl<'a> ArchiveReader<'a> {
             } else {
                 self.parts.info.import_members += 1;
                 let found = match last {
-                    Some((undefined, dll)) if undefined == facts.undefined.as_slice() => dll,
-                    _ => dll_of(&facts.undefined),
+                    Some((previous, dll)) if previous == undefined => dll,
+                    _ => dll_of(undefined),
                 };
-                last = Some((&facts.undefined, found));
+                last = Some((undefined, found));
                 match found {
                     Some(dll) => {
                         if self.dlls.last() != Some(&dll) {
@@ -588,11 +639,10 @@ impl<'a> ArchiveReader<'a> {
                     None => Span::default(),
                 }
             };
-            for &(name, section) in &facts.defined {
+            for &(name, section) in defined {
                 let kind = if let Some(plain) = name.strip_prefix(b"__imp_") {
                     if imported.contains(&plain) {
-                        let code = facts
-                            .defined
+                        let code = defined
                             .iter()
                             .any(|(other, s)| *other == plain && s.starts_with(b".text"));
                         if code {
@@ -616,7 +666,7 @@ impl<'a> ArchiveReader<'a> {
                 };
                 self.push(span, detail, object.member, kind, machine);
             }
-            for &(name, target) in &facts.aliases {
+            for &(name, target) in aliases {
                 let name = self.parts.span(self.data, name);
                 let target = self.parts.span(self.data, target);
                 self.push(name, target, object.member, RecordKind::Alias, machine);

@@ -448,14 +448,14 @@ const PDB_MAGIC: &[u8] = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
 /// Reads one file into compact records, keeping its map when records point into it.
 fn read_file(path: &Path) -> Result<store::FileIndex, IndexError> {
     let file = File::open(path)?;
-    let length = file.metadata()?.len();
-    if length == 0 {
-        return Err(IndexError::Empty);
-    }
     // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
     // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
+    // `populate` maps every page in the one system call instead of faulting them in one by one.
     let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
     drop(file);
+    if map.is_empty() {
+        return Err(IndexError::Empty);
+    }
     let data: &[u8] = &map;
     if data.starts_with(b"!<arch>\n") {
         let parts = coff::read_archive(path, data)?;
