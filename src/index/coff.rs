@@ -608,7 +608,8 @@ impl<'a> ArchiveReader<'a> {
             None
         };
         // Consecutive import objects reference the same head: remember the last answer.
-        let mut last: Option<(&[&[u8]], Option<&[u8]>)> = None;
+        type Answer<'s, 'd> = (&'s [&'d [u8]], Option<&'d [u8]>);
+        let mut last: Option<Answer<'_, 'a>> = None;
         for (number, object) in objects.iter().enumerate() {
             let machine = object.machine;
             let (defined, aliases, undefined, _) = all.get(number);

@@ -9,6 +9,7 @@
 //! The index keeps the maps and compact records (`store`), grouped by name hash (`groups`), and
 //! makes our owned [`LibrarySymbol`]s only for the names someone looks up (benches/README.md).
 
+mod cache;
 mod coff;
 mod def;
 mod groups;
@@ -350,8 +351,8 @@ impl LibraryInfo {
 pub struct IndexOptions {
     /// The link's machine: [`Index::lookup`] returns only providers that link into it.
     pub arch: Machine,
-    /// Where to keep a cache; `None` = no cache. Currently unused (see `benches/README.md`:
-    /// re-reading measured faster than a cache would pay for).
+    /// Where to keep the index cache (one entry per archive or object, keyed by canonical path,
+    /// size, modification time and format version); `None` = no cache. Created when missing.
     pub cache_dir: Option<PathBuf>,
     /// Print a progress line on stderr (the caller decides whether stderr is a terminal).
     pub progress: bool,
@@ -494,18 +495,67 @@ fn read_file_guarded(path: &Path) -> store::FileIndex {
     contents.into_index()
 }
 
+/// Reads one file through the cache: a current entry is used as is; otherwise the file is read
+/// and, if it did not change meanwhile, its entry written. Returns a cache write failure, if any.
+fn read_file_cached(
+    path: &Path,
+    cache: &cache::Cache,
+    parents: &cache::Parents,
+) -> (store::FileIndex, Option<String>) {
+    let Ok(key) = cache::Key::of(path, parents) else {
+        // Missing or unreadable: reading it says why.
+        return (read_file_guarded(path), None);
+    };
+    let mut damaged = None;
+    match cache.load(&key, path) {
+        cache::Loaded::Hit(file) => return (*file, None),
+        cache::Loaded::Miss => {}
+        cache::Loaded::Corrupt(reason) => damaged = Some(reason),
+    }
+    let mut file = read_file_guarded(path);
+    let mut failure = None;
+    if file.cacheable() && cache::Key::of(path, parents).is_ok_and(|after| after == key) {
+        if let Err(error) = cache.store(&key, &file) {
+            failure = Some(error.to_string());
+        }
+    }
+    // After storing: the entry keeps only what the file itself says.
+    if let Some(reason) = damaged {
+        let message = format!("damaged index cache entry discarded ({reason}); file read again");
+        file.parts.warnings.push(IndexWarning::file(path, message));
+        file.parts.info.warnings += 1;
+    }
+    (file, failure)
+}
+
 impl Index {
     /// Reads `files` (in search order) in parallel and indexes every symbol they define. Files that
     /// cannot be read at all are not listed in [`Index::libraries`]; every problem is a warning.
     pub fn build(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
-        let t0 = std::time::Instant::now();
         let done = AtomicUsize::new(0);
         let total = files.len();
+        let cache = options.cache_dir.as_deref().map(cache::Cache::new);
+        let parents = match cache {
+            Some(_) => cache::parents(files),
+            None => cache::Parents::new(),
+        };
+        let cache_failure = std::sync::Mutex::new(None);
         let read: Vec<store::FileIndex> = files
             .par_iter()
             .with_max_len(1)
             .map(|path| {
-                let file = read_file_guarded(path);
+                let file = match &cache {
+                    Some(cache) => {
+                        let (file, failure) = read_file_cached(path, cache, &parents);
+                        if let Some(failure) = failure {
+                            if let Ok(mut first) = cache_failure.lock() {
+                                first.get_or_insert(failure);
+                            }
+                        }
+                        file
+                    }
+                    None => read_file_guarded(path),
+                };
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if options.progress && (finished % 16 == 0 || finished == total) {
                     eprint!("\rindexing {finished}/{total} files");
@@ -516,7 +566,6 @@ impl Index {
                 file
             })
             .collect();
-        let t1 = t0.elapsed();
         let mut warnings = Vec::new();
         let mut libraries = Vec::with_capacity(read.len());
         let mut indexed = Vec::with_capacity(read.len());
@@ -532,16 +581,11 @@ impl Index {
             }
             indexed.push(file);
         }
-        let t2 = t0.elapsed();
-        let groups = groups::Groups::build(&indexed);
-        if std::env::var_os("LNKFIX_TIMING").is_some() {
-            eprintln!(
-                "TIMING read {:?} collect {:?} group {:?}",
-                t1,
-                t2 - t1,
-                t0.elapsed() - t2
-            );
+        if let (Some(dir), Ok(Some(failure))) = (&options.cache_dir, cache_failure.into_inner()) {
+            let message = format!("cannot write the index cache: {failure}");
+            warnings.push(IndexWarning::file(dir, message));
         }
+        let groups = groups::Groups::build(&indexed);
         let index = Index {
             files: indexed,
             groups,

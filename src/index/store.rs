@@ -28,6 +28,37 @@ pub(crate) struct Span {
     len: u32,
 }
 
+impl Span {
+    /// A span of the mapped bytes.
+    pub(crate) fn data(start: u32, len: u32) -> Span {
+        Span {
+            start,
+            len: len & !ARENA,
+        }
+    }
+
+    /// The range of the mapped bytes, `None` for an arena span.
+    pub(crate) fn data_range(self) -> Option<std::ops::Range<usize>> {
+        (self.len & ARENA == 0)
+            .then(|| self.start as usize..self.start as usize + self.len as usize)
+    }
+
+    /// Start and length (without the arena flag).
+    pub(crate) fn bounds(self) -> (usize, usize) {
+        (self.start as usize, (self.len & !ARENA) as usize)
+    }
+
+    /// The stored form (start, length with the arena flag), for the cache.
+    pub(crate) fn raw(self) -> (u32, u32) {
+        (self.start, self.len)
+    }
+
+    /// A span from its stored form.
+    pub(crate) fn from_raw(start: u32, len: u32) -> Span {
+        Span { start, len }
+    }
+}
+
 /// How to learn the rest of a record's [`LibrarySymbol`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RecordKind {
@@ -75,8 +106,13 @@ type WeakExternals = Vec<(String, String)>;
 #[derive(Debug)]
 pub(crate) struct FileIndex {
     pub(crate) path: PathBuf,
-    /// The mapped file, kept so that names stay ranges and members can be read again on lookup.
+    /// The mapped file (or cache entry), kept so that names stay ranges and members can be read
+    /// again on lookup.
     pub(crate) bytes: Option<memmap2::Mmap>,
+    /// Where in `bytes` the spans point: the whole file, or the blob of a cache entry.
+    window: (usize, usize),
+    /// Whether it came from the cache (and need not be written there).
+    pub(crate) from_cache: bool,
     pub(crate) parts: FileParts,
     /// Per member, its weak externals, read on first need.
     weak: OnceLock<Vec<OnceLock<WeakExternals>>>,
@@ -220,10 +256,34 @@ impl FileIndex {
     pub(crate) fn mapped(path: &Path, map: memmap2::Mmap, parts: FileParts) -> Self {
         FileIndex {
             path: path.to_path_buf(),
+            window: (0, map.len()),
             bytes: Some(map),
+            from_cache: false,
             parts,
             weak: OnceLock::new(),
         }
+    }
+
+    /// A file read from a cache entry whose blob is `window` of `map`.
+    pub(crate) fn cached(
+        path: &Path,
+        map: memmap2::Mmap,
+        window: (usize, usize),
+        parts: FileParts,
+    ) -> Self {
+        FileIndex {
+            path: path.to_path_buf(),
+            bytes: Some(map),
+            window,
+            from_cache: true,
+            parts,
+            weak: OnceLock::new(),
+        }
+    }
+
+    /// Whether the cache can hold this file: records over mapped bytes (archives and objects).
+    pub(crate) fn cacheable(&self) -> bool {
+        self.bytes.is_some() && !self.from_cache && self.parts.owned.is_empty()
     }
 
     /// A file whose records are owned symbols.
@@ -244,13 +304,20 @@ impl FileIndex {
         FileIndex {
             path,
             bytes: None,
+            window: (0, 0),
+            from_cache: false,
             parts,
             weak: OnceLock::new(),
         }
     }
 
-    fn data(&self) -> &[u8] {
-        self.bytes.as_deref().unwrap_or(&[])
+    /// The bytes spans point into.
+    pub(crate) fn data(&self) -> &[u8] {
+        let (start, length) = self.window;
+        self.bytes
+            .as_deref()
+            .and_then(|bytes| bytes.get(start..start + length))
+            .unwrap_or(&[])
     }
 
     /// The name of record `number`.
@@ -353,6 +420,16 @@ impl FileIndex {
             RecordKind::Defined | RecordKind::Owned => {}
         }
         symbol
+    }
+
+    /// For a record the symbol map gave: the target if its member says it is a weak external.
+    pub(crate) fn map_alias_target(&self, number: usize) -> Option<&str> {
+        let record = self.parts.records.get(number)?;
+        let name = self.parts.str(self.data(), record.name);
+        self.weak_externals(record.member as usize)
+            .iter()
+            .find(|(weak, _)| weak == name)
+            .map(|(_, target)| target.as_str())
     }
 
     /// The weak externals of member `number` (read once, on the first lookup that needs them).
