@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Benchmark of the library index (issue 3): generates an SDK-sized corpus and measures, in one
-# run, lnkfix's index build (cold = first run in a fresh process, warm = repeated runs) against
-# `llvm-nm-14 --print-armap` and `cat` over the same files, with peak RSS from /usr/bin/time -v.
+# run, lnkfix's index build without a cache and with its on-disk cache (cold = the cache is empty
+# and gets written, warm = every entry present) against `llvm-nm-14 --print-armap` and `cat` over
+# the same files, with peak RSS from /usr/bin/time -v.
 #
 # Corpus: one import library per DLL of the Microsoft-made windows.0.53.0.lib (its export list
 # split per DLL into .def files, built with llvm-dlltool-14), plus static libraries of generated C
 # (clang-14 + llvm-lib-14: several objects each, functions, COMDAT data, /alternatename,
 # /DEFAULTLIB), plus the real windows crate libraries (MSVC and GNU long-form).
 #
-# Usage: benches/index.sh [CORPUS_DIR]   (STATIC_LIBS=700 OBJECTS=4 FUNCTIONS=80 RUNS=5 to tune)
+# Usage: benches/index.sh [CORPUS_DIR]   (STATIC_LIBS=700 OBJECTS=4 FUNCTIONS=80 RUNS=10 to tune)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${1:-${TMPDIR:-/tmp}/lnkfix-bench-corpus}
 static_libs=${STATIC_LIBS:-700}
 objects=${OBJECTS:-4}
 functions=${FUNCTIONS:-80}
-runs=${RUNS:-5}
+runs=${RUNS:-10}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$here/target}
 for tool in clang-14 llvm-lib-14 llvm-dlltool-14 llvm-nm-14 python3 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
@@ -83,28 +84,40 @@ mapfile -t files < <(find "$corpus/lib" -type f | sort)
 bytes=$(cat "${files[@]}" | wc -c)
 echo "corpus: ${#files[@]} files, $((bytes / 1024 / 1024)) MiB" >&2
 
-# measure NAME COMMAND...: best wall time of $runs runs (after the cold one) and peak RSS.
+# measure NAME SETUP COMMAND...: SETUP (a shell command) runs before every run; the first run is
+# reported on its own, then the best wall time of $runs more runs, and the peak RSS of all.
 measure() {
-    local name=$1; shift
-    local log=$corpus/time.log best=999999 cold="" rss=0
+    local name=$1 setup=$2; shift 2
+    local log=$corpus/time.log best=999999 first="" rss=0
     for run in $(seq 0 "$runs"); do
+        sh -c "$setup"
+        # Wall time in nanoseconds (time -v prints only hundredths); time -v for the peak RSS.
+        local start end wall kb
+        start=$(date +%s%N)
         /usr/bin/time -v "$@" >/dev/null 2>"$log" || true
-        local wall kb
-        wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$log")
+        end=$(date +%s%N)
+        wall=$(python3 -c "print(($end - $start) / 1e9)")
         kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
         [ "$kb" -gt "$rss" ] && rss=$kb
-        if [ -z "$cold" ]; then cold=$wall; continue; fi
+        if [ -z "$first" ]; then first=$wall; continue; fi
         best=$(python3 -c "print(min($best, $wall))")
     done
-    echo "$name $cold $best $rss"
+    echo "$name $first $best $rss"
 }
 
+cache=$corpus/cache
+rm -rf "$cache"
 {
-    measure lnkfix "$bench" "${files[@]}"
-    measure llvm-nm llvm-nm-14 --print-armap "${files[@]}"
-    measure cat cat "${files[@]}"
+    measure lnkfix true "$bench" "${files[@]}"
+    # Every run starts from an empty cache: all of them write every entry.
+    measure lnkfix-cache-cold "rm -rf '$cache'" "$bench" --cache-dir "$cache" "${files[@]}"
+    # The last cold run left every entry in place.
+    measure lnkfix-cache-warm true "$bench" --cache-dir "$cache" "${files[@]}"
+    measure llvm-nm true llvm-nm-14 --print-armap "${files[@]}"
+    measure cat true cat "${files[@]}"
 } >"$corpus/results.txt"
 "$bench" "${files[@]}" 2>&1 >/dev/null | sed 's/^/lnkfix: /' >&2
+echo "cache: $(du -sh "$cache" | cut -f1) in $(find "$cache" -name '*.idx' | wc -l) entries" >&2
 
 python3 - "$corpus/results.txt" "${#files[@]}" "$bytes" "$(nproc)" <<'PY'
 import sys
@@ -114,10 +127,9 @@ for line in open(sys.argv[1]):
     rows[name] = (float(cold), float(warm), int(rss))
 files, size, cores = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 print(f"{files} files, {size / 2**20:.0f} MiB, {cores} cores; wall seconds (first run / best of rest), peak RSS")
-print("| tool | first run (s) | warm best (s) | peak RSS (MiB) | lnkfix warm speed-up |")
-print("|---|---|---|---|---|")
-lw = rows["lnkfix"][1]
-for name, (cold, warm, rss) in rows.items():
-    ratio = "1.0x" if name == "lnkfix" else f"{warm / lw:.1f}x"
-    print(f"| {name} | {cold:.2f} | {warm:.2f} | {rss / 1024:.0f} | {ratio} |")
+print("| tool | first run (s) | best (s) | peak RSS (MiB) | llvm-nm best / this | cat best / this |")
+print("|---|---|---|---|---|---|")
+nm, cat = rows["llvm-nm"][1], rows["cat"][1]
+for name, (first, best, rss) in rows.items():
+    print(f"| {name} | {first:.3f} | {best:.3f} | {rss / 1024:.0f} | {nm / best:.1f}x | {cat / best:.2f}x |")
 PY

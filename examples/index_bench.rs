@@ -1,5 +1,5 @@
 //! Benchmark and smoke-test driver for the library index until `lnkfix index` is wired:
-//! `index_bench [--arch A] [--summary] [--explain NAME]... FILE_OR_DIR...` builds the index
+//! `index_bench [--arch A] [--cache-dir DIR] [--summary] [--explain NAME]... FILE_OR_DIR...` builds the index
 //! over the files (directories are expanded through `discover`) and prints the time taken.
 
 use std::path::PathBuf;
@@ -12,6 +12,7 @@ fn main() {
     let mut arch = Machine::X64;
     let mut summary = false;
     let mut explain = Vec::new();
+    let mut cache_dir = None;
     let mut inputs = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -23,6 +24,7 @@ fn main() {
                     .unwrap_or(Machine::X64)
             }
             "--summary" => summary = true,
+            "--cache-dir" => cache_dir = args.next().map(PathBuf::from),
             "--explain" => explain.extend(args.next()),
             _ => inputs.push(PathBuf::from(arg)),
         }
@@ -47,6 +49,7 @@ fn main() {
     }
     let options = IndexOptions {
         arch,
+        cache_dir,
         ..IndexOptions::default()
     };
     let (index, warnings) = Index::build(&files, &options);

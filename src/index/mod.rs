@@ -2,16 +2,21 @@
 //! link environment define, with the file, member or DLL that provides it (issue 3).
 //!
 //! One reader per format (`coff` for archives and objects, `pe` for DLL export tables, `def` for
-//! module-definition files, `pdb` for linker PDBs) turns bytes into our owned [`LibrarySymbol`]s;
-//! `object::`/`pdb::` types never leave their reader. [`Index::build`] memory-maps the files, reads
-//! them in parallel and never panics: a bad file or member becomes one [`IndexWarning`] and the scan
-//! goes on.
+//! module-definition files, `pdb` for linker PDBs) turns bytes into records; `object::`/`pdb::`
+//! types never leave their reader. [`Index::build`] memory-maps the files, reads them in parallel
+//! and never panics: a bad file or member becomes one [`IndexWarning`] and the scan goes on.
+//!
+//! The index keeps the maps and compact records (`store`), grouped by name hash (`groups`), and
+//! makes our owned [`LibrarySymbol`]s only for the names someone looks up (benches/README.md).
 
+mod cache;
 mod coff;
 mod def;
+mod groups;
 mod pdb;
 mod pe;
 mod render;
+mod store;
 
 pub use render::{write_explain, write_list, write_summary, OutputFormat};
 
@@ -323,13 +328,31 @@ pub struct LibraryInfo {
     pub warnings: usize,
 }
 
+impl LibraryInfo {
+    /// A placeholder left behind when the information moves into [`Index::libraries`].
+    fn empty() -> LibraryInfo {
+        LibraryInfo {
+            path: PathBuf::new(),
+            format: FileFormat::Archive,
+            members: 0,
+            import_members: 0,
+            symbols: 0,
+            default_libs: Vec::new(),
+            machines: Vec::new(),
+            unreadable_members: 0,
+            dlls: Vec::new(),
+            warnings: 0,
+        }
+    }
+}
+
 /// How to build an index.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
     /// The link's machine: [`Index::lookup`] returns only providers that link into it.
     pub arch: Machine,
-    /// Where to keep a cache; `None` = no cache. Currently unused (see `benches/README.md`:
-    /// re-reading measured faster than a cache would pay for).
+    /// Where to keep the index cache (one entry per archive or object, keyed by canonical path,
+    /// size, modification time and format version); `None` = no cache. Created when missing.
     pub cache_dir: Option<PathBuf>,
     /// Print a progress line on stderr (the caller decides whether stderr is a terminal).
     pub progress: bool,
@@ -373,6 +396,16 @@ impl FileContents {
         }
     }
 
+    /// The index of an owned reader's result (DLL exports, `.def`, PDB publics).
+    fn into_index(self) -> store::FileIndex {
+        let contents = self.finish();
+        let mut parts = store::FileParts::new(&contents.info.path, contents.info.format);
+        parts.info = contents.info;
+        parts.warnings = contents.warnings;
+        let path = parts.info.path.clone();
+        store::FileIndex::owned(path, parts, contents.symbols)
+    }
+
     /// Sorts and deduplicates the summary lists and counts.
     fn finish(mut self) -> FileContents {
         self.info.machines.sort();
@@ -387,77 +420,56 @@ impl FileContents {
 
 /// The index: every provider of every linker-level name, in search order.
 ///
-/// Storage is one vector grouped by name (first-seen order), each group holding the providers
-/// that link into the requested machine, then the others, both in search order; an open-addressing
-/// table maps a name to its group. Grouping by hash instead of sorting by name keeps the build
-/// linear: sorting 350,000 names was half of the build time (benches/README.md).
-#[derive(Debug, Default)]
+/// It keeps each file's memory map and compact records (a name is a byte range of the file, a
+/// member an offset), grouped by the hash of the name; the owned [`LibrarySymbol`]s of a name are
+/// made the first time it is looked up, and kept. Building owned symbols for all 350,000 names of
+/// an SDK was >85 % of the build time (benches/README.md).
+#[derive(Default)]
 pub struct Index {
-    symbols: Vec<LibrarySymbol>,
-    /// Per group: start, end of the linking providers (= start of the others), end.
-    groups: Vec<(u32, u32, u32)>,
-    /// Open-addressing table of group numbers + 1 (0 = empty), length a power of two.
-    table: Vec<u32>,
+    files: Vec<store::FileIndex>,
+    groups: groups::Groups,
     libraries: Vec<LibraryInfo>,
     arch: Machine,
 }
 
-/// FNV-1a: a fast hash for short names (no dependency; `HashMap`'s SipHash is slower here and
-/// its flooding resistance buys nothing for names read from local files).
-#[derive(Default, Clone, Copy)]
-struct NameHasher(u64);
-
-impl std::hash::Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let records: usize = self.files.iter().map(|file| file.parts.records.len()).sum();
+        f.debug_struct("Index")
+            .field("arch", &self.arch)
+            .field("libraries", &self.libraries.len())
+            .field("records", &records)
+            .finish()
     }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &byte in bytes {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::Hasher;
-    let mut hasher = NameHasher::default();
-    hasher.write(name.as_bytes());
-    // Mix the high bits down: the table uses the low bits.
-    let hash = hasher.finish();
-    hash ^ (hash >> 29)
 }
 
 /// The signature of a PDB (MSF 7.00) file.
 const PDB_MAGIC: &[u8] = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
 
-/// Reads one file into owned symbols; the caller has already mapped it.
-fn read_file(path: &Path) -> Result<FileContents, IndexError> {
+/// Reads one file into compact records, keeping its map when records point into it.
+fn read_file(path: &Path) -> Result<store::FileIndex, IndexError> {
     let file = File::open(path)?;
-    let length = file.metadata()?.len();
-    if length == 0 {
-        return Err(IndexError::Empty);
-    }
     // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
     // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
-    let map = unsafe { memmap2::Mmap::map(&file)? };
+    // `populate` maps every page in the one system call instead of faulting them in one by one.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+    drop(file);
+    if map.is_empty() {
+        return Err(IndexError::Empty);
+    }
     let data: &[u8] = &map;
     if data.starts_with(b"!<arch>\n") {
-        coff::read_archive(path, data)
+        let parts = coff::read_archive(path, data)?;
+        Ok(store::FileIndex::mapped(path, map, parts))
     } else if data.starts_with(b"MZ") {
-        pe::read_dll(path, data)
+        pe::read_dll(path, data).map(FileContents::into_index)
     } else if data.starts_with(PDB_MAGIC) {
-        pdb::read_pdb(path, data)
+        pdb::read_pdb(path, data).map(FileContents::into_index)
     } else if coff::looks_like_object(data) {
-        coff::read_object_file(path, data)
+        let parts = coff::read_object_file(path, data)?;
+        Ok(store::FileIndex::mapped(path, map, parts))
     } else if has_extension(path, "def") {
-        def::read_def(path, data)
+        def::read_def(path, data).map(FileContents::into_index)
     } else {
         Err(IndexError::UnknownFormat)
     }
@@ -471,17 +483,49 @@ fn has_extension(path: &Path, extension: &str) -> bool {
 
 /// Reads one file, turning every failure (and, as a last guard, a panic in a parsing crate) into a
 /// warning.
-fn read_file_guarded(path: &Path) -> FileContents {
+fn read_file_guarded(path: &Path) -> store::FileIndex {
     let result = std::panic::catch_unwind(|| read_file(path));
     let failure = match result {
-        Ok(Ok(contents)) => return contents.finish(),
+        Ok(Ok(file)) => return file,
         Ok(Err(error)) => error.to_string(),
         Err(_) => "internal error while reading (parser panicked)".to_string(),
     };
-    let format = FileFormat::Archive;
-    let mut contents = FileContents::new(path, format);
+    let mut contents = FileContents::new(path, FileFormat::Archive);
     contents.warnings.push(IndexWarning::file(path, failure));
-    contents.finish()
+    contents.into_index()
+}
+
+/// Reads one file through the cache: a current entry is used as is; otherwise the file is read
+/// and, if it did not change meanwhile, its entry written. Returns a cache write failure, if any.
+fn read_file_cached(
+    path: &Path,
+    cache: &cache::Cache,
+    parents: &cache::Parents,
+) -> (store::FileIndex, Option<String>) {
+    let Ok(key) = cache::Key::of(path, parents) else {
+        // Missing or unreadable: reading it says why.
+        return (read_file_guarded(path), None);
+    };
+    let mut damaged = None;
+    match cache.load(&key, path) {
+        cache::Loaded::Hit(file) => return (*file, None),
+        cache::Loaded::Miss => {}
+        cache::Loaded::Corrupt(reason) => damaged = Some(reason),
+    }
+    let mut file = read_file_guarded(path);
+    let mut failure = None;
+    if file.cacheable() && cache::Key::of(path, parents).is_ok_and(|after| after == key) {
+        if let Err(error) = cache.store(&key, &file) {
+            failure = Some(error.to_string());
+        }
+    }
+    // After storing: the entry keeps only what the file itself says.
+    if let Some(reason) = damaged {
+        let message = format!("damaged index cache entry discarded ({reason}); file read again");
+        file.parts.warnings.push(IndexWarning::file(path, message));
+        file.parts.info.warnings += 1;
+    }
+    (file, failure)
 }
 
 impl Index {
@@ -490,10 +534,28 @@ impl Index {
     pub fn build(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
         let done = AtomicUsize::new(0);
         let total = files.len();
-        let contents: Vec<FileContents> = files
+        let cache = options.cache_dir.as_deref().map(cache::Cache::new);
+        let parents = match cache {
+            Some(_) => cache::parents(files),
+            None => cache::Parents::new(),
+        };
+        let cache_failure = std::sync::Mutex::new(None);
+        let read: Vec<store::FileIndex> = files
             .par_iter()
+            .with_max_len(1)
             .map(|path| {
-                let contents = read_file_guarded(path);
+                let file = match &cache {
+                    Some(cache) => {
+                        let (file, failure) = read_file_cached(path, cache, &parents);
+                        if let Some(failure) = failure {
+                            if let Ok(mut first) = cache_failure.lock() {
+                                first.get_or_insert(failure);
+                            }
+                        }
+                        file
+                    }
+                    None => read_file_guarded(path),
+                };
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if options.progress && (finished % 16 == 0 || finished == total) {
                     eprint!("\rindexing {finished}/{total} files");
@@ -501,139 +563,74 @@ impl Index {
                         eprintln!();
                     }
                 }
-                contents
+                file
             })
             .collect();
         let mut warnings = Vec::new();
-        let mut libraries = Vec::with_capacity(contents.len());
-        let total_symbols = contents.iter().map(|c| c.symbols.len()).sum();
-        let mut all_symbols = Vec::with_capacity(total_symbols);
-        for file in contents {
-            let unreadable_file = file.symbols.is_empty()
-                && file.info.members == 0
-                && !file.warnings.is_empty()
-                && file.warnings.iter().all(|w| w.member.is_none());
-            warnings.extend(file.warnings);
+        let mut libraries = Vec::with_capacity(read.len());
+        let mut indexed = Vec::with_capacity(read.len());
+        for mut file in read {
+            let parts = &mut file.parts;
+            let unreadable_file = parts.records.is_empty()
+                && parts.info.members == 0
+                && !parts.warnings.is_empty()
+                && parts.warnings.iter().all(|w| w.member.is_none());
+            warnings.append(&mut parts.warnings);
             if !unreadable_file {
-                libraries.push(file.info);
+                libraries.push(std::mem::replace(&mut parts.info, LibraryInfo::empty()));
             }
-            all_symbols.extend(file.symbols);
+            indexed.push(file);
         }
-        (
-            Index::from_symbols(all_symbols, libraries, options.arch),
-            warnings,
-        )
+        if let (Some(dir), Ok(Some(failure))) = (&options.cache_dir, cache_failure.into_inner()) {
+            let message = format!("cannot write the index cache: {failure}");
+            warnings.push(IndexWarning::file(dir, message));
+        }
+        let groups = groups::Groups::build(&indexed);
+        let index = Index {
+            files: indexed,
+            groups,
+            libraries,
+            arch: options.arch,
+        };
+        (index, warnings)
     }
 
     /// An index of already-read symbols (given in search order), for tests and callers that merge
     /// indexes.
     pub fn from_symbols(
-        mut symbols: Vec<LibrarySymbol>,
+        symbols: Vec<LibrarySymbol>,
         libraries: Vec<LibraryInfo>,
         arch: Machine,
     ) -> Index {
-        let count = symbols.len();
-        // Group number of each symbol, by first appearance of its name.
-        let mut group_of: Vec<u32> = Vec::with_capacity(count);
-        let group_count = {
-            let mut numbers: std::collections::HashMap<
-                &str,
-                u32,
-                std::hash::BuildHasherDefault<NameHasher>,
-            > = std::collections::HashMap::with_capacity_and_hasher(count, Default::default());
-            for symbol in &symbols {
-                let next = numbers.len() as u32;
-                group_of.push(*numbers.entry(symbol.name.as_str()).or_insert(next));
-            }
-            numbers.len()
-        };
-        // Stable counting sort on (group, other machine): key 2g for linking providers, 2g+1
-        // for the others.
-        let mut starts = vec![0u32; 2 * group_count + 1];
-        for (symbol, group) in symbols.iter().zip(&group_of) {
-            let other = usize::from(!symbol.machine.links_into(arch));
-            starts[2 * *group as usize + other + 1] += 1;
-        }
-        for key in 1..starts.len() {
-            starts[key] += starts[key - 1];
-        }
-        let mut destination = group_of;
-        {
-            let mut next = starts.clone();
-            for (symbol, slot) in symbols.iter().zip(destination.iter_mut()) {
-                let other = usize::from(!symbol.machine.links_into(arch));
-                let key = 2 * *slot as usize + other;
-                *slot = next[key];
-                next[key] += 1;
-            }
-        }
-        // Apply the permutation in place: each swap puts one symbol where it belongs.
-        for position in 0..count {
-            while destination[position] as usize != position {
-                let target = destination[position] as usize;
-                symbols.swap(position, target);
-                destination.swap(position, target);
-            }
-        }
-        drop(destination);
-        let groups: Vec<(u32, u32, u32)> = (0..group_count)
-            .map(|g| (starts[2 * g], starts[2 * g + 1], starts[2 * g + 2]))
-            .collect();
-        drop(starts);
-        let size = (group_count * 2).next_power_of_two().max(16);
-        let mut table = vec![0u32; size];
-        let mask = size - 1;
-        for (number, &(start, _, _)) in groups.iter().enumerate() {
-            let mut slot = name_hash(&symbols[start as usize].name) as usize & mask;
-            while table[slot] != 0 {
-                slot = (slot + 1) & mask;
-            }
-            table[slot] = number as u32 + 1;
-        }
+        let mut contents = FileContents::new(Path::new(""), FileFormat::Archive);
+        contents.symbols = symbols;
+        let files = vec![contents.into_index()];
+        let groups = groups::Groups::build(&files);
         Index {
-            symbols,
+            files,
             groups,
-            table,
             libraries,
             arch,
         }
     }
 
-    /// The group of `name`, if any symbol has it.
-    fn group(&self, name: &str) -> Option<(u32, u32, u32)> {
-        if self.table.is_empty() {
-            return None;
-        }
-        let mask = self.table.len() - 1;
-        let mut slot = name_hash(name) as usize & mask;
-        loop {
-            let entry = self.table[slot];
-            if entry == 0 {
-                return None;
-            }
-            let group = self.groups[entry as usize - 1];
-            if self.symbols[group.0 as usize].name == name {
-                return Some(group);
-            }
-            slot = (slot + 1) & mask;
-        }
+    /// The materialized bucket of the names hashing like `name`.
+    fn group_of(&self, name: &str) -> Option<&groups::Group> {
+        let bucket = self.groups.bucket(store::name_hash(name.as_bytes()));
+        Some(self.groups.group(&self.files, bucket, self.arch))
     }
 
     /// Every provider of exactly `linker_name` that links into the index's machine, in search order.
     pub fn lookup(&self, linker_name: &str) -> &[LibrarySymbol] {
-        match self.group(linker_name) {
-            Some((start, middle, _)) => &self.symbols[start as usize..middle as usize],
-            None => &[],
-        }
+        self.group_of(linker_name)
+            .map_or(&[], |group| group.providers(linker_name).0)
     }
 
     /// Providers of exactly `linker_name` built for another machine (an x86 library in an x64 link):
     /// evidence for "wrong architecture" diagnoses, never a fix.
     pub fn lookup_other_machines(&self, linker_name: &str) -> &[LibrarySymbol] {
-        match self.group(linker_name) {
-            Some((_, middle, end)) => &self.symbols[middle as usize..end as usize],
-            None => &[],
-        }
+        self.group_of(linker_name)
+            .map_or(&[], |group| group.providers(linker_name).1)
     }
 
     /// Every provider that can satisfy a reference to `linker_name`, in search order: exact
@@ -653,27 +650,44 @@ impl Index {
     }
 
     /// Every distinct indexed name that has a provider for the index's machine (for the
-    /// resolver's demangled and near-miss matching), in order of first appearance.
+    /// resolver's demangled and near-miss matching), in order of first appearance. The names are
+    /// borrowed from the mapped files: nothing is materialized, but the first call compares every
+    /// name once (~tens of ms for an SDK).
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.groups
+            .order(&self.files, self.arch)
             .iter()
-            .filter(|(start, middle, _)| start < middle)
-            .map(|&(start, _, _)| self.symbols[start as usize].name.as_str())
+            .filter(|name| name.links)
+            .map(|name| self.files[name.file as usize].name(name.record as usize))
+    }
+
+    /// The materialized providers of one distinct name: (linking, other machines).
+    fn providers_of(&self, name: &groups::NameAt) -> (&[LibrarySymbol], &[LibrarySymbol]) {
+        let group = self.groups.group(&self.files, name.bucket, self.arch);
+        match group.names.get(name.name as usize) {
+            Some(&(start, middle, end)) => (
+                &group.symbols[start as usize..middle as usize],
+                &group.symbols[middle as usize..end as usize],
+            ),
+            None => (&[], &[]),
+        }
     }
 
     /// Every symbol that links into the index's machine, grouped by name (first appearance),
-    /// each group in search order.
+    /// each group in search order. This materializes every symbol: for listings, not lookups.
     pub fn symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
         self.groups
+            .order(&self.files, self.arch)
             .iter()
-            .flat_map(|&(start, middle, _)| &self.symbols[start as usize..middle as usize])
+            .flat_map(|name| self.providers_of(name).0)
     }
 
     /// Every symbol of another machine, grouped like [`Index::symbols`].
     pub fn other_machine_symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
         self.groups
+            .order(&self.files, self.arch)
             .iter()
-            .flat_map(|&(_, middle, end)| &self.symbols[middle as usize..end as usize])
+            .flat_map(|name| self.providers_of(name).1)
     }
 
     /// What was read from each file, in search order.
