@@ -146,6 +146,29 @@ struct SearchArgs {
     /// Target machine: x64, x86, arm64, arm64ec.
     #[arg(long, default_value = "x64", value_parser = parse_machine)]
     arch: Machine,
+    /// Where the index cache lives (default: %LOCALAPPDATA%\lnkfix\cache on Windows,
+    /// $XDG_CACHE_HOME/lnkfix or ~/.cache/lnkfix elsewhere).
+    #[arg(long = "cache-dir", value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Read every library again instead of using the cache.
+    #[arg(long = "no-cache", conflicts_with = "cache_dir")]
+    no_cache: bool,
+}
+
+/// The platform cache directory for the index.
+fn default_cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if cfg!(windows) {
+        var("LOCALAPPDATA").map(|d| d.join("lnkfix").join("cache"))
+    } else {
+        var("XDG_CACHE_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("lnkfix"))
+    }
 }
 
 fn parse_machine(text: &str) -> Result<Machine, String> {
@@ -179,7 +202,11 @@ impl SearchArgs {
         let options = IndexOptions {
             arch: self.arch,
             progress: std::io::stderr().is_terminal(),
-            ..IndexOptions::default()
+            cache_dir: if self.no_cache {
+                None
+            } else {
+                self.cache_dir.clone().or_else(default_cache_dir)
+            },
         };
         let (index, index_warnings) = Index::build(&found.files, &options);
         Some((index, found.dirs, index_warnings))
