@@ -36,7 +36,8 @@ with open(path, "wb") as f:
         written += len(data)
 PY
 }
-run() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
+# Output goes to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null.
+run() { /usr/bin/time -f "%e %M" "$@" 2>&1 >"$work/out.tmp" | tail -1; }
 echo "| log | size | grep -c LNK | lnkfix diagnose | ratio | lnkfix peak RSS |"
 echo "|---|---|---|---|---|---|"
 for kind in dense realistic; do
