@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path, PathBuf, Prefix};
 
 use crate::index::Machine;
 
@@ -140,6 +140,12 @@ fn on_disk_spelling(path: &Path) -> PathBuf {
                 });
                 spelled.push(found.map(|found| found.as_os_str()).unwrap_or(name));
             }
+            // Drive letters in upper case, as Windows writes them (`c:\` and `C:\` are one drive).
+            Component::Prefix(prefix) => match prefix.kind() {
+                Prefix::Disk(letter) => spelled.push(format!("{}:", letter as char)),
+                Prefix::VerbatimDisk(letter) => spelled.push(format!(r"\\?\{}:", letter as char)),
+                _ => spelled.push(prefix.as_os_str()),
+            },
             other => spelled.push(other.as_os_str()),
         }
     }
