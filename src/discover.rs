@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path, PathBuf, Prefix};
 
 use crate::index::Machine;
 
@@ -59,7 +59,8 @@ pub struct Discovered {
 const EXTENSIONS: &[&str] = &["lib", "a", "def", "dll", "obj", "o", "pdb"];
 
 /// Turns a path given in Windows form into one this system can open: on non-Windows systems
-/// backslashes become slashes; trailing separators go.
+/// backslashes become slashes; trailing separators go, except the one of a drive root (`C:\\` is
+/// the root of drive C, while `C:` is the current directory on drive C).
 pub fn native_path(text: &str) -> PathBuf {
     let text = text.trim().trim_matches('"');
     let converted = if cfg!(windows) {
@@ -70,6 +71,8 @@ pub fn native_path(text: &str) -> PathBuf {
     let trimmed = converted.trim_end_matches(['/', '\\']);
     if trimmed.is_empty() {
         PathBuf::from(converted)
+    } else if cfg!(windows) && trimmed.ends_with(':') && trimmed.len() < converted.len() {
+        PathBuf::from(&converted[..trimmed.len() + 1])
     } else {
         PathBuf::from(trimmed)
     }
@@ -77,8 +80,12 @@ pub fn native_path(text: &str) -> PathBuf {
 
 /// Finds `path` on disk matching every component case-insensitively when the exact spelling does
 /// not exist (the SDK ships `Lib`, `um`, `kernel32.Lib`; case-sensitive file systems differ).
+/// On Windows, whose file systems ignore case, an existing path is respelled as it is on disk.
 pub fn resolve_case_insensitive(path: &Path) -> Option<PathBuf> {
     if path.exists() {
+        if cfg!(windows) {
+            return Some(on_disk_spelling(path));
+        }
         return Some(path.to_path_buf());
     }
     let mut resolved = PathBuf::new();
@@ -106,6 +113,43 @@ pub fn resolve_case_insensitive(path: &Path) -> Option<PathBuf> {
         }
     }
     Some(resolved)
+}
+
+/// `path` (which exists) with each component spelled as its directory lists it. Only used where
+/// the file system ignores case (Windows): `...\\LIB\\X64` opens `...\\lib\\x64`, and what lnkfix
+/// prints and returns should be the latter. A directory that cannot be listed keeps the spelling
+/// given.
+fn on_disk_spelling(path: &Path) -> PathBuf {
+    let mut spelled = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => {
+                let directory = if spelled.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    spelled.as_path()
+                };
+                let wanted = name.to_string_lossy().to_lowercase();
+                let listed: Vec<_> = fs::read_dir(directory)
+                    .map(|entries| entries.flatten().map(|entry| entry.file_name()).collect())
+                    .unwrap_or_default();
+                let found = listed.iter().find(|found| *found == name).or_else(|| {
+                    listed
+                        .iter()
+                        .find(|found| found.to_string_lossy().to_lowercase() == wanted)
+                });
+                spelled.push(found.map(|found| found.as_os_str()).unwrap_or(name));
+            }
+            // Drive letters in upper case, as Windows writes them (`c:\` and `C:\` are one drive).
+            Component::Prefix(prefix) => match prefix.kind() {
+                Prefix::Disk(letter) => spelled.push(format!("{}:", letter as char)),
+                Prefix::VerbatimDisk(letter) => spelled.push(format!(r"\\?\{}:", letter as char)),
+                _ => spelled.push(prefix.as_os_str()),
+            },
+            other => spelled.push(other.as_os_str()),
+        }
+    }
+    spelled
 }
 
 /// The directory names an architecture uses: Visual Studio/Windows Kits first, then xwin.
@@ -429,7 +473,9 @@ pub fn find_library(dirs: &[SearchDir], name: &str) -> Option<PathBuf> {
     };
     for dir in dirs {
         let exact = dir.path.join(&file_name);
-        if exact.is_file() && file_name.to_lowercase() == wanted {
+        // Where names ignore case (Windows) `exact` exists in any spelling: list the directory to
+        // return the name as it is on disk.
+        if !cfg!(windows) && exact.is_file() && file_name.to_lowercase() == wanted {
             return Some(exact);
         }
         let Ok(entries) = fs::read_dir(&dir.path) else {

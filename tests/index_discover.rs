@@ -48,13 +48,18 @@ fn layout(test: &str) -> PathBuf {
 fn names(files: &[PathBuf], root: &Path) -> Vec<String> {
     files
         .iter()
-        .map(|f| {
-            f.strip_prefix(root)
-                .unwrap_or(f)
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|f| slashes(f.strip_prefix(root).unwrap_or(f)))
         .collect()
+}
+
+/// A relative path with `/` between components, whatever the system's separator.
+fn slashes(path: &Path) -> String {
+    let text = path.to_string_lossy().into_owned();
+    if cfg!(windows) {
+        text.replace('\\', "/")
+    } else {
+        text
+    }
 }
 
 fn no_env(_: &str) -> Option<String> {
@@ -237,7 +242,7 @@ fn environment_like_vcvars_sets_it() {
         .iter()
         .map(|d| {
             let relative = d.path.strip_prefix(&root).unwrap_or(&d.path);
-            (d.origin.clone(), relative.to_string_lossy().into_owned())
+            (d.origin.clone(), slashes(relative))
         })
         .collect();
     let expected = [

@@ -557,7 +557,7 @@ impl Index {
                     None => read_file_guarded(path),
                 };
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if options.progress && (finished % 16 == 0 || finished == total) {
+                if options.progress && (finished.is_multiple_of(16) || finished == total) {
                     eprint!("\rindexing {finished}/{total} files");
                     if finished == total {
                         eprintln!();

@@ -51,7 +51,7 @@ pub fn apply_patch(
     new_text: &[u8],
     backup: bool,
 ) -> Result<ApplyReport, PatchError> {
-    let target = fs::canonicalize(path).map_err(io_error(path, "resolve"))?;
+    let target = canonicalize(path).map_err(io_error(path, "resolve"))?;
     let original = fs::read(&target).map_err(io_error(&target, "read"))?;
     let previous_sha256 = sha256_hex(&original);
     if let Some(expected) = expected_original_sha256 {
@@ -102,7 +102,14 @@ pub fn apply_patch(
             actual: now_sha256,
         });
     }
-    fs::rename(&temporary, &target).map_err(io_error(&target, "replace"))?;
+    if let Err(error) = fs::rename(&temporary, &target) {
+        // Windows refuses to replace a file another program holds open without sharing delete
+        // access: the original stays, so its backup would only mislead.
+        if let Some(backup) = &backup_path {
+            let _ = fs::remove_file(backup);
+        }
+        return Err(io_error(&target, "replace")(error));
+    }
     std::mem::forget(cleanup);
     Ok(ApplyReport {
         path: target,
@@ -111,6 +118,52 @@ pub fn apply_patch(
         new_sha256: sha256_hex(new_text),
         compiled_with,
     })
+}
+
+/// `fs::canonicalize`, but on Windows without the `\\?\` prefix it adds (`\\?\C:\...`,
+/// `\\?\UNC\server\share\...`) when the plain form names the same file: that is the form users,
+/// editors and Python expect in messages and arguments.
+fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
+    let canonical = fs::canonicalize(path)?;
+    Ok(without_verbatim_prefix(&canonical).unwrap_or(canonical))
+}
+
+/// The plain form of a verbatim path, when Windows would read the plain form as the same path:
+/// a drive or UNC path shorter than `MAX_PATH` whose components are not `.`/`..`, do not end in a
+/// dot or space, and are not device names.
+fn without_verbatim_prefix(path: &Path) -> Option<PathBuf> {
+    if !cfg!(windows) {
+        return None;
+    }
+    let text = path.to_str()?;
+    let rest = text.strip_prefix(r"\\?\")?;
+    let plain = if let Some(unc) = rest.strip_prefix(r"UNC\") {
+        format!(r"\\{unc}")
+    } else {
+        let bytes = rest.as_bytes();
+        if bytes.len() < 3 || !bytes[0].is_ascii_alphabetic() || bytes[1..3] != *b":\\" {
+            return None;
+        }
+        rest.to_string()
+    };
+    const DEVICES: &[&str] = &[
+        "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+        "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+    ];
+    let usable = plain.len() < 260
+        && !plain.contains('/')
+        && plain.split('\\').skip(1).all(|component| {
+            let stem = component
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            component != "."
+                && component != ".."
+                && !component.ends_with(['.', ' '])
+                && !DEVICES.contains(&stem.trim_end())
+        });
+    usable.then(|| PathBuf::from(plain))
 }
 
 /// Removes the temporary file unless disarmed (on success it has been renamed away).

@@ -1,6 +1,10 @@
 //! Shared test helpers: the fixture set built by `tests/fixtures/build.sh` (clang-14, lld-link-14,
 //! llvm-lib-14, llvm-dlltool-14), built once per test binary. A missing tool fails the test: CI
 //! installs them (`.ci/run`), and a skipped test would prove nothing.
+//!
+//! On Windows (the test run under Wine, `.ci/windows.sh`) none of those tools exists, so nothing is
+//! built: the helpers read the same artefacts, prepared on Linux beforehand, and a missing one fails
+//! the test with the command that prepares it. See `docs/windows.md`.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -11,11 +15,37 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The fixture directory (`target/fixtures`), built on first use.
+/// Artefacts prepared on Linux for the Windows test run, beside `target/fixtures`:
+/// `LNKFIX_PREPARED`, default `target/prepared` (`.ci/windows.sh` writes it).
+pub fn prepared() -> PathBuf {
+    std::env::var_os("LNKFIX_PREPARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target").join("prepared"))
+}
+
+/// On Windows: fails the test unless `path`, prepared on Linux, exists.
+fn require_prepared(path: &Path, what: &str) {
+    assert!(
+        path.exists(),
+        "{} is missing: on Windows the tests read {what} prepared on Linux, where the tools run; \
+         run .ci/windows.sh (it prepares them, then runs the tests under Wine)",
+        path.display()
+    );
+}
+
+/// The fixture directory (`target/fixtures`), built on first use (on Windows: built beforehand on
+/// Linux).
 pub fn fixtures() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let out = root().join("target").join("fixtures");
+        if cfg!(windows) {
+            require_prepared(
+                &out.join("manifest.json"),
+                "the output of tests/fixtures/build.sh",
+            );
+            return out;
+        }
         let status = std::process::Command::new("bash")
             .arg(root().join("tests/fixtures/build.sh"))
             .arg(&out)
@@ -90,6 +120,13 @@ pub fn run(tool: &str, args: &[&str], dir: &Path) -> String {
 pub fn crate_lib_dir(package: &str) -> PathBuf {
     static METADATA: OnceLock<serde_json::Value> = OnceLock::new();
     let metadata = METADATA.get_or_init(|| {
+        if cfg!(windows) {
+            // Cargo runs on Linux only; its crate paths resolve under Wine (drive Z: is `/`).
+            let saved = prepared().join("cargo-metadata.json");
+            require_prepared(&saved, "`cargo metadata --format-version 1`");
+            let text = std::fs::read_to_string(&saved).expect("read cargo-metadata.json");
+            return serde_json::from_str(&text).expect("cargo-metadata.json is JSON");
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
         let output = Command::new(cargo)
             .args(["metadata", "--format-version", "1"])
@@ -144,6 +181,8 @@ pub fn dlls(index: &Index, name: &str) -> Vec<String> {
 pub struct Fixtures {
     /// The scratch directory (kept for the life of the test binary).
     pub dir: PathBuf,
+    /// `dir` as the LLVM tools saw it when they built the files (the PDB records paths in it).
+    pub built_in: String,
     /// x64 static library: COMDAT, weak external, /alternatename, /DEFAULTLIB, a bitcode member.
     pub static_lib: PathBuf,
     /// x86 static library with the same C source.
@@ -192,15 +231,55 @@ int helper(int x);
 int mainCRTStartup(void) { void *p; hipMalloc(&p, 16); return helper(1); }
 "#;
 
+impl Fixtures {
+    /// A fixture's path as the LLVM tools wrote it into other fixtures (the PDB's module list).
+    pub fn recorded(&self, path: &Path) -> String {
+        let name = path.file_name().expect("a file").to_string_lossy();
+        format!("{}/{name}", self.built_in)
+    }
+
+    /// `llvm-pdbutil-14 dump -modules` of the PDB (on Windows: the dump saved when it was built).
+    pub fn pdb_modules(&self) -> String {
+        if cfg!(windows) {
+            let saved = self.dir.join(PDB_MODULES);
+            require_prepared(&saved, "the llvm-pdbutil dump of the index fixtures' PDB");
+            return std::fs::read_to_string(saved).expect("read the saved dump");
+        }
+        let pdb = self.pdb.to_str().expect("utf-8 path");
+        run("llvm-pdbutil-14", &["dump", "-modules", pdb], &self.dir)
+    }
+}
+
+/// The saved `llvm-pdbutil dump -modules` of `app.pdb`, and the directory the fixtures were built in.
+const PDB_MODULES: &str = "app.pdb.modules.txt";
+const BUILT_IN: &str = "built-in.txt";
+
 /// Builds (once) every fixture.
 pub fn index_fixtures() -> &'static Fixtures {
     static FIXTURES: OnceLock<Fixtures> = OnceLock::new();
     FIXTURES.get_or_init(build_fixtures)
 }
 
+/// The fixtures are built in `LNKFIX_INDEX_FIXTURES` when it is set (and kept there), else in a
+/// scratch directory. On Windows they are read from there (default `prepared()/index-fixtures`).
 fn build_fixtures() -> Fixtures {
-    let dir = std::env::temp_dir().join(format!("lnkfix-index-fixtures-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let chosen = std::env::var_os("LNKFIX_INDEX_FIXTURES").map(PathBuf::from);
+    if cfg!(windows) {
+        let dir = chosen.unwrap_or_else(|| prepared().join("index-fixtures"));
+        let built_in = dir.join(BUILT_IN);
+        require_prepared(&built_in, "the index fixtures (LNKFIX_INDEX_FIXTURES)");
+        let built_in = std::fs::read_to_string(built_in).expect("read built-in.txt");
+        return fixtures_in(dir, built_in.trim_end().to_string());
+    }
+    let dir = match chosen {
+        Some(dir) => dir,
+        None => {
+            let dir =
+                std::env::temp_dir().join(format!("lnkfix-index-fixtures-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            dir
+        }
+    };
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
     write("static.c", STATIC_C);
@@ -297,7 +376,16 @@ fn build_fixtures() -> Fixtures {
         ],
         &dir,
     );
+    let pdb_modules = run("llvm-pdbutil-14", &["dump", "-modules", "app.pdb"], &dir);
+    std::fs::write(dir.join(PDB_MODULES), pdb_modules).expect("write the pdbutil dump");
+    let built_in = dir.to_str().expect("utf-8 path").to_string();
+    std::fs::write(dir.join(BUILT_IN), &built_in).expect("write built-in.txt");
+    fixtures_in(dir, built_in)
+}
+
+fn fixtures_in(dir: PathBuf, built_in: String) -> Fixtures {
     Fixtures {
+        built_in,
         static_lib: dir.join("static.lib"),
         x86_lib: dir.join("static32.lib"),
         oldnames_lib: dir.join("oldnames.lib"),
