@@ -272,7 +272,7 @@ impl Out {
     }
     /// Pads to a multiple of 8 (the checksum and the record arrays read whole words).
     fn align(&mut self) {
-        while self.0.len() % 8 != 0 {
+        while !self.0.len().is_multiple_of(8) {
             self.0.push(0);
         }
     }

@@ -4,7 +4,7 @@
 //!
 //! On Windows (the test run under Wine, `.ci/windows.sh`) none of those tools exists, so nothing is
 //! built: the helpers read the same artefacts, prepared on Linux beforehand, and a missing one fails
-//! the test with the command that prepares it. See `docs/windows.md`.
+//! the test with the command that prepares it. See the README, "Windows".
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
