@@ -290,6 +290,49 @@ fn case_insensitive_lookup_answers_with_names_on_disk() {
     assert!(names.contains(&"AdvAPI32.Lib".to_string()), "{names:?}");
 }
 
+/// Through the CLI, with LIB as vcvars sets it (lower-cased, trailing `;`): `link_flags` names the
+/// library exactly as it is on disk, with no /LIBPATH (its directory is on LIB), and the index
+/// cache lives under %LOCALAPPDATA%\lnkfix\cache.
+#[test]
+fn link_flags_use_names_on_disk_and_the_cache_lives_in_localappdata() {
+    let dir = scratch();
+    let m = machine(dir.path());
+    let local = dir.path().join("AppData Local");
+    fs::create_dir_all(&local).expect("mkdir");
+    let log = dir.path().join("link.log");
+    fs::write(
+        &log,
+        "a.obj : error LNK2019: unresolved external symbol __imp_RegOpenKeyExW referenced in function main\r\n",
+    )
+    .expect("write");
+    let run = || {
+        lnkfix(&["diagnose", "--format", "json", &text(&log)])
+            .env("LIB", format!("{};", text(&m.um).to_lowercase()))
+            .env("LOCALAPPDATA", text(&local))
+            .env_remove("HIP_PATH")
+            .env_remove("VCToolsInstallDir")
+            .env_remove("WindowsSdkDir")
+            .env_remove("UniversalCRTSdkDir")
+            .output()
+            .expect("run lnkfix")
+    };
+    for round in ["cold", "warm"] {
+        let output = run();
+        assert_eq!(output.status.code(), Some(1), "{round}: {}", show(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        assert_eq!(
+            json["link_flags"],
+            serde_json::json!(["AdvAPI32.Lib"]),
+            "{round}: {}",
+            show(&output)
+        );
+        assert_eq!(json["symbols"][0]["provider"], "archive", "{round}");
+    }
+    let cache = local.join("lnkfix").join("cache");
+    let entries = fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+    assert!(entries > 0, "no cache entries in {}", cache.display());
+}
+
 /// What PowerShell 5's `link ... > build.log` leaves: UTF-16LE with a BOM and CRLF, paths under a
 /// user name with an umlaut, other scripts in folder names. Read from a file whose own path is
 /// non-ASCII and from stdin; the names come back intact in JSON and in the text report.
