@@ -45,23 +45,44 @@ pub fn strip_import_prefix(name: &str) -> (&str, bool) {
     }
 }
 
-/// An estimate of nesting depth: template, function-type and back-reference openers.
+/// An estimate of nesting depth: every construct msvc-demangler recurses on counts once.
+///
+/// Openers: templates (`?$`), function types (`P6`, `Q6`, `A6`, `$A`), member pointers (`P8`),
+/// template parameters (`$$`, `$1`, `$E`), nested names (`??`) and arrays (`Y` and a digit); and
+/// every link of a pointer or reference chain (`PEAPEAH`: a pointer or reference prefix whose
+/// pointee is another one or an array). Chains were not counted before issue 7: a 4096-byte name
+/// of 2,000 `PA` links was estimated at depth 0 and overflowed a 2 MiB thread stack (the default
+/// of spawned threads and of `cargo test`); a flat parameter list (`PEAX`, `PEBD`, ...) has no
+/// links, so real names keep their estimate.
 fn nesting_depth(mangled: &str) -> usize {
     let bytes = mangled.as_bytes();
-    bytes
+    let openers = bytes
         .windows(2)
         .filter(|w| {
             matches!(
                 w,
-                [b'?', b'$']
-                    | [b'$', b'$']
-                    | [b'P', b'6']
-                    | [b'Q', b'6']
-                    | [b'$', b'1']
-                    | [b'$', b'E']
+                [b'?', b'$' | b'?']
+                    | [b'$', b'$' | b'1' | b'E' | b'A']
+                    | [b'P' | b'Q' | b'A', b'6']
+                    | [b'P', b'8']
+                    | [b'Y', b'0'..=b'9']
             )
         })
-        .count()
+        .count();
+    // A pointer or reference prefix: `P`/`Q`/`R`/`S`/`A`/`B`, optional `E` (__ptr64), a storage
+    // class `A`-`D`; returns the index after it.
+    let prefix_end = |at: usize| -> Option<usize> {
+        if !matches!(bytes.get(at)?, b'P' | b'Q' | b'R' | b'S' | b'A' | b'B') {
+            return None;
+        }
+        let at = at + 1 + usize::from(bytes.get(at + 1) == Some(&b'E'));
+        matches!(bytes.get(at)?, b'A'..=b'D').then_some(at + 1)
+    };
+    let links = (0..bytes.len())
+        .filter_map(prefix_end)
+        .filter(|&end| prefix_end(end).is_some() || bytes.get(end) == Some(&b'Y'))
+        .count();
+    openers + links
 }
 
 static MAX_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(4096);
@@ -263,6 +284,20 @@ mod tests {
         let d = demangle(&name);
         assert_eq!(d.text, name);
         assert!(d.warning.unwrap().contains("limit"));
+        // Pointer, reference and array chains nest too (issue 7: 2,000 `PA` links in 4096 bytes
+        // overflowed a 2 MiB stack before they were counted).
+        for chain in ["PA", "PEA", "QEB", "AEA", "PEAY01"] {
+            let name = format!("?x@@3{}H", chain.repeat(4080 / chain.len()));
+            let d = demangle(&name);
+            assert_eq!(d.text, name);
+            assert!(
+                d.warning.unwrap().contains("--max-demangle-depth"),
+                "{chain}"
+            );
+        }
+        // A flat parameter list of pointers is not nesting.
+        let flat = format!("?f@@YAX{}@Z", "PEAXPEBDAEAH".repeat(20));
+        assert!(demangle(&flat).warning.is_none());
         let long = format!("?{}@@YAXXZ", "a".repeat(10_000));
         assert!(demangle(&long)
             .warning

@@ -154,6 +154,16 @@ pub enum PatchError {
         /// 1-based line number of the first invalid byte.
         line: usize,
     },
+    /// The file ends inside a statement (an open bracket, triple-quoted string or backslash
+    /// continuation): not valid Python, and a block appended to that statement would be swallowed
+    /// by it (issue 7: a truncated file got the block inside its last, unclosed list).
+    #[error("{path}: the statement at line {line} never ends (an open bracket, string or continuation): not valid Python, perhaps truncated")]
+    Unterminated {
+        /// The file, as given.
+        path: String,
+        /// 1-based line where the unclosed statement starts.
+        line: usize,
+    },
     /// The plan names no library at all.
     #[error("the diagnosis {source_name} resolved no library to link: nothing to patch")]
     NothingToLink {
@@ -227,6 +237,12 @@ pub fn plan_patch(
     }
     let lines = split_lines(original);
     let scan = python::scan(&lines);
+    if let Some(line) = scan.unterminated {
+        return Err(PatchError::Unterminated {
+            path: path_as_given.to_string(),
+            line: line + 1,
+        });
+    }
     let point = chokepoint::find(&scan).map_err(|not_found| PatchError::ChokePointNotFound {
         path: path_as_given.to_string(),
         looked_for: not_found.looked_for,

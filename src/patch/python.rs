@@ -93,6 +93,9 @@ pub(crate) struct Scan {
     pub logical: Vec<LogicalLine>,
     /// Every string literal.
     pub strings: Vec<StringLiteral>,
+    /// The physical line (0-based) of a statement still open at the end of the file: a bracket,
+    /// a triple-quoted string or a backslash continuation that never closes (a truncated file).
+    pub unterminated: Option<usize>,
 }
 
 #[derive(Clone, Copy)]
@@ -218,6 +221,7 @@ pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
         }
     }
     if let Some(mut logical) = current.take() {
+        result.unterminated = Some(logical.first);
         logical.code = logical.code.trim_end().to_string();
         result.logical.push(logical);
     }
@@ -367,6 +371,25 @@ mod tests {
 
     fn scan_text(text: &str) -> Scan {
         scan(&split_lines(text.as_bytes()))
+    }
+
+    #[test]
+    fn statement_open_at_the_end_of_the_file() {
+        let rows = [
+            ("x = [1]\ny = 2\n", None),
+            ("x = [1]\ny = [\n    2,\n", Some(1)),
+            ("x = 1\ns = \"\"\"doc\n\n", Some(1)),
+            ("x = 1 + \\\n", Some(0)),
+            ("s = 'open\n", None),
+        ];
+        let mut failures = Vec::new();
+        for (text, expected) in rows {
+            let found = scan_text(text).unterminated;
+            if found != expected {
+                failures.push(format!("{text:?}: {found:?}, expected {expected:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     #[test]
