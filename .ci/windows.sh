@@ -107,6 +107,8 @@ prepare() {
     # The index fixtures are built by the test helper itself (tests/common/mod.rs), kept here.
     LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test index_fixtures \
         -- standalone_object
+    # The wheels of tests/index_wheels.rs, and the llvm-nm/llvm-pdbutil output it compares with.
+    LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test index_wheels
     # The Linux binary's answers, for tests/windows.rs::same_answers_as_the_linux_binary.
     cargo build --locked --quiet
     local linux_target lnkfix answers log label code
