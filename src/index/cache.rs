@@ -165,10 +165,17 @@ impl Cache {
         ));
         let written = File::create(&temporary).and_then(|mut out| out.write_all(&bytes));
         let renamed = written.and_then(|()| std::fs::rename(&temporary, &entry));
-        if renamed.is_err() {
+        if let Err(error) = renamed {
             let _ = std::fs::remove_file(&temporary);
+            // Windows refuses to replace a file another process has mapped: a concurrent run
+            // that just wrote (and maps) the entry for this same key. Its entry is as good as
+            // ours, and a damaged one is discarded by the next load, so this is not a failure.
+            if error.kind() == std::io::ErrorKind::PermissionDenied && entry.is_file() {
+                return Ok(());
+            }
+            return Err(error);
         }
-        renamed
+        Ok(())
     }
 }
 
