@@ -12,19 +12,24 @@ impl XorShift {
     }
 }
 
+/// Every log real people posted (`../shared/examples/*.log`).
+fn example_logs() -> Vec<Vec<u8>> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect()
+}
+
 fn read(bytes: Vec<u8>) -> lnkfix::symbols::LinkFailure {
     lnkfix::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap()
 }
 
 #[test]
 fn random_bytes_and_mutated_examples_never_panic() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
-    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
-        .map(|e| std::fs::read(e.path()).unwrap())
-        .collect();
+    let mut seeds = example_logs();
     assert!(seeds.len() >= 20);
     seeds.push(Vec::new());
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
@@ -81,13 +86,7 @@ fn random_bytes_and_mutated_examples_never_panic() {
 #[test]
 fn skipping_unmatched_lines_changes_nothing() {
     use lnkfix::linklog::{read_log, ReadLimits};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
-    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
-        .map(|e| std::fs::read(e.path()).unwrap())
-        .collect();
+    let mut seeds = example_logs();
     seeds.push(
         std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),

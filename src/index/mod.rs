@@ -382,14 +382,7 @@ impl FileContents {
             info: LibraryInfo {
                 path: path.to_path_buf(),
                 format,
-                members: 0,
-                import_members: 0,
-                symbols: 0,
-                default_libs: Vec::new(),
-                machines: Vec::new(),
-                unreadable_members: 0,
-                dlls: Vec::new(),
-                warnings: 0,
+                ..LibraryInfo::empty()
             },
             symbols: Vec::new(),
             warnings: Vec::new(),
