@@ -315,7 +315,23 @@ pub fn find(
     }
     let mut ranked: Vec<(usize, Provider)> = providers.into_iter().enumerate().collect();
     ranked.sort_by_key(|(order, p)| (rank(book, p, flavour), *order));
-    let providers: Vec<Provider> = ranked.into_iter().map(|(_, p)| p).collect();
+    let mut providers: Vec<Provider> = ranked.into_iter().map(|(_, p)| p).collect();
+    // Only in the debug variant, or only in the release one: still the answer, but worth saying.
+    if let (Some(f), Some(first)) = (flavour, providers.first_mut()) {
+        let crt = book.crt_library_flavours(&first.library);
+        if !crt.is_empty() && crt.iter().all(|(_, g)| g.is_debug() != f.is_debug()) {
+            let (has, wants) = if f.is_debug() {
+                ("release", "debug")
+            } else {
+                ("debug", "release")
+            };
+            first.note = Some(format!(
+                "only in the {has} variant ({}), but the evidence says {wants} ({}): objects built for the other CRT, or a library set missing its {wants} twin",
+                first.library,
+                f.compiler_option()
+            ));
+        }
+    }
     let near_misses = if providers.is_empty() {
         near_misses(index, demangled_index, symbol)
     } else {
@@ -511,6 +527,161 @@ mod tests {
             Some("operator delete")
         );
         assert_eq!(index_key("hipMalloc"), None);
+    }
+
+    use crate::index::{LibrarySymbol, Machine};
+    use std::path::Path;
+
+    fn symbol(name: &str, library: &str, kind: SymbolKind, machine: Machine) -> LibrarySymbol {
+        LibrarySymbol::new(name.to_string(), Path::new(library), kind, machine)
+    }
+
+    fn wanted(linker_name: &str) -> UnresolvedSymbol {
+        let log = format!("a.obj : error LNK2001: unresolved external symbol {linker_name}\n");
+        let failure =
+            crate::symbols::collect(std::io::Cursor::new(log.into_bytes()), Default::default())
+                .unwrap();
+        failure.symbols.into_iter().next().unwrap()
+    }
+
+    fn find_in(symbols: Vec<LibrarySymbol>, want: &str, flavour: Option<Flavour>) -> Match {
+        let index = Index::from_symbols(symbols, Vec::new(), Machine::X64);
+        let want = wanted(want);
+        let demangled = DemangledIndex::new(&index, std::slice::from_ref(&want));
+        find(&index, &demangled, &RuleBook::builtin(), &want, flavour)
+    }
+
+    /// Every near-miss kind of issue 4, one row each, reporting every failing row.
+    #[test]
+    fn each_near_miss_kind() {
+        let rows: &[(&str, &str, SymbolKind, Machine, &str)] = &[
+            (
+                "?f@@YAXPEAH@Z",
+                "?f@@YAXPEBH@Z",
+                SymbolKind::Defined,
+                Machine::X64,
+                "const",
+            ),
+            (
+                "?f@@YAXH@Z",
+                "?f@@YAXJ@Z",
+                SymbolKind::Defined,
+                Machine::X64,
+                "int vs long",
+            ),
+            (
+                "?f@@YAXPEA_W@Z",
+                "?f@@YAXPEAG@Z",
+                SymbolKind::Defined,
+                Machine::X64,
+                "wchar_t",
+            ),
+            (
+                "?f@@YAXH@Z",
+                "?f@@YGXH@Z",
+                SymbolKind::Defined,
+                Machine::X64,
+                "calling convention",
+            ),
+            (
+                "?f@@YAHH@Z",
+                "f",
+                SymbolKind::Defined,
+                Machine::X64,
+                "extern \"C\"",
+            ),
+            (
+                "f",
+                "?f@@YAHH@Z",
+                SymbolKind::Defined,
+                Machine::X64,
+                "C++ function",
+            ),
+            (
+                "?f@@YAXXZ",
+                "?f@ns@@YAXXZ",
+                SymbolKind::Defined,
+                Machine::X64,
+                "namespace",
+            ),
+            (
+                "?f@@YAXXZ",
+                "?f@@YAXXZ",
+                SymbolKind::Defined,
+                Machine::X86,
+                "another machine",
+            ),
+            (
+                "gData",
+                "__imp_gData",
+                SymbolKind::ImportData,
+                Machine::X64,
+                "only as __imp_",
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (want, defined, kind, machine, cause) in rows {
+            let m = find_in(
+                vec![symbol(defined, "lib.lib", kind.clone(), *machine)],
+                want,
+                None,
+            );
+            let causes: Vec<&str> = m.near_misses.iter().map(|n| n.cause.as_str()).collect();
+            if !m.providers.is_empty() || !causes.iter().any(|c| c.contains(cause)) {
+                failures.push(format!(
+                    "{want} vs {defined}: want {cause:?}, got {causes:?} (providers {})",
+                    m.providers.len()
+                ));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn only_in_the_debug_variant_is_said() {
+        let m = find_in(
+            vec![symbol(
+                "_CrtDbgReport",
+                "libucrtd.lib",
+                SymbolKind::Defined,
+                Machine::X64,
+            )],
+            "_CrtDbgReport",
+            Some(Flavour::Static),
+        );
+        assert_eq!(m.providers[0].library, "libucrtd.lib");
+        assert!(m.providers[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("only in the debug variant"));
+        let m = find_in(
+            vec![symbol(
+                "atexit",
+                "libcmt.lib",
+                SymbolKind::Defined,
+                Machine::X64,
+            )],
+            "atexit",
+            Some(Flavour::Static),
+        );
+        assert!(m.providers[0].note.is_none());
+    }
+
+    #[test]
+    fn static_definition_satisfies_dllimport_with_lnk4217() {
+        let m = find_in(
+            vec![symbol(
+                "wcsnlen",
+                "libucrt.lib",
+                SymbolKind::Defined,
+                Machine::X64,
+            )],
+            "__imp_wcsnlen",
+            None,
+        );
+        assert_eq!(m.providers[0].library, "libucrt.lib");
+        assert!(m.providers[0].note.as_deref().unwrap().contains("LNK4217"));
     }
 
     #[test]
