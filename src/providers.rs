@@ -222,13 +222,18 @@ impl<'a> DemangledIndex<'a> {
     /// Collects the index names whose unqualified name one of `symbols` has.
     pub fn new(index: &'a Index, symbols: &[UnresolvedSymbol]) -> DemangledIndex<'a> {
         let mut wanted: HashMap<String, ()> = HashMap::new();
-        for s in symbols {
+        // Only symbols with no exact provider need demangled matching or near misses; when
+        // every symbol has one (the common case), the index's names are never scanned.
+        for s in symbols.iter().filter(|s| !has_exact_provider(index, s)) {
             if let Some(key) = unqualified_key(&s.demangled) {
                 wanted.insert(key, ());
             }
             wanted.insert(s.lookup_name.clone(), ());
         }
         let mut by_key: HashMap<String, Vec<&'a str>> = HashMap::new();
+        if wanted.is_empty() {
+            return DemangledIndex { by_key };
+        }
         for name in index.names() {
             let key = match index_key(name) {
                 Some(k) => k,
@@ -248,6 +253,17 @@ impl<'a> DemangledIndex<'a> {
     fn candidates(&self, key: &str) -> &[&'a str] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
     }
+}
+
+/// Whether the symbol's linker-level name (or, for `__imp_X`, a static `X`) is defined as is.
+fn has_exact_provider(index: &Index, symbol: &UnresolvedSymbol) -> bool {
+    let Some(linker) = &symbol.linker_name else {
+        return false;
+    };
+    !index.providers(linker).is_empty()
+        || linker
+            .strip_prefix("__imp_")
+            .is_some_and(|bare| index.lookup(bare).iter().any(|s| !s.is_import()))
 }
 
 /// The demangled form of an index name, without the dllimport prefix.
