@@ -124,7 +124,10 @@ fn symlink_loops_and_unreadable_entries() {
 #[test]
 fn a_lib_dir_of_fifty_thousand_files() {
     let dir = tempfile::tempdir().unwrap();
-    for i in 0..50_000 {
+    // Under Wine every file creation crosses its server: 50,000 take minutes there, so the
+    // Windows run uses 5,000 (the Linux run covers 50,000).
+    let count = if cfg!(windows) { 5_000 } else { 50_000 };
+    for i in 0..count {
         std::fs::write(dir.path().join(format!("noise_{i}.txt")), b"").unwrap();
     }
     std::fs::copy(good_library(), dir.path().join("kernel32.Lib")).unwrap();
@@ -142,10 +145,16 @@ fn a_lib_dir_of_fifty_thousand_files() {
 #[test]
 fn paths_with_spaces_non_ascii_and_quotes() {
     let root = tempfile::tempdir().unwrap();
+    // Windows forbids `"` in file names; elsewhere the quote is part of the test.
+    let name = if cfg!(windows) {
+        "Jörg's ROCm 6.4"
+    } else {
+        "Jörg's \"ROCm\" 6.4"
+    };
     let dir = root
         .path()
         .join("Program Files (x86)")
-        .join("Jörg's \"ROCm\" 6.4")
+        .join(name)
         .join("lib");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(good_library(), dir.join("kernel32.Lib")).unwrap();
@@ -167,8 +176,10 @@ fn paths_with_spaces_non_ascii_and_quotes() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains("\"/LIBPATH:"), "the path is quoted: {text}");
-    assert!(
-        text.contains("Jörg's \\\"ROCm\\\" 6.4"),
-        "quotes escaped for CommandLineToArgvW: {text}"
-    );
+    if !cfg!(windows) {
+        assert!(
+            text.contains("Jörg's \\\"ROCm\\\" 6.4"),
+            "quotes escaped for CommandLineToArgvW: {text}"
+        );
+    }
 }
