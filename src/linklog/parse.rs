@@ -294,6 +294,15 @@ fn classify_text(text: &str) -> ShownName {
     }
 }
 
+/// Marks `start..end` as taken by a candidate, unless part of it already is (then `false`).
+fn claim(taken: &mut [bool], start: usize, end: usize) -> bool {
+    if taken[start..end].iter().any(|&t| t) {
+        return false;
+    }
+    taken[start..end].iter_mut().for_each(|t| *t = true);
+    true
+}
+
 /// Finds symbol-like items in a localized description: `"display" (decorated)` pairs, quoted
 /// names and bare ASCII linker names that are not template words.
 fn candidates(desc: &str) -> Vec<Candidate> {
@@ -302,9 +311,8 @@ fn candidates(desc: &str) -> Vec<Candidate> {
     let mut taken = vec![false; desc.len()];
     for m in p.pair.captures_iter(desc) {
         let whole = m.get(0).expect("group 0");
-        taken[whole.start()..whole.end()]
-            .iter_mut()
-            .for_each(|t| *t = true);
+        // Matches of one regex never overlap: a pair always claims its span.
+        claim(&mut taken, whole.start(), whole.end());
         out.push(Candidate {
             start: whole.start(),
             end: whole.end(),
@@ -316,12 +324,9 @@ fn candidates(desc: &str) -> Vec<Candidate> {
     }
     for m in p.quoted.captures_iter(desc) {
         let whole = m.get(0).expect("group 0");
-        if taken[whole.start()..whole.end()].iter().any(|&t| t) {
+        if !claim(&mut taken, whole.start(), whole.end()) {
             continue;
         }
-        taken[whole.start()..whole.end()]
-            .iter_mut()
-            .for_each(|t| *t = true);
         out.push(Candidate {
             start: whole.start(),
             end: whole.end(),
