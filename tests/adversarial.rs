@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::StartRetrying;
+
 use std::path::{Path, PathBuf};
 
 use lnkfix::discover::{discover, SearchOptions};
@@ -171,7 +173,7 @@ fn paths_with_spaces_non_ascii_and_quotes() {
         .arg(&log)
         .arg("--lib-dir")
         .arg(&dir)
-        .output()
+        .output_retrying()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{text}");

@@ -1,8 +1,12 @@
 //! Files are never damaged (issue 7): `patch --apply` killed at any moment leaves extension.py
 //! either exactly as it was or exactly patched, never half-written.
 
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use common::SpawnRetrying;
 
 const HEAD: &str = "import os\n\nIS_WINDOWS = os.name == \"nt\"\n\n\ndef _windows_argument(x):\n    return x\n\n\ndef _generate_ninja_build(name, with_cuda=False, with_hip=False):\n    if IS_WINDOWS:\n        default_ldflags = [\"/DLL\"]\n    else:\n        default_ldflags = [\"-shared\"]\n    return default_ldflags\n";
 
@@ -28,7 +32,7 @@ fn killing_apply_never_leaves_a_partial_file() {
             .args(["--from", log, "--apply", "--no-backup"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn()
+            .spawn_retrying()
             .expect("spawn lnkfix")
     };
     // The patched text, from one complete run.

@@ -1,7 +1,10 @@
 //! The binary's wiring: arguments, stdin, exit codes (0 nothing unresolved, 1 unresolved found,
 //! 2 usage error or unreadable input), colour rules and the JSON contract.
 
+mod common;
+
 use assert_cmd::Command;
+use common::AssertRetrying;
 
 fn lnkfix() -> Command {
     let mut cmd = Command::cargo_bin("lnkfix").unwrap();
@@ -18,28 +21,35 @@ fn exit_codes() {
     lnkfix()
         .args(["diagnose", "-"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(1);
     lnkfix()
         .args(["diagnose", "-"])
         .write_stdin("all good\n")
-        .assert()
+        .assert_retrying()
         .code(0);
-    let out = lnkfix().args(["diagnose", "/no/such/log"]).assert().code(2);
+    let out = lnkfix()
+        .args(["diagnose", "/no/such/log"])
+        .assert_retrying()
+        .code(2);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
         stderr.contains("/no/such/log") && stderr.contains("cannot read"),
         "{stderr}"
     );
-    lnkfix().args(["diagnose"]).assert().code(2);
+    lnkfix().args(["diagnose"]).assert_retrying().code(2);
     lnkfix()
         .args(["diagnose", "-", "--crt", "sometimes"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(2);
     let dir = tempfile::tempdir().unwrap();
-    lnkfix().arg("diagnose").arg(dir.path()).assert().code(2);
-    lnkfix().arg("--help").assert().code(0);
+    lnkfix()
+        .arg("diagnose")
+        .arg(dir.path())
+        .assert_retrying()
+        .code(2);
+    lnkfix().arg("--help").assert_retrying().code(0);
 }
 
 #[test]
@@ -47,7 +57,7 @@ fn json_contract() {
     let out = lnkfix()
         .args(["diagnose", "--format", "json", "-"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(1);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(json["schema_version"], 1);
@@ -97,7 +107,7 @@ fn colour_only_when_asked_and_never_with_no_color() {
     let plain = lnkfix()
         .args(["diagnose", "-"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(1);
     assert!(
         !plain.get_output().stdout.contains(&0x1b),
@@ -106,14 +116,14 @@ fn colour_only_when_asked_and_never_with_no_color() {
     let forced = lnkfix()
         .args(["diagnose", "--color", "always", "-"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(1);
     assert!(forced.get_output().stdout.contains(&0x1b));
     let no_color = lnkfix()
         .env("NO_COLOR", "1")
         .args(["diagnose", "-"])
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(1);
     assert!(!no_color.get_output().stdout.contains(&0x1b));
 }
@@ -130,7 +140,7 @@ fn utf16_file_written_by_powershell() {
     let out = lnkfix()
         .args(["diagnose", "--format", "json"])
         .arg(&path)
-        .assert()
+        .assert_retrying()
         .code(1);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(json["symbols"].as_array().unwrap().len(), 2);
@@ -143,7 +153,10 @@ fn bundled_example_runs() {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/tvm-ffi-hip-lld-link.log"
     );
-    let out = lnkfix().args(["diagnose", example]).assert().code(1);
+    let out = lnkfix()
+        .args(["diagnose", example])
+        .assert_retrying()
+        .code(1);
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains("amdhip64.lib"), "{text}");
     assert!(text.contains("default-library chain absent"), "{text}");
@@ -161,7 +174,7 @@ fn user_rules_file() {
             env!("CARGO_MANIFEST_DIR"),
             "/../shared/examples/054.log"
         ))
-        .assert()
+        .assert_retrying()
         .code(1);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(json["link_flags"], serde_json::json!(["rocksdb.lib"]));
@@ -171,7 +184,7 @@ fn user_rules_file() {
         .arg(&rules)
         .arg("-")
         .write_stdin(LOG)
-        .assert()
+        .assert_retrying()
         .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("rules.json"));
 }
@@ -191,7 +204,7 @@ fn patch_diff_apply_and_idempotence() {
         .arg("patch")
         .arg(&ext)
         .args(["--from", example])
-        .assert()
+        .assert_retrying()
         .code(0);
     let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
@@ -210,7 +223,7 @@ fn patch_diff_apply_and_idempotence() {
         .args(["diagnose", "--format", "json", "--patch"])
         .arg(&ext)
         .arg(example)
-        .assert()
+        .assert_retrying()
         .code(1);
     let json_path = dir.path().join("diagnosis.json");
     std::fs::write(&json_path, &saved.get_output().stdout).unwrap();
@@ -221,7 +234,7 @@ fn patch_diff_apply_and_idempotence() {
         .arg("--from")
         .arg(&json_path)
         .arg("--apply")
-        .assert()
+        .assert_retrying()
         .code(2);
     std::fs::write(&ext, EXTENSION_PY).unwrap();
     lnkfix()
@@ -230,7 +243,7 @@ fn patch_diff_apply_and_idempotence() {
         .arg("--from")
         .arg(&json_path)
         .arg("--apply")
-        .assert()
+        .assert_retrying()
         .code(0);
     let patched = std::fs::read_to_string(&ext).unwrap();
     assert!(patched.contains("amdhip64.lib"));
@@ -242,7 +255,7 @@ fn patch_diff_apply_and_idempotence() {
         .arg("patch")
         .arg(&ext)
         .args(["--from", example])
-        .assert()
+        .assert_retrying()
         .code(0);
     assert!(again.get_output().stdout.is_empty(), "second run: no diff");
     assert_eq!(std::fs::read_to_string(&ext).unwrap(), patched);
@@ -253,7 +266,7 @@ fn patch_diff_apply_and_idempotence() {
         .arg("patch")
         .arg(&bad)
         .args(["--from", example])
-        .assert()
+        .assert_retrying()
         .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("other.py"));
 }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::StartRetrying;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -130,7 +132,7 @@ fn appending_the_printed_flags_makes_the_link_succeed() {
             .current_dir(dir)
             .args(&words[1..])
             .args(&flags)
-            .output()
+            .output_retrying()
             .expect("run lld-link");
         assert!(
             status.status.success(),
@@ -149,7 +151,7 @@ fn each_near_miss_kind_is_named() {
         let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
             .current_dir(dir)
             .args(["diagnose", "--format", "json", log, "--lib-dir", "near"])
-            .output()
+            .output_retrying()
             .unwrap();
         let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         for expected in manifest["near_misses"].as_array().unwrap() {

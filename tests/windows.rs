@@ -11,11 +11,15 @@
 //! - `patch --apply`: the rename over the existing file, CRLF kept, sharing violations;
 //! - the same answers as the Linux binary for every shared example and generated lld-link log.
 //!
-//! Not here: a cache directory (`%LOCALAPPDATA%`): lnkfix keeps no cache yet
-//! (`IndexOptions::cache_dir` is unused).
+//! - the index cache in `%LOCALAPPDATA%`.
+//!
+//! Every start of `lnkfix.exe` goes through `common::start_retrying`: Wine's `CreateProcess` fails
+//! now and then with ERROR_INTERNAL_ERROR on a loaded machine, before the program runs.
 #![cfg(windows)]
 
 mod common;
+
+use common::{SpawnRetrying, StartRetrying};
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -313,7 +317,7 @@ fn link_flags_use_names_on_disk_and_the_cache_lives_in_localappdata() {
             .env_remove("VCToolsInstallDir")
             .env_remove("WindowsSdkDir")
             .env_remove("UniversalCRTSdkDir")
-            .output()
+            .output_retrying()
             .expect("run lnkfix")
     };
     for round in ["cold", "warm"] {
@@ -357,7 +361,7 @@ fn utf16le_log_with_bom_and_non_ascii_paths() {
     let path_text = text(&path);
 
     let output = lnkfix(&["diagnose", "--format", "json", &path_text])
-        .output()
+        .output_retrying()
         .expect("run lnkfix.exe");
     assert_eq!(output.status.code(), Some(1), "{}", show(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
@@ -380,7 +384,7 @@ fn utf16le_log_with_bom_and_non_ascii_paths() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
+        .spawn_retrying()
         .expect("spawn");
     {
         use std::io::Write;
@@ -396,13 +400,17 @@ fn utf16le_log_with_bom_and_non_ascii_paths() {
     assert_eq!(again["symbols"], json["symbols"], "{}", show(&piped));
 
     // The text report is UTF-8 (stdout is a pipe, not a console) with the path intact.
-    let output = lnkfix(&["diagnose", &path_text]).output().expect("run");
+    let output = lnkfix(&["diagnose", &path_text])
+        .output_retrying()
+        .expect("run");
     let report = String::from_utf8(output.stdout.clone()).expect("the report is UTF-8");
     assert!(report.contains(object), "{}", show(&output));
 
     // An error names the non-ASCII path as given.
     let missing = text(&folder.join("fehlt.log"));
-    let output = lnkfix(&["diagnose", &missing]).output().expect("run");
+    let output = lnkfix(&["diagnose", &missing])
+        .output_retrying()
+        .expect("run");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8");
     assert!(stderr.contains(&missing), "{stderr}");
@@ -423,7 +431,7 @@ fn no_colour_escapes_when_redirected() {
     let report = dir.path().join("report.txt");
     let status = lnkfix(&["diagnose", &log])
         .stdout(File::create(&report).expect("create"))
-        .status()
+        .status_retrying()
         .expect("run");
     assert_eq!(status.code(), Some(1));
     let written = fs::read(&report).expect("read");
@@ -431,13 +439,13 @@ fn no_colour_escapes_when_redirected() {
     assert!(!written.contains(&0x1b), "escape in a redirected report");
 
     let piped = lnkfix(&["diagnose", "--color", "auto", &log])
-        .output()
+        .output_retrying()
         .expect("run");
     assert!(!piped.stdout.is_empty() && !piped.stdout.contains(&0x1b));
     assert!(!piped.stderr.contains(&0x1b));
 
     let forced = lnkfix(&["diagnose", "--color", "always", &log])
-        .output()
+        .output_retrying()
         .expect("run");
     assert!(forced.stdout.contains(&0x1b));
 }
@@ -477,7 +485,7 @@ fn patch_apply_renames_over_the_file_and_keeps_crlf() {
     let file = extension_py(dir.path());
     let file_text = text(&file);
     let output = lnkfix(&["patch", &file_text, "--from", &example_log(), "--apply"])
-        .output()
+        .output_retrying()
         .expect("run");
     assert_eq!(output.status.code(), Some(0), "{}", show(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -505,7 +513,7 @@ fn patch_apply_renames_over_the_file_and_keeps_crlf() {
 
     // Again: nothing to do, nothing written.
     let output = lnkfix(&["patch", &file_text, "--from", &example_log(), "--apply"])
-        .output()
+        .output_retrying()
         .expect("run");
     assert_eq!(output.status.code(), Some(0), "{}", show(&output));
     assert_eq!(fs::read(&file).expect("read"), patched);
@@ -522,7 +530,7 @@ fn patch_apply_while_another_program_reads_the_file() {
     let file_text = text(&file);
     let mut reader = File::open(&file).expect("open before the patch");
     let output = lnkfix(&["patch", &file_text, "--from", &example_log(), "--apply"])
-        .output()
+        .output_retrying()
         .expect("run");
     let parent = file.parent().unwrap();
     let mut before = Vec::new();
@@ -572,7 +580,7 @@ fn patch_apply_refuses_cleanly_when_the_file_is_locked() {
         .open(&file)
         .expect("open without FILE_SHARE_DELETE");
     let output = lnkfix(&["patch", &file_text, "--from", &example_log(), "--apply"])
-        .output()
+        .output_retrying()
         .expect("run");
     assert_eq!(output.status.code(), Some(2), "{}", show(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -625,10 +633,10 @@ fn same_answers_as_the_linux_binary() {
         };
         let path = text(path);
         let json = lnkfix(&["diagnose", "--format", "json", &path])
-            .output()
+            .output_retrying()
             .expect("run");
         let report = lnkfix(&["diagnose", "--color", "never", &path])
-            .output()
+            .output_retrying()
             .expect("run");
         let code = format!("{}", json.status.code().unwrap_or(-1));
         if code != saved("code").trim() {

@@ -73,7 +73,7 @@ pub fn diagnose_json(dir: &Path, args: &[&str]) -> serde_json::Value {
         .current_dir(dir)
         .args(["diagnose", "--format", "json"])
         .args(args)
-        .output()
+        .output_retrying()
         .expect("run lnkfix");
     assert_eq!(
         output.status.code(),
@@ -395,5 +395,83 @@ fn fixtures_in(dir: PathBuf, built_in: String) -> Fixtures {
         pdb: dir.join("app.pdb"),
         object: dir.join("main.obj"),
         dir,
+    }
+}
+
+// ---- starting processes ----
+
+/// Wine's `ERROR_INTERNAL_ERROR`: `CreateProcess` returns it when the new process dies before it
+/// has finished starting, which happens on a loaded machine and says nothing about the program.
+const WINE_START_FAILED: i32 = 1359;
+
+/// Calls `start` (a spawn, `output()` or `status()`) and, on Windows only, repeats it up to five
+/// times while process creation fails with [`WINE_START_FAILED`]. Nothing has run when that error is
+/// returned, so a retry cannot hide a failure of the program itself; any other error is returned
+/// as it is.
+pub fn start_retrying<T>(mut start: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut retries = 0;
+    loop {
+        match start() {
+            Err(error)
+                if cfg!(windows)
+                    && error.raw_os_error() == Some(WINE_START_FAILED)
+                    && retries < 5 =>
+            {
+                retries += 1;
+                eprintln!("process creation failed ({error}); retry {retries} of 5");
+                std::thread::sleep(std::time::Duration::from_millis(250 * retries));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// [`start_retrying`] as methods of the commands the tests build.
+pub trait StartRetrying {
+    /// `output()`, retried while process creation fails under Wine.
+    fn output_retrying(&mut self) -> std::io::Result<std::process::Output>;
+}
+
+impl StartRetrying for assert_cmd::Command {
+    fn output_retrying(&mut self) -> std::io::Result<std::process::Output> {
+        start_retrying(|| self.output())
+    }
+}
+
+impl StartRetrying for std::process::Command {
+    fn output_retrying(&mut self) -> std::io::Result<std::process::Output> {
+        start_retrying(|| self.output())
+    }
+}
+
+/// `spawn()` and `status()` of std commands, retried while process creation fails under Wine.
+pub trait SpawnRetrying {
+    /// `spawn()`, retried while process creation fails under Wine.
+    fn spawn_retrying(&mut self) -> std::io::Result<std::process::Child>;
+    /// `status()`, retried while process creation fails under Wine.
+    fn status_retrying(&mut self) -> std::io::Result<std::process::ExitStatus>;
+}
+
+impl SpawnRetrying for std::process::Command {
+    fn spawn_retrying(&mut self) -> std::io::Result<std::process::Child> {
+        start_retrying(|| self.spawn())
+    }
+    fn status_retrying(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        start_retrying(|| self.status())
+    }
+}
+
+/// `assert()` for assert_cmd commands, retried while process creation fails under Wine.
+pub trait AssertRetrying {
+    /// Runs the command and returns assert_cmd's `Assert` on its output.
+    fn assert_retrying(&mut self) -> assert_cmd::assert::Assert;
+}
+
+impl AssertRetrying for assert_cmd::Command {
+    fn assert_retrying(&mut self) -> assert_cmd::assert::Assert {
+        let output = self
+            .output_retrying()
+            .unwrap_or_else(|error| panic!("cannot run {self:?}: {error}"));
+        assert_cmd::assert::Assert::new(output)
     }
 }
