@@ -286,11 +286,12 @@ impl Collector {
             Event::Unresolved(record) => {
                 // Repeats are the common case in big logs: look the name up as shown before
                 // demangling it; only a new spelling is described and matched semantically.
-                let shown_key = format!(
-                    "{}\u{0}{}",
-                    record.symbol.decorated.as_deref().unwrap_or(""),
-                    record.symbol.display.as_deref().unwrap_or("")
-                );
+                let decorated = record.symbol.decorated.as_deref().unwrap_or("");
+                let display = record.symbol.display.as_deref().unwrap_or("");
+                let mut shown_key = String::with_capacity(decorated.len() + 1 + display.len());
+                shown_key.push_str(decorated);
+                shown_key.push('\u{0}');
+                shown_key.push_str(display);
                 let index = match self.by_shown.get(&shown_key) {
                     Some(&i) => i,
                     None => {
@@ -409,6 +410,16 @@ pub fn collect<R: std::io::Read + 'static>(
 ) -> std::io::Result<LinkFailure> {
     let mut collector = Collector::new();
     let stats = crate::linklog::read_log(reader, limits, &mut |e| collector.push(e))?;
+    Ok(collector.finish(stats))
+}
+
+/// [`collect`] from a [`LineReader`](crate::linklog::LineReader) already open.
+pub fn collect_lines(
+    lines: crate::linklog::LineReader,
+    limits: crate::linklog::ReadLimits,
+) -> std::io::Result<LinkFailure> {
+    let mut collector = Collector::new();
+    let stats = crate::linklog::read_lines(lines, limits, &mut |e| collector.push(e))?;
     Ok(collector.finish(stats))
 }
 

@@ -116,13 +116,32 @@ fn skipping_unmatched_lines_changes_nothing() {
                 } else {
                     (rng.next() as usize) % bytes.len()
                 };
-                let piece: &[u8] = match rng.next() % 5 {
-                    0 => b"\r",
-                    1 => b"\n",
-                    2 => b"\r\n",
-                    3 => b"LNK2019: x",
-                    _ => b"\x1b[31m",
-                };
+                // Line breaks, anchors, escapes, and every kind of text the parser reacts to
+                // outside records: each must survive the fast path's prefilter.
+                const PIECES: &[&[u8]] = &[
+                    b"\r",
+                    b"\n",
+                    b"\r\n",
+                    b"LNK2019: x",
+                    b"\x1b[31m",
+                    "\u{9b}1m".as_bytes(),
+                    "\u{240d}".as_bytes(),
+                    b" /MD ",
+                    b" -MTd ",
+                    b" /LD ",
+                    b" -fms-runtime-lib=dll ",
+                    b" --dependent-lib=msvcrt ",
+                    b" /NODEFAULTLIB:libcmt ",
+                    b" /Zl ",
+                    b" -D_DLL ",
+                    b" /machine:x64 ",
+                    b" /MACHINE:X86 ",
+                    b"Compiler Version 19.38.33130 for x64",
+                    b"clang: error: linker command failed with exit code 1120",
+                    b"lld-link: error: undefined symbol: y\n>>> referenced by a.obj",
+                    b"\\r\\n",
+                ];
+                let piece = PIECES[(rng.next() as usize) % PIECES.len()];
                 bytes.splice(at..at, piece.iter().copied());
             }
         }

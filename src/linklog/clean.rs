@@ -65,6 +65,9 @@ pub fn strip_escapes(line: &str) -> Cow<'_, str> {
 /// A Windows path alone (`C:\new\x.obj`) does not qualify: it needs a literal `\r\n`, or at least
 /// two literal `\n` in a line that also shows repr-doubled backslashes or a `b'`/`'` opener.
 pub fn looks_like_python_repr(line: &str) -> bool {
+    if memchr::memchr(b'\\', line.as_bytes()).is_none() {
+        return false;
+    }
     if line.contains("\\r\\n") {
         return true;
     }
@@ -178,6 +181,9 @@ fn msbuild_suffix() -> &'static Regex {
 /// Strips MSBuild's ` [C:\path\proj.vcxproj]` suffix and trailing whitespace.
 pub fn strip_suffixes(text: &str) -> &str {
     let text = text.trim_end();
+    if !text.ends_with(']') {
+        return text;
+    }
     match msbuild_suffix().find(text) {
         Some(m) => text[..m.start()].trim_end(),
         None => text,
@@ -190,13 +196,14 @@ pub fn is_unbalanced(text: &str) -> bool {
     let mut quotes = 0usize;
     let mut parens = 0isize;
     let mut brackets = 0isize;
-    for c in text.chars() {
-        match c {
-            '"' => quotes += 1,
-            '(' => parens += 1,
-            ')' => parens -= 1,
-            '[' => brackets += 1,
-            ']' => brackets -= 1,
+    // Bytes, not chars: the five are ASCII and never part of a multi-byte sequence.
+    for &b in text.as_bytes() {
+        match b {
+            b'"' => quotes += 1,
+            b'(' => parens += 1,
+            b')' => parens -= 1,
+            b'[' => brackets += 1,
+            b']' => brackets -= 1,
             _ => {}
         }
     }

@@ -3,6 +3,40 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
+/// What makes a line worth reading: any of a set of substrings (searched with one SIMD
+/// multi-pattern scan) or any of up to two bytes (searched with `memchr2`). Bytes are for
+/// needles too short for the multi-pattern scan to stay fast: every pattern of three bytes or
+/// more lets it compare three-byte fingerprints, one of two bytes halves its selectivity.
+#[derive(Debug, Clone)]
+pub struct LineFilter {
+    needles: aho_corasick::AhoCorasick,
+    bytes: [u8; 2],
+}
+
+impl LineFilter {
+    /// A filter for `needles` (each at least three bytes long, for speed) and `bytes`.
+    pub fn new(needles: &[&str], bytes: [u8; 2]) -> LineFilter {
+        let needles = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(needles)
+            .expect("needles are plain strings");
+        LineFilter { needles, bytes }
+    }
+
+    /// The offset of the first needle or byte in `haystack`.
+    pub fn find(&self, haystack: &[u8]) -> Option<usize> {
+        let needle = self.needles.find(haystack).map(|m| m.start());
+        let before = &haystack[..needle.unwrap_or(haystack.len())];
+        memchr::memchr2(self.bytes[0], self.bytes[1], before).or(needle)
+    }
+
+    /// Whether `haystack` holds a needle or a byte.
+    pub fn is_match(&self, haystack: &[u8]) -> bool {
+        memchr::memchr2(self.bytes[0], self.bytes[1], haystack).is_some()
+            || self.needles.is_match(haystack)
+    }
+}
+
 /// The text encoding a log was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -216,7 +250,11 @@ impl LineReader {
             )),
             None => Box::new(reader),
         };
-        Ok(LineReader {
+        Ok(LineReader::with_inner(inner, encoding, max_line_bytes))
+    }
+
+    fn with_inner(inner: Box<dyn BufRead>, encoding: Encoding, max_line_bytes: usize) -> Self {
+        LineReader {
             inner,
             encoding,
             max_line_bytes: max_line_bytes.max(1),
@@ -225,7 +263,7 @@ impl LineReader {
             line_number: 0,
             truncated_lines: 0,
             bytes: 0,
-        })
+        }
     }
 
     /// The detected encoding.
@@ -239,7 +277,7 @@ impl LineReader {
     pub fn next_matching_line(
         &mut self,
         line: &mut String,
-        filter: &aho_corasick::AhoCorasick,
+        filter: &LineFilter,
     ) -> io::Result<bool> {
         loop {
             let buf = fill(&mut *self.inner)?;
@@ -257,7 +295,7 @@ impl LineReader {
             // The buffer starts at a line start. Skip whole lines up to the line of the first
             // match, or up to the last complete line when nothing matches.
             let skip_to = match filter.find(buf) {
-                Some(m) => memchr::memrchr2(b'\n', b'\r', &buf[..m.start()]).map_or(0, |i| i + 1),
+                Some(at) => memchr::memrchr2(b'\n', b'\r', &buf[..at]).map_or(0, |i| i + 1),
                 None => memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1),
             };
             if skip_to == 0 {
@@ -269,9 +307,12 @@ impl LineReader {
                 continue;
             }
             let region = &buf[..skip_to];
+            // Lines end at LF, CRLF or a lone CR: count LFs, then the CRs no LF follows (a CR
+            // ending the region is alone here; its LF, if any, is consumed below).
             let lf = memchr::memchr_iter(b'\n', region).count();
-            let cr = memchr::memchr_iter(b'\r', region).count();
-            let crlf = memchr::memmem::find_iter(region, b"\r\n").count();
+            let lone_cr = memchr::memchr_iter(b'\r', region)
+                .filter(|&i| region.get(i + 1) != Some(&b'\n'))
+                .count();
             let mut used = skip_to;
             if region[skip_to - 1] == b'\r' {
                 // A CR ending the region: its LF, if any, belongs to it.
@@ -281,7 +322,7 @@ impl LineReader {
                     None => self.pending_cr = true,
                 }
             }
-            self.line_number += (lf + cr - crlf) as u64;
+            self.line_number += (lf + lone_cr) as u64;
             self.bytes += used as u64;
             self.inner.consume(used);
         }
@@ -307,7 +348,7 @@ impl LineReader {
                 }
             }
             let rest = &buf[start..];
-            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', rest) {
                 Some(pos) => {
                     append(
                         &mut self.raw,
@@ -359,7 +400,10 @@ impl LineReader {
         if truncated {
             self.truncated_lines += 1;
         }
-        line.push_str(&String::from_utf8_lossy(&self.raw));
+        match std::str::from_utf8(&self.raw) {
+            Ok(text) => line.push_str(text),
+            Err(_) => line.push_str(&String::from_utf8_lossy(&self.raw)),
+        }
     }
 }
 
@@ -477,8 +521,8 @@ mod tests {
 
     #[test]
     fn skipping_counts_lines_exactly() {
-        let filter = aho_corasick::AhoCorasick::new(["LNK"]).unwrap();
-        let text = "a\r\nb\rc\nLNK one\r\n\r\nx\ry LNK two\nz\r";
+        let filter = LineFilter::new(&["LNK"], [0x1b, 0x1b]);
+        let text = "a\r\nb\rc\nLNK one\r\n\r\nx\ry LNK two\nz\x1b\r\n";
         let mut reader =
             LineReader::new(std::io::Cursor::new(text.as_bytes().to_vec()), 100).unwrap();
         let mut line = String::new();
@@ -488,7 +532,11 @@ mod tests {
         }
         assert_eq!(
             got,
-            [(4, "LNK one".to_string()), (7, "y LNK two".to_string())]
+            [
+                (4, "LNK one".to_string()),
+                (7, "y LNK two".to_string()),
+                (8, "z\u{1b}".to_string())
+            ]
         );
     }
 

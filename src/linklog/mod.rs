@@ -7,7 +7,7 @@ pub mod clean;
 pub mod decode;
 pub mod parse;
 
-pub use decode::{Encoding, LineReader};
+pub use decode::{Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
 
 use std::io::Read;
@@ -72,7 +72,7 @@ fn is_anchor(line: &str) -> bool {
 }
 
 fn has_lnk_code(line: &str) -> bool {
-    line.match_indices("LNK").any(|(i, _)| {
+    parse::finders().lnk.find_iter(line.as_bytes()).any(|i| {
         let digits = &line.as_bytes()[i + 3..];
         digits.len() >= 4 && digits[..4].iter().all(u8::is_ascii_digit)
     })
@@ -89,41 +89,42 @@ fn continues(held: &str, last_piece_chars: usize, next: &str, pieces: usize) -> 
             .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
 }
 
-/// The substrings without which a line can hold no record, no CRT option, no escape to strip and
-/// no Python repr: a line with none of them is skipped unread.
-fn prefilter() -> &'static aho_corasick::AhoCorasick {
-    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    AC.get_or_init(|| {
+/// The substrings and bytes without which a line can hold no record, no CRT option, no escape
+/// to strip and no Python repr: a line with none of them is skipped unread. Every needle is at
+/// least three bytes long (see [`LineFilter`]) and as rare as the text it stands for allows.
+fn prefilter() -> &'static LineFilter {
+    static FILTER: std::sync::OnceLock<LineFilter> = std::sync::OnceLock::new();
+    FILTER.get_or_init(|| {
         let needles: &[&str] = &[
-            // records and findings
+            // link.exe records and the Error List (`LNKnnnn`), lld-link records (`lld`), the
+            // lines of `>>> referenced by`, link.exe's hint block and clang's closing line
             "LNK",
             ">>>",
             "lld",
-            "error",
-            "warning",
             "Hint on symbols",
-            // escapes and pasted glyphs, Python repr line breaks
-            "\u{1b}[",
-            "\u{1b}]",
+            "nker command failed",
+            // U+240D, the glyph a pasted CR becomes (ESC and U+009B are the bytes below)
             "\u{240d}",
-            "\u{9b}",
-            "\\n",
-            // CRT options and machines (parse::scan_command_line)
-            "/M",
-            "-M",
-            "runtime-lib",
-            "dependent-lib",
+            // CRT options and machines (parse::scan_command_line); a Python repr holding a
+            // record holds one of the needles above
+            "/MD",
+            "/MT",
+            "-MD",
+            "-MT",
+            "/LD",
+            "-LD",
+            "ms-runtime-lib",
+            "-dependent-lib",
             "DEFAULTLIB",
-            "Zl",
+            "/Zl",
+            "-Zl",
             "_DLL",
-            "achine",
-            "ACHINE",
+            "achine:",
+            "ACHINE:",
             "Compiler Version",
         ];
-        aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-            .build(needles)
-            .expect("static needles")
+        // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
+        LineFilter::new(needles, [0x1b, 0xc2])
     })
 }
 
@@ -134,7 +135,19 @@ pub fn read_log<R: Read + 'static>(
     limits: ReadLimits,
     sink: &mut dyn FnMut(Located),
 ) -> std::io::Result<LogStats> {
-    let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
+    read_lines(
+        LineReader::new(reader, limits.max_line_bytes)?,
+        limits,
+        sink,
+    )
+}
+
+/// [`read_log`] from a [`LineReader`] already open; `limits.max_line_bytes` was given to it.
+pub fn read_lines(
+    mut lines: LineReader,
+    limits: ReadLimits,
+    sink: &mut dyn FnMut(Located),
+) -> std::io::Result<LogStats> {
     let mut stats = LogStats {
         encoding: Some(lines.encoding()),
         ..LogStats::default()

@@ -262,15 +262,12 @@ fn shown_from_token(token: &str) -> ShownName {
 
 /// Splits `"display" (decorated)`, `"text"` or a bare name into a [`ShownName`].
 fn parse_shown(text: &str) -> ShownName {
-    let p = patterns();
     let text = text.trim();
-    if let Some(c) = p.pair.captures(text) {
-        if c.get(0).map(|m| m.start()) == Some(0) {
-            return ShownName {
-                display: Some(c["display"].to_string()),
-                decorated: Some(c["decorated"].to_string()),
-            };
-        }
+    if let Some((display, decorated)) = leading_pair(text) {
+        return ShownName {
+            display: Some(display.to_string()),
+            decorated: Some(decorated.to_string()),
+        };
     }
     if text.len() >= 2
         && text.starts_with('"')
@@ -280,6 +277,17 @@ fn parse_shown(text: &str) -> ShownName {
         return classify_text(&text[1..text.len() - 1]);
     }
     classify_text(text)
+}
+
+/// The `"display" (decorated)` pair at the start of `text`, as the `pair` pattern would match
+/// it there (parsed by hand: this runs for every record of a log).
+fn leading_pair(text: &str) -> Option<(&str, &str)> {
+    let inner = text.strip_prefix('"')?;
+    let close = inner.find('"')?;
+    let display = &inner[..close];
+    let rest = inner[close + 1..].trim_start().strip_prefix('(')?;
+    let end = rest.find(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '"'))?;
+    (end > 0 && rest[end..].starts_with(')')).then(|| (display, &rest[..end]))
 }
 
 /// A name without a decorated form: a linker-level name when it has no spaces, else display text.
@@ -607,10 +615,9 @@ impl LineParser {
         if !maybe_option {
             return;
         }
-        let maybe_crt = ["/M", "-M", "lib", "LIB", "Zl", "_DLL"]
-            .iter()
-            .any(|n| line.contains(n));
-        for c in p.crt_option.captures_iter(line).filter(|_| maybe_crt) {
+        let (maybe_crt, maybe_machine) = option_hints(bytes);
+        let crt_options = maybe_crt.then(|| p.crt_option.captures_iter(line));
+        for c in crt_options.into_iter().flatten() {
             let end = c.get(0).map_or(0, |m| m.end());
             let boundary = line[end..].chars().next();
             if boundary.is_some_and(|b| !b.is_whitespace() && b != '"' && b != '\'') {
@@ -621,9 +628,7 @@ impl LineParser {
                 line: line_number,
             }));
         }
-        let maybe_machine =
-            line.contains("achine") || line.contains("ACHINE") || line.contains("Compiler Version");
-        if let Some(c) = p.machine.captures(line).filter(|_| maybe_machine) {
+        if let Some(c) = maybe_machine.then(|| p.machine.captures(line)).flatten() {
             let machine = c
                 .name("m")
                 .or_else(|| c.name("b"))
@@ -638,6 +643,34 @@ impl LineParser {
             }
         }
     }
+}
+
+/// Whether a line may hold a CRT option and whether it may name a machine: one scan for the
+/// substrings the two patterns cannot match without.
+fn option_hints(line: &[u8]) -> (bool, bool) {
+    const CRT: &[&str] = &["/M", "-M", "/L", "-L", "lib", "LIB", "Zl", "_DLL"];
+    const MACHINE: &[&str] = &["achine", "ACHINE", "Compiler Version"];
+    static HINTS: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    // No needle of one kind starts inside a needle of the other, so non-overlapping matches
+    // find both kinds whenever both occur.
+    let hints = HINTS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(CRT.iter().chain(MACHINE))
+            .expect("plain strings")
+    });
+    let (mut crt, mut machine) = (false, false);
+    for m in hints.find_iter(line) {
+        if m.pattern().as_usize() < CRT.len() {
+            crt = true;
+        } else {
+            machine = true;
+        }
+        if crt && machine {
+            break;
+        }
+    }
+    (crt, machine)
 }
 
 /// Splits a link.exe line `PRE : [fatal] error LNKnnnn: DESC` at its code: by structure, so the
@@ -765,6 +798,42 @@ fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand parser of a leading pair agrees with the `pair` pattern anchored at the start.
+    #[test]
+    fn leading_pair_matches_the_pattern() {
+        let cases = [
+            r#""void __cdecl f(void)" (?f@@YAXXZ)"#,
+            r#""a"(b)"#,
+            r#""a" 	 (b) trailing"#,
+            r#""" (b)"#,
+            r#""a" ()"#,
+            r#""a" (b c)"#,
+            r#""a" (b"#,
+            r#""a" (b(c))"#,
+            r#""a" ("b")"#,
+            r#""a"  x (b)"#,
+            r#"x "a" (b)"#,
+            r#""a" ("#,
+            "\"a\"\u{3000}(b)",
+            "\"é\" (ü)",
+            "\"",
+            "",
+        ];
+        let pair = &patterns().pair;
+        for text in cases {
+            let expected = pair
+                .captures(text)
+                .filter(|c| c.get(0).unwrap().start() == 0)
+                .map(|c| {
+                    (
+                        c.name("display").unwrap().as_str(),
+                        c.name("decorated").unwrap().as_str(),
+                    )
+                });
+            assert_eq!(leading_pair(text), expected, "{text:?}");
+        }
+    }
 
     fn parse(line: &str) -> Vec<Event> {
         let mut parser = LineParser::new();
