@@ -630,15 +630,17 @@ fn diagnose(args: DiagnoseArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match args.format {
-        Format::Json => {
-            let mut value = serde_json::to_value(&diagnosis).expect("a diagnosis serializes");
-            if let Some((path, sha256, outcome)) = &patch {
+        Format::Json => match &patch {
+            // Straight from the types: no intermediate `Value` for the common case.
+            None => report::write_json(&diagnosis, &mut out),
+            Some((path, sha256, outcome)) => {
+                let mut value = serde_json::to_value(&diagnosis).expect("a diagnosis serializes");
                 value["patch"] = patch_json(path, sha256, outcome);
+                serde_json::to_writer_pretty(&mut out, &value)
+                    .map_err(std::io::Error::other)
+                    .and_then(|_| writeln!(out))
             }
-            serde_json::to_writer_pretty(&mut out, &value)
-                .map_err(std::io::Error::other)
-                .and_then(|_| writeln!(out))
-        }
+        },
         Format::Text => {
             let style = Style {
                 color: use_color(args.color),

@@ -175,7 +175,8 @@ pub fn read_lines(
         // Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer
         // skips them unread. Every line is read when it may continue a held record or sits in
         // a hint block.
-        let held_is_record = held.as_ref().is_some_and(|(_, text, _, _)| is_anchor(text));
+        // Only a record is ever held (anything else is parsed at once, below).
+        let held_is_record = held.is_some();
         let more = if held_is_record || parser.in_hint_block() || !limits.skip_unmatched_lines {
             lines.next_line(&mut physical)?
         } else {
@@ -183,6 +184,26 @@ pub fn read_lines(
         };
         if !more {
             break;
+        }
+        if held_is_record
+            && limits.skip_unmatched_lines
+            && !parser.in_hint_block()
+            && !interesting.is_match(physical.as_bytes())
+            && !clean::looks_like_python_repr(&physical)
+        {
+            // Read only because it may continue the held record: the filter says the parser
+            // would find nothing in it, and without escapes or a Python repr it is one piece.
+            if let Some((_, held_text, last_chars, count)) = held.as_mut() {
+                if continues(held_text, *last_chars, &physical, *count) {
+                    held_text.push_str(&physical);
+                    *last_chars = physical.chars().count();
+                    *count += 1;
+                    stats.joined_lines += 1;
+                    continue;
+                }
+            }
+            flush(&mut held, &mut parser, &mut events, sink);
+            continue;
         }
         let number = lines.line_number;
         let text = clean::strip_escapes(&physical);
