@@ -68,11 +68,17 @@ pub fn looks_like_python_repr(line: &str) -> bool {
     if memchr::memchr(b'\\', line.as_bytes()).is_none() {
         return false;
     }
-    if line.contains("\\r\\n") {
+    static FINDERS: OnceLock<[memchr::memmem::Finder<'static>; 2]> = OnceLock::new();
+    let [crlf, lf] = FINDERS.get_or_init(|| {
+        [
+            memchr::memmem::Finder::new("\\r\\n"),
+            memchr::memmem::Finder::new("\\n"),
+        ]
+    });
+    if crlf.find(line.as_bytes()).is_some() {
         return true;
     }
-    let newlines = line.matches("\\n").count();
-    newlines >= 2
+    lf.find_iter(line.as_bytes()).take(2).count() == 2
         && (line.contains("\\\\")
             || line.contains("b'")
             || line.contains("b\"")
@@ -193,21 +199,9 @@ pub fn strip_suffixes(text: &str) -> &str {
 /// Whether a line is unfinished: a quote, parenthesis or bracket opened and not closed, which is
 /// how a console that hard-wraps long lines leaves a record.
 pub fn is_unbalanced(text: &str) -> bool {
-    let mut quotes = 0usize;
-    let mut parens = 0isize;
-    let mut brackets = 0isize;
     // Bytes, not chars: the five are ASCII and never part of a multi-byte sequence.
-    for &b in text.as_bytes() {
-        match b {
-            b'"' => quotes += 1,
-            b'(' => parens += 1,
-            b')' => parens -= 1,
-            b'[' => brackets += 1,
-            b']' => brackets -= 1,
-            _ => {}
-        }
-    }
-    quotes % 2 == 1 || parens > 0 || brackets > 0
+    let count = |b: u8| memchr::memchr_iter(b, text.as_bytes()).count();
+    count(b'"') % 2 == 1 || count(b'(') > count(b')') || count(b'[') > count(b']')
 }
 
 #[cfg(test)]

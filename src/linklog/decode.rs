@@ -419,8 +419,7 @@ fn count_line_ends(region: &[u8]) -> usize {
         let mut next_chunks = next_block.chunks_exact(32);
         for (chunk, next_chunk) in (&mut chunks).zip(&mut next_chunks) {
             for k in 0..32 {
-                let ends =
-                    (chunk[k] == b'\n') | ((chunk[k] == b'\r') & (next_chunk[k] != b'\n'));
+                let ends = (chunk[k] == b'\n') | ((chunk[k] == b'\r') & (next_chunk[k] != b'\n'));
                 lanes[k] += u8::from(ends);
             }
         }
@@ -573,7 +572,18 @@ mod tests {
                 .count()
         };
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for len in [0, 1, 2, 31, 32, 33, 255 * 32 - 1, 255 * 32, 255 * 32 + 1, 20_000] {
+        for len in [
+            0,
+            1,
+            2,
+            31,
+            32,
+            33,
+            255 * 32 - 1,
+            255 * 32,
+            255 * 32 + 1,
+            20_000,
+        ] {
             for _ in 0..4 {
                 let bytes: Vec<u8> = (0..len)
                     .map(|_| {

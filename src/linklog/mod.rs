@@ -80,7 +80,9 @@ fn has_lnk_code(line: &str) -> bool {
 
 /// Whether `next` continues `held`, a record a console wrapped.
 fn continues(held: &str, last_piece_chars: usize, next: &str, pieces: usize) -> bool {
-    if pieces >= MAX_JOINED || next.trim().is_empty() || is_anchor(next) || !is_anchor(held) {
+    // `held` is always a record: nothing else is held.
+    debug_assert!(is_anchor(held));
+    if pieces >= MAX_JOINED || next.trim().is_empty() || is_anchor(next) {
         return false;
     }
     clean::is_unbalanced(held)

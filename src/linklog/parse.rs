@@ -101,6 +101,8 @@ pub enum Event {
 /// Substring searchers built once (building one per line costs more than the search).
 pub(crate) struct Finders {
     pub(crate) lnk: memchr::memmem::Finder<'static>,
+    /// link.exe's ` referenced in function ` (English).
+    pub(crate) referenced_in: memchr::memmem::Finder<'static>,
     pub(crate) arrows: memchr::memmem::Finder<'static>,
     pub(crate) error: memchr::memmem::Finder<'static>,
     pub(crate) warning: memchr::memmem::Finder<'static>,
@@ -112,6 +114,7 @@ pub(crate) fn finders() -> &'static Finders {
     static F: OnceLock<Finders> = OnceLock::new();
     F.get_or_init(|| Finders {
         lnk: memchr::memmem::Finder::new("LNK"),
+        referenced_in: memchr::memmem::Finder::new(" referenced in function "),
         arrows: memchr::memmem::Finder::new(">>>"),
         error: memchr::memmem::Finder::new("error"),
         warning: memchr::memmem::Finder::new("warning"),
@@ -292,7 +295,12 @@ fn leading_pair(text: &str) -> Option<(&str, &str)> {
 
 /// A name without a decorated form: a linker-level name when it has no spaces, else display text.
 fn classify_text(text: &str) -> ShownName {
-    if text.is_empty() || text.chars().any(char::is_whitespace) {
+    let has_space = if text.is_ascii() {
+        text.bytes().any(|b| b.is_ascii_whitespace() || b == 0x0b)
+    } else {
+        text.chars().any(char::is_whitespace)
+    };
+    if text.is_empty() || has_space {
         ShownName {
             display: Some(text.to_string()),
             decorated: None,
@@ -379,17 +387,15 @@ fn candidates(desc: &str) -> Vec<Candidate> {
 /// Reads symbol and function from an LNK2019/LNK2001 description in any language.
 fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>)> {
     if let Some(rest) = desc.strip_prefix("unresolved external symbol ") {
-        let (symbol, function) = match rest.find(" referenced in function ") {
+        let (symbol, function) = match finders().referenced_in.find(rest.as_bytes()) {
             Some(at) => (
                 &rest[..at],
-                Some(rest[at + " referenced in function ".len()..].trim()),
+                Some(rest[at + finders().referenced_in.needle().len()..].trim()),
             ),
             None => (rest, None),
         };
         let symbol = parse_shown(symbol.trim());
-        let function = function
-            .filter(|f| !f.is_empty())
-            .map(|f| shown_display(&parse_shown(f)));
+        let function = function.filter(|f| !f.is_empty()).map(shown_function);
         return Some((symbol, function));
     }
     let found = candidates(desc);
@@ -412,6 +418,14 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
         }
     }
     symbol.map(|s| (s, function))
+}
+
+/// [`shown_display`] of [`parse_shown`], without building the pair it does not keep.
+fn shown_function(text: &str) -> String {
+    match leading_pair(text.trim()) {
+        Some((display, _)) => display.to_string(),
+        None => shown_display(&parse_shown(text)),
+    }
 }
 
 /// The best text for a referencing function: the display form, else the decorated name.
