@@ -2,7 +2,6 @@
 //! name, demangled form, dllimport flag, x86 decoration undone, and deduplicated references.
 
 use serde::Serialize;
-use std::collections::HashMap;
 
 use crate::demangle;
 use crate::linklog::{CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName};
@@ -264,8 +263,8 @@ fn describe(shown: &ShownName) -> UnresolvedSymbol {
 #[derive(Default)]
 pub struct Collector {
     failure: LinkFailure,
-    by_key: HashMap<String, usize>,
-    by_shown: HashMap<String, usize>,
+    by_key: foldhash::HashMap<String, usize>,
+    by_shown: foldhash::HashMap<String, usize>,
     /// The symbol the last lld-link record or link.exe record was about.
     last: Option<usize>,
 }

@@ -8,7 +8,10 @@ use std::sync::OnceLock;
 /// Removes ANSI escape sequences (CSI such as colours, OSC such as hyperlinks) and the
 /// U+240D "symbol for carriage return" glyph that some pastes carry at line ends.
 pub fn strip_escapes(line: &str) -> Cow<'_, str> {
-    if !line.contains('\u{1b}') && !line.contains('\u{240d}') && !line.contains('\u{9b}') {
+    // ESC, and the lead bytes of U+009B (0xC2) and U+240D (0xE2): one scan rules most lines out.
+    if memchr::memchr3(0x1b, 0xc2, 0xe2, line.as_bytes()).is_none()
+        || (!line.contains('\u{1b}') && !line.contains('\u{240d}') && !line.contains('\u{9b}'))
+    {
         return Cow::Borrowed(line);
     }
     let mut out = String::with_capacity(line.len());

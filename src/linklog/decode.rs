@@ -242,7 +242,7 @@ impl LineReader {
         head.truncate(filled);
         let (encoding, bom) = Encoding::detect(&head);
         head.drain(..bom);
-        let reader = BufReader::with_capacity(256 * 1024, io::Cursor::new(head).chain(reader));
+        let reader = BufReader::with_capacity(128 * 1024, io::Cursor::new(head).chain(reader));
         let inner: Box<dyn BufRead> = match encoding.is_utf16() {
             Some(little_endian) => Box::new(BufReader::with_capacity(
                 256 * 1024,

@@ -79,10 +79,16 @@ fn has_lnk_code(line: &str) -> bool {
 }
 
 /// Whether `next` continues `held`, a record a console wrapped.
-fn continues(held: &str, last_piece_chars: usize, next: &str, pieces: usize) -> bool {
+fn continues(
+    held: &str,
+    last_piece_chars: usize,
+    next: &str,
+    next_is_anchor: bool,
+    pieces: usize,
+) -> bool {
     // `held` is always a record: nothing else is held.
     debug_assert!(is_anchor(held));
-    if pieces >= MAX_JOINED || next.trim().is_empty() || is_anchor(next) {
+    if pieces >= MAX_JOINED || next_is_anchor || next.trim().is_empty() {
         return false;
     }
     clean::is_unbalanced(held)
@@ -196,7 +202,7 @@ pub fn read_lines(
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
             if let Some((_, held_text, last_chars, count)) = held.as_mut() {
-                if continues(held_text, *last_chars, &physical, *count) {
+                if continues(held_text, *last_chars, &physical, false, *count) {
                     held_text.push_str(&physical);
                     *last_chars = physical.chars().count();
                     *count += 1;
@@ -217,8 +223,9 @@ pub fn read_lines(
         };
         for piece in pieces {
             let chars = piece.chars().count();
+            let anchor = is_anchor(&piece);
             if let Some((_, held_text, last_chars, count)) = held.as_mut() {
-                if continues(held_text, *last_chars, &piece, *count) {
+                if continues(held_text, *last_chars, &piece, anchor, *count) {
                     held_text.push_str(&piece);
                     *last_chars = chars;
                     *count += 1;
@@ -230,7 +237,7 @@ pub fn read_lines(
             held = Some((number, piece, chars, 1));
             // Only a record can be continued by the next line: anything else is parsed now, so
             // the parser's state (a hint block) is current when the next line is read.
-            if !held.as_ref().is_some_and(|(_, text, _, _)| is_anchor(text)) {
+            if !anchor {
                 flush(&mut held, &mut parser, &mut events, sink);
             }
         }
