@@ -286,8 +286,11 @@ impl Collector {
         });
     }
 
-    fn add_file(&mut self, path: &Path) {
-        let key = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    /// Adds a file unless it was seen (by canonical path, `canonical` when the caller knows it).
+    fn add_file(&mut self, path: &Path, canonical: Option<PathBuf>) {
+        let key = canonical
+            .or_else(|| fs::canonicalize(path).ok())
+            .unwrap_or_else(|| path.to_path_buf());
         if self.seen_files.insert(key) {
             self.discovered.files.push(path.to_path_buf());
         }
@@ -428,15 +431,25 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
     for dir in &dirs {
         match fs::read_dir(&dir.path) {
             Ok(entries) => {
-                let mut files: Vec<PathBuf> = entries
+                // One `realpath` per directory: a file that is not a link is canonical there.
+                let canonical_dir = fs::canonicalize(&dir.path).ok();
+                let mut files: Vec<(PathBuf, bool)> = entries
                     .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-                    .map(|e| e.path())
-                    .filter(|p| is_library_file(p))
+                    .filter_map(|e| {
+                        let kind = e.file_type().ok().filter(|t| !t.is_dir())?;
+                        Some((e.path(), kind.is_symlink()))
+                    })
+                    .filter(|(p, _)| is_library_file(p))
                     .collect();
-                files.sort_by_key(|p| p.file_name().map(|n| n.to_string_lossy().to_lowercase()));
-                for file in files {
-                    collector.add_file(&file);
+                files.sort_by_key(|(p, _)| {
+                    p.file_name().map(|n| n.to_string_lossy().to_lowercase())
+                });
+                for (file, symlink) in files {
+                    let canonical = match (&canonical_dir, symlink) {
+                        (Some(dir), false) => file.file_name().map(|name| dir.join(name)),
+                        _ => None,
+                    };
+                    collector.add_file(&file, canonical);
                 }
             }
             Err(error) => collector.discovered.warnings.push(format!(
@@ -448,7 +461,7 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
         }
     }
     for file in std::mem::take(&mut collector.glob_files) {
-        collector.add_file(&file);
+        collector.add_file(&file, None);
     }
     collector.discovered
 }

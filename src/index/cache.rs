@@ -132,8 +132,9 @@ impl Cache {
             return Loaded::Miss;
         };
         // SAFETY: as for indexed files (mod.rs): read-only, private; entries are replaced by
-        // rename, never rewritten in place, so a mapped entry does not change under us.
-        let map = match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+        // rename, never rewritten in place, so a mapped entry does not change under us. Not
+        // populated, for the reason given there.
+        let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
             Ok(map) => map,
             Err(error) => {
                 return Loaded::Corrupt(format!("cannot map {}: {error}", entry.display()))
