@@ -500,44 +500,44 @@ impl LineParser {
 
     /// Parses one cleaned logical line (already free of escapes and repr wrapping).
     pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
-        let p = patterns();
         let quick = line.as_bytes();
         let f = finders();
 
         if f.arrows.find(quick).is_some() {
-            if let Some(c) = p.more_times.captures(line) {
-                self.pending_source = false;
-                if let Ok(n) = c["n"].parse() {
-                    events.push(Event::MoreReferences(n));
-                }
-                return;
-            }
-            if let Some(c) = p.referenced_by.captures(line) {
-                let rest = c["rest"].trim();
-                match split_object_function(rest) {
-                    Some(reference) => {
-                        self.pending_source = false;
-                        events.push(Event::Referenced(reference));
+            match arrow_line(line) {
+                Arrow::MoreTimes(n) => {
+                    self.pending_source = false;
+                    if let Ok(n) = n.parse() {
+                        events.push(Event::MoreReferences(n));
                     }
-                    None => {
-                        // `source:line`: the object and function follow on the next `>>>` line.
-                        // A bare object with no function (bitcode, no symbol) stands alone.
-                        if looks_like_source_location(rest) {
-                            self.pending_source = true;
-                        } else {
-                            events.push(Event::Referenced(Reference {
-                                object: Some(rest.to_string()),
-                                function: None,
-                            }));
+                    return;
+                }
+                Arrow::ReferencedBy(rest) => {
+                    let rest = rest.trim();
+                    match split_object_function(rest) {
+                        Some(reference) => {
+                            self.pending_source = false;
+                            events.push(Event::Referenced(reference));
+                        }
+                        None => {
+                            // `source:line`: the object and function follow on the next `>>>`
+                            // line. A bare object with no function (bitcode, no symbol) stands
+                            // alone.
+                            if looks_like_source_location(rest) {
+                                self.pending_source = true;
+                            } else {
+                                events.push(Event::Referenced(Reference {
+                                    object: Some(rest.to_string()),
+                                    function: None,
+                                }));
+                            }
                         }
                     }
+                    return;
                 }
-                return;
-            }
-            if self.pending_source {
-                if let Some(c) = p.continuation.captures(line) {
+                Arrow::Continuation(rest) if self.pending_source => {
                     self.pending_source = false;
-                    let rest = c["rest"].trim();
+                    let rest = rest.trim();
                     let reference = split_object_function(rest).unwrap_or(Reference {
                         object: Some(rest.to_string()),
                         function: None,
@@ -545,6 +545,7 @@ impl LineParser {
                     events.push(Event::Referenced(reference));
                     return;
                 }
+                Arrow::Continuation(_) | Arrow::Other => {}
             }
         }
 
@@ -569,11 +570,11 @@ impl LineParser {
         }
 
         if f.error.find(quick).is_some() || f.warning.find(quick).is_some() {
-            if let Some(c) = f.lld.find(quick).and_then(|_| p.lld.captures(line)) {
+            if let Some((severity, rest)) = f.lld.find(quick).and_then(|_| lld_record(line)) {
                 self.in_hint_block = false;
                 self.pending_source = false;
-                let rest = clean::strip_suffixes(&c["rest"]);
-                events.push(lld_event(&c["sev"], rest, line_number));
+                let rest = clean::strip_suffixes(rest);
+                events.push(lld_event(severity, rest, line_number));
                 return;
             }
             if let Some(i) = line.find("clang: error: linker command failed") {
@@ -657,6 +658,121 @@ impl LineParser {
             }
         }
     }
+}
+
+/// What an lld-link `>>>` line holds.
+#[derive(Debug, PartialEq, Eq)]
+enum Arrow<'a> {
+    /// `>>> referenced N more times`: the digits.
+    MoreTimes(&'a str),
+    /// `>>> referenced by REST`.
+    ReferencedBy(&'a str),
+    /// `>>>` and two or more spaces, then the rest (the second line of a two-line reference).
+    Continuation(&'a str),
+    /// None of them.
+    Other,
+}
+
+/// Parses a `>>>` line as the `more_times`, `referenced_by` and `continuation` patterns would, in
+/// that order. ASCII lines (all of them in practice) are parsed by hand, which is most of the
+/// time saved on an lld-link log; others go through the patterns, which know Unicode whitespace
+/// and digits (a test compares both on generated lines).
+fn arrow_line(line: &str) -> Arrow<'_> {
+    if !line.is_ascii() {
+        let p = patterns();
+        let group = |re: &Regex, name: &str| {
+            re.captures(line)
+                .and_then(|c| c.name(name))
+                .map(|m| m.as_str())
+        };
+        if let Some(n) = group(&p.more_times, "n") {
+            return Arrow::MoreTimes(n);
+        }
+        if let Some(rest) = group(&p.referenced_by, "rest") {
+            return Arrow::ReferencedBy(rest);
+        }
+        return match group(&p.continuation, "rest") {
+            Some(rest) => Arrow::Continuation(rest),
+            None => Arrow::Other,
+        };
+    }
+    let Some(after) = line.trim_start().strip_prefix(">>>") else {
+        return Arrow::Other;
+    };
+    let body = after.trim_start();
+    let spaces = after.len() - body.len();
+    if spaces == 0 {
+        return Arrow::Other;
+    }
+    if let Some(count) = body.strip_prefix("referenced ") {
+        let digits = count.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && count[digits..].starts_with(" more time") {
+            return Arrow::MoreTimes(&count[..digits]);
+        }
+    }
+    if let Some(rest) = body.strip_prefix("referenced by") {
+        let trimmed = rest.trim_start();
+        if trimmed.len() < rest.len() {
+            return Arrow::ReferencedBy(trimmed);
+        }
+    }
+    if spaces >= 2 && !body.is_empty() {
+        return Arrow::Continuation(body);
+    }
+    Arrow::Other
+}
+
+/// The severity and the rest of an lld-link record (`lld-link: error: REST`), as the `lld`
+/// pattern would capture them: by hand for ASCII lines, through the pattern for others.
+fn lld_record(line: &str) -> Option<(&str, &str)> {
+    if !line.is_ascii() {
+        let c = patterns().lld.captures(line)?;
+        let sev = c.name("sev")?.as_str();
+        let rest = c.name("rest")?.as_str();
+        return Some((sev, rest));
+    }
+    const TOOLS: [&str; 4] = ["lld-link", "ld.lld", "ld.lld-link", "lld"];
+    let bytes = line.as_bytes();
+    // The leftmost start wins; at one start, the first tool name that leads to a match.
+    // The tool name starts the line or follows one of `\s:>]'"`. Trying its start positions in
+    // order tries the pattern's match starts in order (the leftmost wins); at one position, the
+    // first tool name that leads to a match wins, as in the pattern's alternation.
+    (0..bytes.len()).find_map(|at| {
+        let boundary = at == 0
+            || matches!(bytes[at - 1], b':' | b'>' | b']' | b'\'' | b'"' | 0x0b)
+            || bytes[at - 1].is_ascii_whitespace();
+        if !boundary {
+            return None;
+        }
+        TOOLS
+            .iter()
+            .find_map(|tool| lld_after_tool(line[at..].strip_prefix(tool)?))
+    })
+}
+
+/// `(?:\.exe)?(?:-\d+)?\s*:\s*(error|warning)\s*:\s*(.*)` on an ASCII line.
+fn lld_after_tool(rest: &str) -> Option<(&str, &str)> {
+    let rest = rest.strip_prefix(".exe").unwrap_or(rest);
+    let rest = match rest.strip_prefix('-') {
+        Some(number) if number.starts_with(|c: char| c.is_ascii_digit()) => {
+            number.trim_start_matches(|c: char| c.is_ascii_digit())
+        }
+        _ => rest,
+    };
+    let rest = trim_ascii_space(rest).strip_prefix(':')?;
+    let rest = trim_ascii_space(rest);
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("error") {
+        (&"error"[..], rest)
+    } else {
+        (&"warning"[..], rest.strip_prefix("warning")?)
+    };
+    let rest = trim_ascii_space(rest).strip_prefix(':')?;
+    Some((severity, trim_ascii_space(rest)))
+}
+
+/// Leading whitespace as the patterns' `\s` sees it on ASCII text (including vertical tab).
+fn trim_ascii_space(text: &str) -> &str {
+    text.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{0b}')
 }
 
 /// Whether a line may hold a CRT option and whether it may name a machine: one scan for the
@@ -812,6 +928,137 @@ fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random lines: one choice per slot, each slot offering right and wrong variants of the
+    /// pieces the patterns care about.
+    fn generated_lines(slots: &[&[&str]], seed: u64, count: usize) -> Vec<String> {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..count)
+            .map(|_| {
+                slots
+                    .iter()
+                    .map(|slot| slot[(next() % slot.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The hand parser of `>>>` lines agrees with the three patterns, in their order.
+    #[test]
+    fn arrow_lines_match_the_patterns() {
+        let spaces: &[&str] = &["", " ", "  ", "\t", " \u{0b}", "\u{a0}", "   "];
+        let slots: &[&[&str]] = &[
+            spaces,
+            &[">>>", ">>>", ">>", "x>>>"],
+            spaces,
+            &[
+                "referenced ",
+                "referenced by",
+                "referenced",
+                "x.obj:(f)",
+                "",
+                "by ",
+            ],
+            &["12", "3", "\u{663}", "", " ", "\t", "by"],
+            &[
+                " more time",
+                " more times",
+                " more",
+                "",
+                " x.obj",
+                "  C:\\a b\\k.cpp:12",
+            ],
+            &["", ":(f)", "s", " ", "é", "(x)"],
+        ];
+        let p = patterns();
+        let mut kinds = [0usize; 4];
+        for line in generated_lines(slots, 0x9E37_79B9_7F4A_7C15, 40_000) {
+            let group = |re: &Regex, name: &str| {
+                re.captures(&line)
+                    .and_then(|c| c.name(name))
+                    .map(|m| m.as_str().to_string())
+            };
+            let expected = if let Some(n) = group(&p.more_times, "n") {
+                (0, n)
+            } else if let Some(rest) = group(&p.referenced_by, "rest") {
+                (1, rest)
+            } else if let Some(rest) = group(&p.continuation, "rest") {
+                (2, rest)
+            } else {
+                (3, String::new())
+            };
+            let got = match arrow_line(&line) {
+                Arrow::MoreTimes(n) => (0, n.to_string()),
+                Arrow::ReferencedBy(rest) => (1, rest.to_string()),
+                Arrow::Continuation(rest) => (2, rest.to_string()),
+                Arrow::Other => (3, String::new()),
+            };
+            assert_eq!(got, expected, "{line:?}");
+            kinds[got.0] += 1;
+        }
+        assert!(
+            kinds.iter().all(|&k| k > 200),
+            "every shape generated: {kinds:?}"
+        );
+    }
+
+    /// The hand parser of lld-link records agrees with the `lld` pattern.
+    #[test]
+    fn lld_records_match_the_pattern() {
+        let spaces: &[&str] = &["", " ", "\t", "\u{0b}", "\u{a0}", "  "];
+        let slots: &[&[&str]] = &[
+            &[
+                "",
+                "x",
+                "[1/2] ",
+                ">",
+                "'",
+                "\"",
+                "]",
+                ":",
+                "é ",
+                "ld.",
+                "xlld: error: y ",
+            ],
+            &[
+                "lld-link",
+                "ld.lld",
+                "ld.lld-link",
+                "lld",
+                "lld-linker",
+                "LLD-link",
+            ],
+            &["", ".exe", "-14", "-", "-x", ".exe-3", "-\u{663}", ".ex"],
+            spaces,
+            &[":", ":", "", ";"],
+            spaces,
+            &["error", "warning", "errors", "Error", "warn", ""],
+            spaces,
+            &[":", ":", ""],
+            spaces,
+            &["undefined symbol: f", "", "x: lld: error: z", "é", " "],
+        ];
+        let p = patterns();
+        let mut matched = 0;
+        for line in generated_lines(slots, 0x2545_F491_4F6C_DD1D, 60_000) {
+            let expected = p.lld.captures(&line).map(|c| {
+                (
+                    c.name("sev").unwrap().as_str().to_string(),
+                    c.name("rest").unwrap().as_str().to_string(),
+                )
+            });
+            let got = lld_record(&line).map(|(s, r)| (s.to_string(), r.to_string()));
+            assert_eq!(got, expected, "{line:?}");
+            matched += usize::from(got.is_some());
+        }
+        assert!(matched > 3_000, "only {matched} records generated");
+    }
 
     /// The hand parser of a leading pair agrees with the `pair` pattern anchored at the start.
     #[test]
