@@ -762,9 +762,9 @@ fn lld_after_tool(rest: &str) -> Option<(&str, &str)> {
     let rest = trim_ascii_space(rest).strip_prefix(':')?;
     let rest = trim_ascii_space(rest);
     let (severity, rest) = if let Some(rest) = rest.strip_prefix("error") {
-        (&"error"[..], rest)
+        ("error", rest)
     } else {
-        (&"warning"[..], rest.strip_prefix("warning")?)
+        ("warning", rest.strip_prefix("warning")?)
     };
     let rest = trim_ascii_space(rest).strip_prefix(':')?;
     Some((severity, trim_ascii_space(rest)))
