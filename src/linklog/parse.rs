@@ -631,15 +631,18 @@ impl LineParser {
             return;
         }
         let (maybe_crt, maybe_machine) = option_hints(bytes);
-        let crt_options = maybe_crt.then(|| p.crt_option.captures_iter(line));
-        for c in crt_options.into_iter().flatten() {
-            let end = c.get(0).map_or(0, |m| m.end());
+        let crt_options = if maybe_crt {
+            crt_options(line)
+        } else {
+            Vec::new()
+        };
+        for (option, end) in crt_options {
             let boundary = line[end..].chars().next();
             if boundary.is_some_and(|b| !b.is_whitespace() && b != '"' && b != '\'') {
                 continue;
             }
             events.push(Event::CrtOption(CrtOption {
-                option: c["opt"].trim_matches('"').to_string(),
+                option: option.trim_matches('"').to_string(),
                 line: line_number,
             }));
         }
@@ -773,6 +776,76 @@ fn lld_after_tool(rest: &str) -> Option<(&str, &str)> {
 /// Leading whitespace as the patterns' `\s` sees it on ASCII text (including vertical tab).
 fn trim_ascii_space(text: &str) -> &str {
     text.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{0b}')
+}
+
+/// The CRT options on a command line and where each match ends, as `crt_option.captures_iter`
+/// finds them (the option, and the end of the whole match): by hand for ASCII lines, through the
+/// pattern for others (a test compares both on generated lines).
+fn crt_options(line: &str) -> Vec<(&str, usize)> {
+    if !line.is_ascii() {
+        return patterns()
+            .crt_option
+            .captures_iter(line)
+            .filter_map(|c| Some((c.name("opt")?.as_str(), c.get(0)?.end())))
+            .collect();
+    }
+    let bytes = line.as_bytes();
+    let space_or_quote = |b: u8| matches!(b, b'"' | b'\'' | 0x0b) || b.is_ascii_whitespace();
+    let mut out = Vec::new();
+    // Option starts in order; after a match, the next one starts past it (a boundary character
+    // is part of the match it opens, as in the pattern).
+    let (mut at, mut free_from) = (0, 0);
+    while at < bytes.len() {
+        let boundary = at == 0 || (at > free_from && space_or_quote(bytes[at - 1]));
+        if let Some(length) = boundary.then(|| crt_option_at(&line[at..])).flatten() {
+            out.push((&line[at..at + length], at + length));
+            at += length;
+            free_from = at;
+            continue;
+        }
+        at += 1;
+    }
+    out
+}
+
+/// The length of the CRT option `text` starts with, per the `crt_option` pattern's alternatives
+/// in order (ASCII text).
+fn crt_option_at(text: &str) -> Option<usize> {
+    let word = |b: u8| !(matches!(b, b'"' | b'\'' | 0x0b) || b.is_ascii_whitespace());
+    let run = |rest: &str| rest.bytes().take_while(|&b| word(b)).count();
+    let switch = text.strip_prefix(['/', '-']);
+    if let Some(rest) = switch {
+        let runtime = ["MDd", "MTd", "MD", "MT", "LDd", "LD"];
+        if let Some(name) = runtime.iter().find(|name| rest.starts_with(*name)) {
+            return Some(1 + name.len());
+        }
+    }
+    if let Some(rest) = text.strip_prefix("-fms-runtime-lib=") {
+        let kind = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_lowercase() || *b == b'_')
+            .count();
+        return (kind > 0).then_some(text.len() - rest.len() + kind);
+    }
+    if let Some(rest) = text.strip_prefix("--dependent-lib=") {
+        let name = run(rest);
+        return (name > 0).then_some(text.len() - rest.len() + name);
+    }
+    let rest = switch?;
+    if let Some(value) = rest.strip_prefix("DEFAULTLIB:") {
+        let quote = usize::from(value.starts_with('"'));
+        let name = run(&value[quote..]);
+        return (name > 0).then_some(text.len() - value.len() + quote + name);
+    }
+    if let Some(value) = rest.strip_prefix("NODEFAULTLIB") {
+        let name = value.strip_prefix(':').map_or(0, run);
+        let with_name = if name > 0 { 1 + name } else { 0 };
+        return Some(text.len() - value.len() + with_name);
+    }
+    if rest.starts_with("Zl") {
+        return Some(3);
+    }
+    text.starts_with("-D_DLL").then_some(6)
 }
 
 /// Whether a line may hold a CRT option and whether it may name a machine: one scan for the
@@ -1058,6 +1131,58 @@ mod tests {
             matched += usize::from(got.is_some());
         }
         assert!(matched > 3_000, "only {matched} records generated");
+    }
+
+    /// The hand scanner of CRT options agrees with `crt_option.captures_iter`.
+    #[test]
+    fn crt_options_match_the_pattern() {
+        let option: &[&str] = &[
+            "/MD",
+            "-MDd",
+            "/MT",
+            "-MTd",
+            "/LD",
+            "-LDd",
+            "/MDx",
+            "-fms-runtime-lib=dll",
+            "-fms-runtime-lib=",
+            "-fms-runtime-lib=static_dbg",
+            "--dependent-lib=msvcrt",
+            "--dependent-lib=",
+            "/DEFAULTLIB:libcmt",
+            "-DEFAULTLIB:\"x y\"",
+            "/DEFAULTLIB:\"",
+            "/NODEFAULTLIB",
+            "-NODEFAULTLIB:libcmt",
+            "/NODEFAULTLIB:",
+            "/Zl",
+            "-Zlx",
+            "-D_DLL",
+            "-D_DLLX",
+            "/EHsc",
+            "x",
+            "",
+            "/",
+            "-",
+        ];
+        let gap: &[&str] = &["", " ", "  ", "\t", "\"", "'", "\u{0b}", "\u{a0}", "x", "é"];
+        let slots: &[&[&str]] = &[gap, option, gap, option, gap, option, gap, option, gap];
+        let p = patterns();
+        let mut found = 0;
+        for line in generated_lines(slots, 0x5851_F42D_4C95_7F2D, 60_000) {
+            let expected: Vec<(String, usize)> = p
+                .crt_option
+                .captures_iter(&line)
+                .map(|c| (c["opt"].to_string(), c.get(0).unwrap().end()))
+                .collect();
+            let got: Vec<(String, usize)> = crt_options(&line)
+                .into_iter()
+                .map(|(o, e)| (o.to_string(), e))
+                .collect();
+            assert_eq!(got, expected, "{line:?}");
+            found += got.len();
+        }
+        assert!(found > 50_000, "only {found} options generated");
     }
 
     /// The hand parser of a leading pair agrees with the `pair` pattern anchored at the start.
