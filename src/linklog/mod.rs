@@ -78,6 +78,19 @@ fn has_lnk_code(line: &str) -> bool {
     })
 }
 
+/// Whether some next line could continue `held`, a record: it is unbalanced, or its last piece
+/// ended at a console width. When not, the record is parsed at once and the lines after it are
+/// skipped unread like any others.
+fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool {
+    // `held` is always a record: nothing else is held.
+    debug_assert!(is_anchor(held));
+    pieces < MAX_JOINED
+        && (clean::is_unbalanced(held)
+            || CONSOLE_WIDTHS
+                .iter()
+                .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w))
+}
+
 /// Whether `next` continues `held`, a record a console wrapped.
 fn continues(
     held: &str,
@@ -86,15 +99,7 @@ fn continues(
     next_is_anchor: bool,
     pieces: usize,
 ) -> bool {
-    // `held` is always a record: nothing else is held.
-    debug_assert!(is_anchor(held));
-    if pieces >= MAX_JOINED || next_is_anchor || next.trim().is_empty() {
-        return false;
-    }
-    clean::is_unbalanced(held)
-        || CONSOLE_WIDTHS
-            .iter()
-            .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
+    !next_is_anchor && !next.trim().is_empty() && may_be_continued(held, last_piece_chars, pieces)
 }
 
 /// The substrings and bytes without which a line can hold no record, no CRT option, no escape
@@ -183,7 +188,13 @@ pub fn read_lines(
         // Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer
         // skips them unread. Every line is read when it may continue a held record or sits in
         // a hint block.
-        // Only a record is ever held (anything else is parsed at once, below).
+        // Only a record is ever held (anything else is parsed at once, below), and only while
+        // the next line might continue it.
+        if let Some((_, text, last_chars, count)) = &held {
+            if !may_be_continued(text, *last_chars, *count) {
+                flush(&mut held, &mut parser, &mut events, sink);
+            }
+        }
         let held_is_record = held.is_some();
         let more = if held_is_record || parser.in_hint_block() || !limits.skip_unmatched_lines {
             lines.next_line(&mut physical)?
