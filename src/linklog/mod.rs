@@ -102,6 +102,24 @@ fn continues(
     !next_is_anchor && !next.trim().is_empty() && may_be_continued(held, last_piece_chars, pieces)
 }
 
+/// A record being assembled: first line number, text, chars of its last piece, pieces.
+type Held = (u64, String, usize, usize);
+
+/// Appends `piece` to the held record when it continues it (a console wrapped the record).
+fn join(held: &mut Option<Held>, piece: &str, piece_is_anchor: bool, stats: &mut LogStats) -> bool {
+    let Some((_, text, last_chars, count)) = held.as_mut() else {
+        return false;
+    };
+    if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
+        return false;
+    }
+    text.push_str(piece);
+    *last_chars = piece.chars().count();
+    *count += 1;
+    stats.joined_lines += 1;
+    true
+}
+
 /// The substrings and bytes without which a line can hold no record, no CRT option, no escape
 /// to strip and no Python repr: a line with none of them is skipped unread. Every needle is at
 /// least three bytes long (see [`LineFilter`]) and as rare as the text it stands for allows.
@@ -168,10 +186,10 @@ pub fn read_lines(
     let mut parser = parse::LineParser::new();
     let mut events = Vec::new();
     let mut physical = String::new();
-    // The logical line being assembled: (first line number, text, chars of last piece, pieces).
-    let mut held: Option<(u64, String, usize, usize)> = None;
+    // The logical line being assembled.
+    let mut held: Option<Held> = None;
 
-    let flush = |held: &mut Option<(u64, String, usize, usize)>,
+    let flush = |held: &mut Option<Held>,
                  parser: &mut parse::LineParser,
                  events: &mut Vec<Event>,
                  sink: &mut dyn FnMut(Located)| {
@@ -212,16 +230,9 @@ pub fn read_lines(
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            if let Some((_, held_text, last_chars, count)) = held.as_mut() {
-                if continues(held_text, *last_chars, &physical, false, *count) {
-                    held_text.push_str(&physical);
-                    *last_chars = physical.chars().count();
-                    *count += 1;
-                    stats.joined_lines += 1;
-                    continue;
-                }
+            if !join(&mut held, &physical, false, &mut stats) {
+                flush(&mut held, &mut parser, &mut events, sink);
             }
-            flush(&mut held, &mut parser, &mut events, sink);
             continue;
         }
         let number = lines.line_number;
@@ -233,18 +244,12 @@ pub fn read_lines(
             vec![text.into_owned()]
         };
         for piece in pieces {
-            let chars = piece.chars().count();
             let anchor = is_anchor(&piece);
-            if let Some((_, held_text, last_chars, count)) = held.as_mut() {
-                if continues(held_text, *last_chars, &piece, anchor, *count) {
-                    held_text.push_str(&piece);
-                    *last_chars = chars;
-                    *count += 1;
-                    stats.joined_lines += 1;
-                    continue;
-                }
+            if join(&mut held, &piece, anchor, &mut stats) {
+                continue;
             }
             flush(&mut held, &mut parser, &mut events, sink);
+            let chars = piece.chars().count();
             held = Some((number, piece, chars, 1));
             // Only a record can be continued by the next line: anything else is parsed now, so
             // the parser's state (a hint block) is current when the next line is read.
