@@ -2,7 +2,7 @@
 //! to an exit code (0 nothing unresolved, 1 unresolved symbols found, 2 usage error or unreadable
 //! input).
 
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -334,20 +334,18 @@ fn error(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(exit::USAGE)
 }
 
-/// Opens a log (`-` is stdin) for reading.
-fn open_log(path: &str, max_line_bytes: usize) -> Result<lnkfix::linklog::LineReader, String> {
-    use lnkfix::linklog::LineReader;
-    let opened = if path == "-" {
-        LineReader::new(std::io::stdin(), max_line_bytes)
-    } else {
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => return Err(format!("{path}: is a directory, not a log file")),
-            Ok(_) => {}
-            Err(e) => return Err(format!("{path}: cannot read: {e}")),
-        }
-        std::fs::File::open(path).and_then(|file| LineReader::new(file, max_line_bytes))
-    };
-    opened.map_err(|e| format!("{path}: cannot read: {e}"))
+fn open_log(path: &str) -> Result<Box<dyn Read>, String> {
+    if path == "-" {
+        return Ok(Box::new(std::io::stdin()));
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(format!("{path}: is a directory, not a log file")),
+        Ok(_) => {}
+        Err(e) => return Err(format!("{path}: cannot read: {e}")),
+    }
+    std::fs::File::open(path)
+        .map(|f| Box::new(f) as Box<dyn Read>)
+        .map_err(|e| format!("{path}: cannot read: {e}"))
 }
 
 /// Object files named by the log's references that exist on disk (relative to the log's
@@ -409,13 +407,13 @@ fn run_diagnosis(log: &str, inputs: &DiagnoseInputs) -> Result<(Diagnosis, RuleB
         max_len: inputs.max_demangle_len,
         max_depth: usize::from(inputs.max_demangle_depth),
     });
+    let reader = open_log(log)?;
     let limits = ReadLimits {
         max_line_bytes: inputs.max_line_bytes,
         ..ReadLimits::default()
     };
-    let lines = open_log(log, limits.max_line_bytes)?;
-    let failure = lnkfix::symbols::collect_lines(lines, limits)
-        .map_err(|e| format!("{log}: cannot read: {e}"))?;
+    let failure =
+        lnkfix::symbols::collect(reader, limits).map_err(|e| format!("{log}: cannot read: {e}"))?;
     let options = DiagnoseOptions {
         crt: inputs.crt.map(Flavour::from),
         log_name: log.to_string(),

@@ -412,16 +412,6 @@ pub fn collect<R: std::io::Read + 'static>(
     Ok(collector.finish(stats))
 }
 
-/// [`collect`] from a [`LineReader`](crate::linklog::LineReader) already open.
-pub fn collect_lines(
-    lines: crate::linklog::LineReader,
-    limits: crate::linklog::ReadLimits,
-) -> std::io::Result<LinkFailure> {
-    let mut collector = Collector::new();
-    let stats = crate::linklog::read_lines(lines, limits, &mut |e| collector.push(e))?;
-    Ok(collector.finish(stats))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -250,11 +250,7 @@ impl LineReader {
             )),
             None => Box::new(reader),
         };
-        Ok(LineReader::with_inner(inner, encoding, max_line_bytes))
-    }
-
-    fn with_inner(inner: Box<dyn BufRead>, encoding: Encoding, max_line_bytes: usize) -> Self {
-        LineReader {
+        Ok(LineReader {
             inner,
             encoding,
             max_line_bytes: max_line_bytes.max(1),
@@ -263,7 +259,7 @@ impl LineReader {
             line_number: 0,
             truncated_lines: 0,
             bytes: 0,
-        }
+        })
     }
 
     /// The detected encoding.

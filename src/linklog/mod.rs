@@ -166,19 +166,7 @@ pub fn read_log<R: Read + 'static>(
     limits: ReadLimits,
     sink: &mut dyn FnMut(Located),
 ) -> std::io::Result<LogStats> {
-    read_lines(
-        LineReader::new(reader, limits.max_line_bytes)?,
-        limits,
-        sink,
-    )
-}
-
-/// [`read_log`] from a [`LineReader`] already open; `limits.max_line_bytes` was given to it.
-pub fn read_lines(
-    mut lines: LineReader,
-    limits: ReadLimits,
-    sink: &mut dyn FnMut(Located),
-) -> std::io::Result<LogStats> {
+    let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
     let mut stats = LogStats {
         encoding: Some(lines.encoding()),
         ..LogStats::default()
@@ -205,9 +193,8 @@ pub fn read_lines(
     loop {
         // Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer
         // skips them unread. Every line is read when it may continue a held record or sits in
-        // a hint block.
-        // Only a record is ever held (anything else is parsed at once, below), and only while
-        // the next line might continue it.
+        // a hint block. Only a record is ever held (anything else is parsed at once, below),
+        // and only while the next line might continue it.
         if let Some((_, text, last_chars, count)) = &held {
             if !may_be_continued(text, *last_chars, *count) {
                 flush(&mut held, &mut parser, &mut events, sink);

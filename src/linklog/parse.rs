@@ -295,12 +295,7 @@ fn leading_pair(text: &str) -> Option<(&str, &str)> {
 
 /// A name without a decorated form: a linker-level name when it has no spaces, else display text.
 fn classify_text(text: &str) -> ShownName {
-    let has_space = if text.is_ascii() {
-        text.bytes().any(|b| b.is_ascii_whitespace() || b == 0x0b)
-    } else {
-        text.chars().any(char::is_whitespace)
-    };
-    if text.is_empty() || has_space {
+    if text.is_empty() || text.chars().any(char::is_whitespace) {
         ShownName {
             display: Some(text.to_string()),
             decorated: None,
@@ -742,8 +737,8 @@ fn lld_record(line: &str) -> Option<(&str, &str)> {
     // first tool name that leads to a match wins, as in the pattern's alternation.
     (0..bytes.len()).find_map(|at| {
         let boundary = at == 0
-            || matches!(bytes[at - 1], b':' | b'>' | b']' | b'\'' | b'"' | 0x0b)
-            || bytes[at - 1].is_ascii_whitespace();
+            || matches!(bytes[at - 1], b':' | b'>' | b']' | b'\'' | b'"')
+            || is_pattern_space(bytes[at - 1]);
         if !boundary {
             return None;
         }
@@ -773,9 +768,14 @@ fn lld_after_tool(rest: &str) -> Option<(&str, &str)> {
     Some((severity, trim_ascii_space(rest)))
 }
 
-/// Leading whitespace as the patterns' `\s` sees it on ASCII text (including vertical tab).
+/// Whether an ASCII byte is whitespace as the patterns' `\s` sees it (vertical tab included).
+fn is_pattern_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
+}
+
+/// `text` without leading [`is_pattern_space`] whitespace.
 fn trim_ascii_space(text: &str) -> &str {
-    text.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{0b}')
+    text.trim_start_matches(|c: char| c.is_ascii() && is_pattern_space(c as u8))
 }
 
 /// The CRT options on a command line and where each match ends, as `crt_option.captures_iter`
@@ -790,7 +790,7 @@ fn crt_options(line: &str) -> Vec<(&str, usize)> {
             .collect();
     }
     let bytes = line.as_bytes();
-    let space_or_quote = |b: u8| matches!(b, b'"' | b'\'' | 0x0b) || b.is_ascii_whitespace();
+    let space_or_quote = |b: u8| matches!(b, b'"' | b'\'') || is_pattern_space(b);
     let mut out = Vec::new();
     // Option starts in order; after a match, the next one starts past it (a boundary character
     // is part of the match it opens, as in the pattern).
@@ -811,7 +811,7 @@ fn crt_options(line: &str) -> Vec<(&str, usize)> {
 /// The length of the CRT option `text` starts with, per the `crt_option` pattern's alternatives
 /// in order (ASCII text).
 fn crt_option_at(text: &str) -> Option<usize> {
-    let word = |b: u8| !(matches!(b, b'"' | b'\'' | 0x0b) || b.is_ascii_whitespace());
+    let word = |b: u8| !(matches!(b, b'"' | b'\'') || is_pattern_space(b));
     let run = |rest: &str| rest.bytes().take_while(|&b| word(b)).count();
     let switch = text.strip_prefix(['/', '-']);
     if let Some(rest) = switch {
