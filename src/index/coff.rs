@@ -454,8 +454,10 @@ impl<'a> ArchiveReader<'a> {
             self.dlls.push(import.dll());
         }
         let symbol = import.symbol();
-        if import.import_type() == ImportType::Code {
-            let span = self.parts.span(self.data, symbol);
+        let code =
+            (import.import_type() == ImportType::Code).then(|| self.parts.span(self.data, symbol));
+        let imp = self.parts.arena_span(&[b"__imp_", symbol]);
+        for span in code.into_iter().chain([imp]) {
             self.push(
                 span,
                 Span::default(),
@@ -464,14 +466,6 @@ impl<'a> ArchiveReader<'a> {
                 machine,
             );
         }
-        let span = self.parts.arena_span(&[b"__imp_", symbol]);
-        self.push(
-            span,
-            Span::default(),
-            member,
-            RecordKind::ShortImport,
-            machine,
-        );
         Seen::Import
     }
 
