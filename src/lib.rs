@@ -15,6 +15,7 @@ pub mod discover;
 pub mod doctor;
 pub mod error;
 pub mod evidence;
+pub mod explain;
 pub mod index;
 pub mod linklog;
 pub mod patch;

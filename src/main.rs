@@ -286,10 +286,17 @@ struct IndexArgs {
 
 #[derive(clap::Args)]
 struct ExplainArgs {
-    /// The linker-level name (`__imp_CreateFileW`, `?f@@YAXXZ`, `hipMalloc`).
+    /// The name: linker-level (`__imp_CreateFileW`, `?f@@YAXXZ`, `hipMalloc`) or demangled
+    /// (`'void * __cdecl operator new(unsigned __int64)'`, quoted).
     symbol: String,
     #[command(flatten)]
     search: SearchArgs,
+    /// Rank providers for this CRT flavour (else: both flavours' libraries are shown).
+    #[arg(long, value_enum)]
+    crt: Option<CrtArg>,
+    /// Add a rule file (same format as symbol-db/rules.json); may be repeated.
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -559,36 +566,53 @@ fn index_command(args: IndexArgs) -> ExitCode {
 
 fn explain_command(args: ExplainArgs) -> ExitCode {
     let mut warnings = Vec::new();
-    let format = match args.format {
-        Format::Text => IndexFormat::Text,
-        Format::Json => IndexFormat::Json,
-    };
-    let index = match args.search.index(&mut warnings) {
-        Some((index, _, index_warnings)) => {
-            warnings.extend(index_warnings.iter().map(|w| w.to_string()));
-            index
+    let mut book = RuleBook::builtin();
+    for path in &args.rules {
+        if let Err(e) = book.add_file(path) {
+            return error(e);
         }
-        None => Index::from_symbols(Vec::new(), Vec::new(), args.search.arch),
-    };
-    let demangled = lnkfix::demangle::demangle(&args.symbol);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = lnkfix::index::write_explain(
-        &index,
+    }
+    let searched = args.search.index(&mut warnings);
+    if let Some((_, _, index_warnings)) = &searched {
+        warnings.extend(index_warnings.iter().map(|w| w.to_string()));
+    }
+    let context = searched
+        .as_ref()
+        .map(|(index, dirs, _)| resolve::SearchContext {
+            index,
+            dirs,
+            evidence: Vec::new(),
+        });
+    let explanation = match lnkfix::explain::explain(
         &args.symbol,
-        Some(&demangled.text),
-        &mut out,
-        format,
-    );
-    if let Err(e) = write_out(written.and_then(|_| out.flush())) {
+        &book,
+        context.as_ref(),
+        args.crt.map(Flavour::from),
+    ) {
+        Ok(explanation) => explanation,
+        Err(e) => {
+            eprintln!("lnkfix: error: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let written = print(|out| match args.format {
+        Format::Text => lnkfix::explain::write_text(&explanation, out),
+        Format::Json => lnkfix::explain::write_json(&explanation, out),
+    });
+    if let Err(e) = written {
         return error(e);
     }
     for w in &warnings {
         eprintln!("lnkfix: warning: {w}");
     }
-    let found = !index.providers(&args.symbol).is_empty();
-    std::mem::forget(index);
-    ExitCode::from(if found { exit::OK } else { exit::FOUND })
+    if let Some((index, _, _)) = searched {
+        std::mem::forget(index);
+    }
+    ExitCode::from(if explanation.found() {
+        exit::OK
+    } else {
+        exit::FOUND
+    })
 }
 
 /// Writes to a buffered stdout and flushes; a closed pipe (`| head`) is not an error.

