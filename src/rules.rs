@@ -363,6 +363,9 @@ impl RuleBook {
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
             let family = match hit.table {
                 names::NameTable::WindowsApi => "windows-system",
+                // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
+                names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
+                names::NameTable::SdkExtra => "ucrt",
                 names::NameTable::HipRuntime => "hip-runtime",
                 names::NameTable::Ucrt => "ucrt",
                 names::NameTable::Vcruntime => "vcruntime",
@@ -370,12 +373,14 @@ impl RuleBook {
             };
             let fixed = matches!(
                 hit.table,
-                names::NameTable::WindowsApi | names::NameTable::HipRuntime
+                names::NameTable::WindowsApi
+                    | names::NameTable::SdkExtra
+                    | names::NameTable::HipRuntime
             );
             return Some(Classification {
                 family: family.to_string(),
                 library: fixed.then(|| hit.library.to_string()),
-                dll: Some(hit.dll.to_string()),
+                dll: hit.dll_name().map(str::to_string),
                 source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
                 rulebook_differs: None,
             });

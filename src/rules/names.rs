@@ -2,12 +2,21 @@
 //! vcruntime or C++ standard library name, answered without any SDK on disk.
 //!
 //! The tables live in `symbol-db/names/*.txt`, are generated from public packages by
-//! `symbol-db/generate/generate.sh` (provenance in each file's header), and are compiled
-//! into the binary. They are parsed once, on the first look-up, into one hash map.
+//! `symbol-db/generate/generate.sh` and `symbol-db/generate/crt_chain.sh` (provenance in
+//! each file's header), and are compiled into the binary. They are parsed once, on the
+//! first look-up, into hash maps.
 //!
-//! Table format (see `symbol-db/README.md`): `#` comment lines, `[library dll]` section
-//! headers, then one linker-level name per line. A name listed in several sections keeps
-//! all of them; the earlier section is preferred.
+//! Two kinds of table (see `symbol-db/README.md`):
+//!
+//! - [`lookup`]: the `[library dll]` tables ([`NameTable`]): `#` comment lines, section
+//!   headers, then one linker-level name per line. A name listed in several sections keeps
+//!   all of them; the earlier section is preferred. A dll of `-` means a static library
+//!   ([`NameHit::dll_name`] is `None`).
+//! - [`chain_lookup`]: `crt-chain.txt`, the names the MSVC default-library chain defines,
+//!   with sections `[family flavour,flavour,...]`: for each CRT [`Flavour`], the family of
+//!   the first chain library that defines the name.
+
+use crate::rules::Flavour;
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -18,6 +27,10 @@ use std::sync::OnceLock;
 pub enum NameTable {
     /// Windows API functions (`windows-api.txt`, from the Microsoft-made `windows.0.53.0.lib`).
     WindowsApi,
+    /// Names of the real Windows SDK / MSVC libraries that [`NameTable::WindowsApi`] lacks
+    /// (`sdk-extra.txt`): everything `legacy_stdio_definitions.lib` defines (a static
+    /// library: dll `-`) and the `ntdll.lib` imports the Windows API table does not list.
+    SdkExtra,
     /// HIP runtime C API (`hip-runtime.txt`, from Debian's `libamdhip64-5`).
     HipRuntime,
     /// Universal CRT exports (`ucrt.txt`, the `api-ms-win-crt-*` API sets behind `ucrt.lib`).
@@ -31,11 +44,12 @@ pub enum NameTable {
 impl NameTable {
     /// Every table, in look-up preference order: when a name is in several tables
     /// (`memset` is exported by both vcruntime and the UCRT) the earlier table wins.
-    pub const ALL: [NameTable; 5] = [
+    pub const ALL: [NameTable; 6] = [
         NameTable::Vcruntime,
         NameTable::Ucrt,
         NameTable::Msvcp,
         NameTable::WindowsApi,
+        NameTable::SdkExtra,
         NameTable::HipRuntime,
     ];
 
@@ -43,6 +57,7 @@ impl NameTable {
     pub fn file_name(self) -> &'static str {
         match self {
             NameTable::WindowsApi => "windows-api.txt",
+            NameTable::SdkExtra => "sdk-extra.txt",
             NameTable::HipRuntime => "hip-runtime.txt",
             NameTable::Ucrt => "ucrt.txt",
             NameTable::Vcruntime => "vcruntime.txt",
@@ -57,7 +72,7 @@ impl NameTable {
             NameTable::Ucrt => Some("libucrt.lib"),
             NameTable::Vcruntime => Some("libvcruntime.lib"),
             NameTable::Msvcp => Some("libcpmt.lib"),
-            NameTable::WindowsApi | NameTable::HipRuntime => None,
+            NameTable::WindowsApi | NameTable::SdkExtra | NameTable::HipRuntime => None,
         }
     }
 
@@ -67,6 +82,10 @@ impl NameTable {
             NameTable::WindowsApi => include_str!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/symbol-db/names/windows-api.txt"
+            )),
+            NameTable::SdkExtra => include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/symbol-db/names/sdk-extra.txt"
             )),
             NameTable::HipRuntime => include_str!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
@@ -92,8 +111,13 @@ impl NameTable {
     }
 }
 
+/// The `dll` of a [`NameHit`] whose library is a static library, not an import library
+/// (`legacy_stdio_definitions.lib`): the tables write it as `-`.
+pub const NO_DLL: &str = "-";
+
 /// One hit: the table, the import library file name to link (`"kernel32.lib"`), the DLL
-/// (`"kernel32.dll"`, spelled as the source library spells it).
+/// (`"kernel32.dll"`, spelled as the source library spells it; [`NO_DLL`] for a static
+/// library, see [`NameHit::dll_name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NameHit {
     /// The table the name was found in.
@@ -101,11 +125,25 @@ pub struct NameHit {
     /// The import library to link, e.g. `"kernel32.lib"`, `"ucrt.lib"`, `"amdhip64.lib"`.
     pub library: &'static str,
     /// The DLL the library imports from, e.g. `"kernel32.dll"`,
-    /// `"api-ms-win-crt-string-l1-1-0.dll"`; `"hiprtc*.dll"` where the name is versioned.
+    /// `"api-ms-win-crt-string-l1-1-0.dll"`; `"hiprtc*.dll"` where the name is versioned;
+    /// [`NO_DLL`] (`"-"`) when the library is a static one.
     pub dll: &'static str,
 }
 
 impl NameHit {
+    /// The DLL, or `None` when the library is a static library (`dll` is [`NO_DLL`]).
+    ///
+    /// ```
+    /// use lnkfix::rules::names::lookup;
+    /// let hit = lookup("sprintf")[0];
+    /// assert_eq!(hit.library, "legacy_stdio_definitions.lib");
+    /// assert_eq!(hit.dll_name(), None);
+    /// assert_eq!(lookup("CreateFileW")[0].dll_name(), Some("kernel32.dll"));
+    /// ```
+    pub fn dll_name(&self) -> Option<&'static str> {
+        (self.dll != NO_DLL).then_some(self.dll)
+    }
+
     /// Whether the DLL is an API set (`api-ms-win-*`, `ext-ms-*`): a contract name, not a
     /// file, whose library is a family library or the umbrella `onecore.lib`.
     pub fn is_api_set(&self) -> bool {
@@ -150,6 +188,220 @@ pub fn provenance() -> Vec<(NameTable, &'static str)> {
         .collect()
 }
 
+/// The crt-chain table: the names the MSVC default-library chain defines (symbol-db/rules.json
+/// `chain`, kernel32.lib left out), from the real MSVC 14.44 / Windows SDK 10.0.26100 x64
+/// libraries.
+const CHAIN_TABLE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/symbol-db/names/crt-chain.txt"
+));
+
+/// One family of the default-library chain that provides a name, and the CRT flavours for which
+/// it does (for each of them, the family's library is the first of the chain to define the name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainHit {
+    /// The family id of `symbol-db/rules.json`: `crt-startup`, `vcruntime`, `ucrt`,
+    /// `cxx-stdlib` or `oldnames`.
+    pub family: &'static str,
+    /// The flavours, in [`Flavour::ALL`] order, never empty. The hits of one name have
+    /// disjoint flavour sets.
+    pub flavours: Vec<Flavour>,
+}
+
+/// Which family of the default-library chain provides a bare linker-level name (no `__imp_`,
+/// C++ names with their x64 decoration), per CRT flavour: for each flavour the family of the
+/// first library of that flavour's chain (`libcmt.lib libvcruntime.lib libucrt.lib
+/// libcpmt.lib oldnames.lib` for `/MT`, ...) that defines it, as lnkfix reads the real
+/// libraries. Hits are in table order (families in chain order); empty when no chain library
+/// defines the name.
+///
+/// ```
+/// use lnkfix::rules::names::chain_lookup;
+/// use lnkfix::rules::Flavour;
+/// let hits = chain_lookup("_malloc_dbg");
+/// assert_eq!(hits[0].family, "ucrt");
+/// assert_eq!(hits[0].flavours, [Flavour::StaticDebug, Flavour::DynamicDebug]);
+/// ```
+pub fn chain_lookup(name: &str) -> Vec<ChainHit> {
+    let index = chain_index();
+    index
+        .sections_of(name)
+        .map(|section| {
+            let (family, flavours) = index.sections[section as usize];
+            ChainHit {
+                family,
+                flavours: flavours.iter().collect(),
+            }
+        })
+        .collect()
+}
+
+/// Whether the chain defines the name only for debug flavours (`/MTd`, `/MDd`) and for no
+/// release flavour: `_malloc_dbg`, `_CrtDbgReportW`. False for names the chain lacks.
+pub fn is_debug_only(name: &str) -> bool {
+    let index = chain_index();
+    let all = index
+        .sections_of(name)
+        .fold(FlavourSet::EMPTY, |all, section| {
+            all.union(index.sections[section as usize].1)
+        });
+    let debug = all.iter().any(Flavour::is_debug);
+    debug && !all.iter().any(|flavour| !flavour.is_debug())
+}
+
+/// The crt-chain table's `source:` header lines: package, version, file inside the package,
+/// sha256 and licence of every library read.
+pub fn chain_provenance() -> Vec<&'static str> {
+    CHAIN_TABLE
+        .lines()
+        .filter_map(|line| line.strip_prefix("# source: "))
+        .collect()
+}
+
+/// A set of [`Flavour`]s as bits in [`Flavour::ALL`] order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FlavourSet(u8);
+
+impl FlavourSet {
+    const EMPTY: FlavourSet = FlavourSet(0);
+
+    fn bit(flavour: Flavour) -> u8 {
+        let position = Flavour::ALL.iter().position(|&f| f == flavour);
+        1 << position.expect("Flavour::ALL lists every flavour")
+    }
+
+    fn union(self, other: FlavourSet) -> FlavourSet {
+        FlavourSet(self.0 | other.0)
+    }
+
+    fn iter(self) -> impl Iterator<Item = Flavour> {
+        Flavour::ALL
+            .into_iter()
+            .filter(move |&flavour| self.0 & FlavourSet::bit(flavour) != 0)
+    }
+
+    /// `static,dynamic-debug`: flavour names in [`Flavour::ALL`] order, no repeats.
+    fn parse(text: &str) -> Option<FlavourSet> {
+        let mut set = FlavourSet::EMPTY;
+        let mut last = None;
+        for name in text.split(',') {
+            let position = Flavour::ALL.iter().position(|f| f.name() == name)?;
+            if last.is_some_and(|last| position <= last) {
+                return None;
+            }
+            last = Some(position);
+            set.0 |= 1 << position;
+        }
+        Some(set)
+    }
+}
+
+/// The parsed crt-chain table.
+struct ChainIndex {
+    /// Every `[family flavours]` section, in table order.
+    sections: Vec<(&'static str, FlavourSet)>,
+    /// Name → its first section (most names have exactly one).
+    first: HashMap<&'static str, u16>,
+    /// Name → its further sections, for names whose family differs between flavours.
+    more: HashMap<&'static str, Vec<u16>>,
+}
+
+impl ChainIndex {
+    fn sections_of(&self, name: &str) -> impl Iterator<Item = u16> + '_ {
+        let first = self.first.get(name).copied();
+        let more = first
+            .and_then(|_| self.more.get(name))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        first.into_iter().chain(more.iter().copied())
+    }
+}
+
+/// The crt-chain table, parsed on first use.
+fn chain_index() -> &'static ChainIndex {
+    static INDEX: OnceLock<ChainIndex> = OnceLock::new();
+    INDEX.get_or_init(|| build_chain_index(CHAIN_TABLE))
+}
+
+fn build_chain_index(text: &'static str) -> ChainIndex {
+    let mut index = ChainIndex {
+        sections: Vec::new(),
+        first: HashMap::with_capacity(18_500),
+        more: HashMap::new(),
+    };
+    // Lines that fail to parse are skipped here; a unit test keeps the committed table free
+    // of them.
+    for line in parse_chain_table(text).into_iter().flatten() {
+        match line {
+            ChainLine::Section { family, flavours } => index.sections.push((family, flavours)),
+            ChainLine::Name(name) => {
+                let Some(section) = index.sections.len().checked_sub(1) else {
+                    continue;
+                };
+                let section = section as u16;
+                match index.first.entry(name) {
+                    Entry::Vacant(vacant) => {
+                        vacant.insert(section);
+                    }
+                    Entry::Occupied(first) => {
+                        let more = index.more.entry(name).or_default();
+                        if *first.get() != section && !more.contains(&section) {
+                            more.push(section);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    index
+}
+
+/// One meaningful line of the crt-chain table.
+#[derive(Debug, PartialEq, Eq)]
+enum ChainLine {
+    /// `[family flavour,flavour,...]`.
+    Section {
+        family: &'static str,
+        flavours: FlavourSet,
+    },
+    /// A name in the current section.
+    Name(&'static str),
+}
+
+/// The meaningful lines of the crt-chain table, comments and blank lines dropped.
+fn parse_chain_table(text: &'static str) -> Vec<Result<ChainLine, BadLine>> {
+    let mut seen_section = false;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .map(|(number, line)| {
+            let bad = BadLine {
+                line_number: number + 1,
+                text: line,
+            };
+            if let Some(header) = line.strip_prefix('[') {
+                let header = header.strip_suffix(']').ok_or(BadLine { ..bad })?;
+                let mut fields = header.split(' ');
+                match (
+                    fields.next(),
+                    fields.next().map(FlavourSet::parse),
+                    fields.next(),
+                ) {
+                    (Some(family), Some(Some(flavours)), None) if !family.is_empty() => {
+                        seen_section = true;
+                        Ok(ChainLine::Section { family, flavours })
+                    }
+                    _ => Err(bad),
+                }
+            } else if seen_section && !line.contains(char::is_whitespace) {
+                Ok(ChainLine::Name(line))
+            } else {
+                Err(bad)
+            }
+        })
+        .collect()
+}
+
 /// The parsed tables: section list plus name → section indices.
 struct Index {
     /// Every `[library dll]` section of every table, in preference order.
@@ -169,7 +421,7 @@ fn index() -> &'static Index {
 fn build_index() -> Index {
     let mut index = Index {
         sections: Vec::new(),
-        first: HashMap::with_capacity(25_000),
+        first: HashMap::with_capacity(27_000),
         more: HashMap::new(),
     };
     for table in NameTable::ALL {
@@ -295,6 +547,13 @@ mod tests {
         ("memset",                         NameTable::Vcruntime,   "vcruntime.lib",       "vcruntime140.dll"),
         ("?_Xlength_error@std@@YAXPEBD@Z", NameTable::Msvcp,       "msvcprt.lib",         "msvcp140.dll"),
         ("__std_atomic_wait_direct",       NameTable::Msvcp,       "msvcprt.lib",         "msvcp140_atomic_wait.dll"),
+        ("sprintf",                        NameTable::SdkExtra,    "legacy_stdio_definitions.lib", NO_DLL),
+        ("_vsnprintf",                     NameTable::SdkExtra,    "legacy_stdio_definitions.lib", NO_DLL),
+        ("sscanf",                         NameTable::SdkExtra,    "legacy_stdio_definitions.lib", NO_DLL),
+        ("NtSuspendProcess",               NameTable::SdkExtra,    "ntdll.lib",           "ntdll.dll"),
+        ("RtlCreateUserThread",            NameTable::SdkExtra,    "ntdll.lib",           "ntdll.dll"),
+        // Listed by the Windows API table already; sdk-extra.txt adds only what it lacks.
+        ("NtQueryInformationProcess",      NameTable::WindowsApi,  "ntdll.lib",           "ntdll.dll"),
     ];
 
     #[test]
@@ -390,6 +649,191 @@ mod tests {
                 "{table:?} has no provenance"
             );
         }
+    }
+
+    #[test]
+    fn static_library_hits_have_no_dll() {
+        let sprintf = lookup("sprintf")[0];
+        assert_eq!(sprintf.dll, NO_DLL);
+        assert_eq!(sprintf.dll_name(), None);
+        assert!(!sprintf.is_api_set());
+        assert_eq!(lookup("NtSuspendProcess")[0].dll_name(), Some("ntdll.dll"));
+        assert_eq!(NameTable::SdkExtra.static_library(), None);
+    }
+
+    use Flavour::{Dynamic, DynamicDebug, Static, StaticDebug};
+    const ALL_FLAVOURS: [Flavour; 4] = [Static, Dynamic, StaticDebug, DynamicDebug];
+
+    /// A chain hit as `(family, flavours)`.
+    type Want = (&'static str, &'static [Flavour]);
+
+    /// (name, hits) as the real libraries define them.
+    #[rustfmt::skip]
+    const CHAIN_REQUIRED: &[(&str, &[Want])] = &[
+        ("_tls_index",                     &[("crt-startup", &ALL_FLAVOURS)]),
+        ("__security_check_cookie",        &[("crt-startup", &ALL_FLAVOURS)]),
+        ("atexit",                         &[("crt-startup", &ALL_FLAVOURS)]),
+        ("??2@YAPEAX_K@Z",                 &[("crt-startup", &ALL_FLAVOURS)]),
+        ("__std_search_1",                 &[("cxx-stdlib", &ALL_FLAVOURS)]),
+        ("__std_find_trivial_1",           &[("cxx-stdlib", &ALL_FLAVOURS)]),
+        ("?_Xlength_error@std@@YAXPEBD@Z", &[("cxx-stdlib", &ALL_FLAVOURS)]),
+        ("memcpy",                         &[("vcruntime", &ALL_FLAVOURS)]),
+        ("memset",                         &[("vcruntime", &ALL_FLAVOURS)]),
+        ("__CxxFrameHandler4",             &[("vcruntime", &ALL_FLAVOURS)]),
+        ("wcsnlen",                        &[("ucrt", &ALL_FLAVOURS)]),
+        ("malloc",                         &[("ucrt", &ALL_FLAVOURS)]),
+        ("_malloc_dbg",                    &[("ucrt", &[StaticDebug, DynamicDebug])]),
+        ("_CrtDbgReportW",                 &[("ucrt", &[StaticDebug, DynamicDebug])]),
+        // The inline printf is compiled into libucrt(d).lib only; ucrt.lib imports none.
+        ("printf",                         &[("ucrt", &[Static, StaticDebug])]),
+        // Not debug-only: libucrt.lib defines it too, ucrt.lib does not.
+        ("_invalid_parameter",             &[("ucrt", &[Static, StaticDebug, DynamicDebug])]),
+        ("open",                           &[("oldnames", &ALL_FLAVOURS)]),
+        // An inline function: libvcruntime(d).lib for /MT(d), msvcprt(d).lib for /MD(d).
+        ("snprintf",                       &[("vcruntime", &[Static, StaticDebug]), ("cxx-stdlib", &[Dynamic, DynamicDebug])]),
+    ];
+
+    #[test]
+    fn chain_required_outcomes() {
+        let failures: Vec<String> = CHAIN_REQUIRED
+            .iter()
+            .filter_map(|&(name, want)| {
+                let got = chain_lookup(name);
+                let want: Vec<ChainHit> = want
+                    .iter()
+                    .map(|&(family, flavours)| ChainHit {
+                        family,
+                        flavours: flavours.to_vec(),
+                    })
+                    .collect();
+                (got != want).then(|| format!("{name}: got {got:?}, want {want:?}"))
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn chain_debug_only() {
+        for name in [
+            "_malloc_dbg",
+            "_CrtDbgReportW",
+            "_CrtDbgReport",
+            "_free_dbg",
+        ] {
+            assert!(is_debug_only(name), "{name}");
+        }
+        for name in ["malloc", "_invalid_parameter", "memcpy", "NoSuchName", ""] {
+            assert!(!is_debug_only(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn chain_unknown_and_bare_only() {
+        assert!(chain_lookup("NoSuchFunctionAnywhere").is_empty());
+        assert!(chain_lookup("").is_empty());
+        assert!(chain_lookup("__imp_malloc").is_empty());
+        // kernel32.lib is left out of the chain table: windows-api.txt has it.
+        assert!(chain_lookup("CreateFileW").is_empty());
+        // legacy_stdio_definitions.lib is no chain library.
+        assert!(chain_lookup("sprintf").is_empty());
+    }
+
+    #[test]
+    fn chain_table_parses_cleanly() {
+        const FAMILIES: [&str; 5] = ["crt-startup", "vcruntime", "ucrt", "cxx-stdlib", "oldnames"];
+        let lines = parse_chain_table(CHAIN_TABLE);
+        let bad: Vec<_> = lines
+            .iter()
+            .filter_map(|line| line.as_ref().err())
+            .collect();
+        assert!(bad.is_empty(), "crt-chain.txt: {bad:?}");
+        let mut sections = Vec::new();
+        let mut names_in_section: Vec<&str> = Vec::new();
+        let mut names = 0;
+        for line in lines.into_iter().flatten().chain([ChainLine::Section {
+            family: "",
+            flavours: FlavourSet::EMPTY,
+        }]) {
+            match line {
+                ChainLine::Section { family, flavours } => {
+                    assert!(
+                        names_in_section.windows(2).all(|pair| pair[0] < pair[1]),
+                        "section before [{family}] not sorted or has duplicates"
+                    );
+                    names_in_section.clear();
+                    if !family.is_empty() {
+                        assert!(FAMILIES.contains(&family), "unknown family {family}");
+                        assert!(!sections.contains(&(family, flavours)), "[{family}] twice");
+                        sections.push((family, flavours));
+                    }
+                }
+                ChainLine::Name(name) => {
+                    assert!(!name.starts_with("__imp_"), "{name}");
+                    names += 1;
+                    names_in_section.push(name);
+                }
+            }
+        }
+        assert!(names > 15_000, "crt-chain.txt has {names} names");
+        // A name is in several sections only with disjoint flavour sets.
+        let index = chain_index();
+        for (&name, more) in &index.more {
+            let mut seen = index.sections[index.first[name] as usize].1;
+            for &section in more {
+                let flavours = index.sections[section as usize].1;
+                assert_eq!(seen.0 & flavours.0, 0, "{name}: flavours overlap");
+                seen = seen.union(flavours);
+            }
+        }
+    }
+
+    #[test]
+    fn chain_provenance_names_every_library() {
+        let lines = chain_provenance();
+        for library in [
+            "libcmt.lib",
+            "libvcruntime.lib",
+            "libucrt.lib",
+            "libcpmt.lib",
+            "oldnames.lib",
+            "msvcrt.lib",
+            "vcruntime.lib",
+            "ucrt.lib",
+            "msvcprt.lib",
+            "libcmtd.lib",
+            "libvcruntimed.lib",
+            "libucrtd.lib",
+            "libcpmtd.lib",
+            "msvcrtd.lib",
+            "vcruntimed.lib",
+            "ucrtd.lib",
+            "msvcprtd.lib",
+        ] {
+            assert!(
+                lines
+                    .iter()
+                    .any(|line| line.contains(&format!("/{library}, sha256 "))),
+                "{library} has no provenance"
+            );
+        }
+    }
+
+    #[test]
+    fn flavour_sets() {
+        assert_eq!(
+            FlavourSet::parse("static,dynamic-debug").map(|s| s.iter().collect::<Vec<_>>()),
+            Some(vec![Static, DynamicDebug])
+        );
+        assert_eq!(FlavourSet::parse("dynamic,static"), None);
+        assert_eq!(FlavourSet::parse("static,static"), None);
+        assert_eq!(FlavourSet::parse("release"), None);
+        assert_eq!(FlavourSet::parse(""), None);
+        let lines = parse_chain_table("[ucrt static]\nmalloc\n[ucrt]\n[ucrt bogus]\nA B\n");
+        let bad: Vec<usize> = lines
+            .iter()
+            .filter_map(|line| line.as_ref().err().map(|bad| bad.line_number))
+            .collect();
+        assert_eq!(bad, [3, 4, 5]);
     }
 
     #[test]
