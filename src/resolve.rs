@@ -224,6 +224,18 @@ fn is_crt_or_system(book: &RuleBook, family: &str) -> bool {
 /// Classifies a symbol; for a name with a leading `_` that nothing knows, tries it once more
 /// without (an x86 `__cdecl` name in a log that mixes x86 and x64 builds).
 pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classification> {
+    // A chain name whose decoration is part of the name (`__avx2_acos4@@32`, a vectorcall
+    // function) is looked up as the linker wrote it.
+    if let Some(linker) = symbol.linker_name.as_deref() {
+        let bare = linker.strip_prefix("__imp_").unwrap_or(linker);
+        if bare != symbol.lookup_name && !crate::rules::names::chain_lookup(bare).is_empty() {
+            return book.classify(SymbolKey {
+                name: bare,
+                demangled: &symbol.demangled,
+                import: symbol.import,
+            });
+        }
+    }
     let key = SymbolKey {
         name: &symbol.lookup_name,
         demangled: &symbol.demangled,
@@ -479,7 +491,13 @@ pub fn diagnose_with(
             symbols
                 .iter()
                 .filter(|s| is_crt(s) && s.already_linked.is_none())
-                .filter_map(|s| book.family_library(&s.family, f).map(str::to_string))
+                .filter_map(|s| {
+                    s.libraries_by_flavour
+                        .as_ref()
+                        .and_then(|by| by.get(&f).cloned())
+                        .or_else(|| s.library.clone())
+                        .or_else(|| book.family_library(&s.family, f).map(str::to_string))
+                })
                 .collect()
         };
         for name in crt_libraries {
@@ -863,9 +881,40 @@ fn resolve_one(
     };
     let mut library = class.library.clone();
     let mut libraries_by_flavour = None;
+    let mut family = class.family.clone();
+    let mut match_note = None;
+    // The library of one flavour: from the chain table when the name is a chain name (the
+    // family may differ by flavour), else the family's library.
+    let for_flavour = |f: Flavour| -> Option<(String, String)> {
+        match &class.by_flavour {
+            Some(by) => by.get(&f).cloned(),
+            None => book
+                .family_library(&class.family, f)
+                .map(|l| (class.family.clone(), l.to_string())),
+        }
+    };
     if library.is_none() {
         match flavour {
-            Some(f) => library = book.family_library(&class.family, f).map(str::to_string),
+            Some(f) => match for_flavour(f) {
+                Some((f_family, f_library)) => {
+                    family = f_family;
+                    library = Some(f_library);
+                }
+                None if class.by_flavour.is_some() => {
+                    let others: Vec<String> = class
+                        .by_flavour
+                        .iter()
+                        .flatten()
+                        .map(|(g, (_, l))| format!("{l} ({})", g.compiler_option()))
+                        .collect();
+                    match_note = Some(format!(
+                        "the {f} libraries do not define it; {} do: the objects that reference it were built for another CRT flavour; rebuild them with {}, or build the whole project for that flavour",
+                        others.join(", "),
+                        f.compiler_option()
+                    ));
+                }
+                None => {}
+            },
             None => {
                 let debug = crt.evidence.iter().any(|e| e.debug == Some(true));
                 let flavours = if debug {
@@ -875,10 +924,7 @@ fn resolve_one(
                 };
                 let by: BTreeMap<Flavour, String> = flavours
                     .into_iter()
-                    .filter_map(|f| {
-                        book.family_library(&class.family, f)
-                            .map(|l| (f, l.to_string()))
-                    })
+                    .filter_map(|f| for_flavour(f).map(|(_, l)| (f, l)))
                     .collect();
                 if !by.is_empty() {
                     libraries_by_flavour = Some(by);
@@ -888,7 +934,7 @@ fn resolve_one(
     }
     ResolvedSymbol {
         symbol,
-        family: class.family,
+        family,
         library,
         library_path: None,
         provider: Some("rule".into()),
@@ -896,7 +942,7 @@ fn resolve_one(
         dll: class.dll,
         member: None,
         matched_name: None,
-        match_note: None,
+        match_note,
         alternatives: Vec::new(),
         near_misses,
         libraries_by_flavour,

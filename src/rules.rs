@@ -216,6 +216,9 @@ pub struct Classification {
     pub source: String,
     /// The rule book's own claim, when the verified home differs from it.
     pub rulebook_differs: Option<String>,
+    /// For a name the default-library chain defines (the `crt-chain` table): the library of each
+    /// flavour whose chain defines it, and its family there (`None`: not a chain name).
+    pub by_flavour: Option<BTreeMap<Flavour, (String, String)>>,
 }
 
 /// The parts of a symbol the rules look at.
@@ -357,7 +360,50 @@ impl RuleBook {
     /// Classifies a symbol: exact-name rules first (the rule book's rows and verified homes),
     /// then the generated name tables, then prefix, pattern and `__imp_` rules.
     pub fn classify(&self, key: SymbolKey<'_>) -> Option<Classification> {
-        if let Some(rule) = self.rules.iter().find(|r| r.exact.contains(key.name)) {
+        let exact = self.rules.iter().find(|r| r.exact.contains(key.name));
+        // What the real chain libraries define (generated from them) answers first, flavour by
+        // flavour; an exact rule still contributes the rule book's own claim.
+        // A dllimport reference first as `__imp_X`: the table lists it apart where the library
+        // defining that exact name differs from the one defining the bare name.
+        let mut hits = names::chain_lookup(key.name);
+        if key.import {
+            hits.extend(names::chain_lookup(&format!("__imp_{}", key.name)));
+        }
+        if let Some(first) = hits.first() {
+            let mut by_flavour = BTreeMap::new();
+            // Bare hits first, then the `__imp_X` ones, which override for their flavours.
+            for hit in &hits {
+                for flavour in &hit.flavours {
+                    if let Some(library) = self.family_library(hit.family, *flavour) {
+                        by_flavour.insert(*flavour, (hit.family.to_string(), library.to_string()));
+                    }
+                }
+            }
+            let from_rule = exact.map(|rule| self.classification_of(rule));
+            let family = from_rule
+                .as_ref()
+                .map(|c| c.family.clone())
+                .filter(|f| hits.iter().any(|h| h.family == f))
+                .unwrap_or_else(|| first.family.to_string());
+            let fixed = self
+                .families
+                .get(&family)
+                .and_then(|f| f.libraries.as_ref())
+                .and_then(|l| {
+                    let mut names: Vec<&String> = l.values().collect();
+                    names.dedup();
+                    (names.len() == 1).then(|| names[0].clone())
+                });
+            return Some(Classification {
+                family,
+                library: fixed,
+                dll: None,
+                source: "table crt-chain".into(),
+                rulebook_differs: from_rule.and_then(|c| c.rulebook_differs),
+                by_flavour: Some(by_flavour),
+            });
+        }
+        if let Some(rule) = exact {
             return Some(self.classification_of(rule));
         }
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
@@ -365,7 +411,7 @@ impl RuleBook {
                 names::NameTable::WindowsApi => "windows-system",
                 // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
                 names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
-                names::NameTable::SdkExtra => "ucrt",
+                names::NameTable::SdkExtra => "legacy-stdio",
                 names::NameTable::HipRuntime => "hip-runtime",
                 names::NameTable::Ucrt => "ucrt",
                 names::NameTable::Vcruntime => "vcruntime",
@@ -383,6 +429,7 @@ impl RuleBook {
                 dll: hit.dll_name().map(str::to_string),
                 source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
                 rulebook_differs: None,
+                by_flavour: None,
             });
         }
         self.rules
@@ -423,6 +470,7 @@ impl RuleBook {
                         .unwrap_or("the verified home differs")
                 )
             }),
+            by_flavour: None,
         }
     }
 }

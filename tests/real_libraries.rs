@@ -573,3 +573,92 @@ fn explain_ranks_real_providers_and_names_decoys() {
         .unwrap();
     assert!(libcmt["excluded"].is_string(), "{libcmt}");
 }
+
+/// The embedded tables (no libraries given) answer every name a flavour's chain defines exactly
+/// as the real libraries do: the same library, for each of the four flavours.
+#[test]
+fn the_embedded_answer_equals_the_on_disk_answer_for_every_chain_name() {
+    let mut report = Vec::new();
+    let mut failed = false;
+    for flavour in Flavour::ALL {
+        // Import plumbing (`__IMPORT_DESCRIPTOR_X`, `__NULL_IMPORT_DESCRIPTOR`, `\x7fX_NULL_THUNK_DATA`)
+        // is made by the linker, never referenced by code.
+        let names: Vec<String> = chain_names(flavour)
+            .into_keys()
+            .filter(|n| {
+                !n.starts_with("__IMPORT_DESCRIPTOR_")
+                    && n != "__NULL_IMPORT_DESCRIPTOR"
+                    && !n.starts_with('\x7f')
+            })
+            .collect();
+        let on_disk = diagnose_names(&names, flavour, true);
+        let embedded = diagnose_names(&names, flavour, false);
+        let mut wrong = Vec::new();
+        for name in &names {
+            let disk = on_disk[name]
+                .library
+                .as_deref()
+                .map(str::to_ascii_lowercase);
+            let table = embedded
+                .get(name)
+                .and_then(|s| s.library.as_deref())
+                .map(str::to_ascii_lowercase);
+            if disk != table {
+                wrong.push(format!(
+                    "{name}: on disk {disk:?}, embedded {table:?} ({})",
+                    embedded
+                        .get(name)
+                        .and_then(|s| s.source.clone())
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        failed |= !wrong.is_empty();
+        report.push(format!(
+            "{flavour}: {} names, {} differ{}",
+            names.len(),
+            wrong.len(),
+            wrong
+                .iter()
+                .take(15)
+                .map(|w| format!("\n    {w}"))
+                .collect::<String>()
+        ));
+    }
+    assert!(!failed, "{}", report.join("\n"));
+}
+
+/// `explain` with no libraries answers from the embedded tables, ranked the same way, and reads a
+/// demangled name.
+#[test]
+fn explain_answers_from_the_embedded_tables() {
+    for (name, crt, want) in [
+        ("_malloc_dbg", "dynamic-debug", "ucrtd.lib"),
+        ("_CrtDbgReportW", "static-debug", "libucrtd.lib"),
+        (
+            "'void * __cdecl operator new(unsigned __int64)'",
+            "dynamic",
+            "msvcrt.lib",
+        ),
+        ("__std_search_1", "static", "libcpmt.lib"),
+        ("sprintf", "dynamic", "legacy_stdio_definitions.lib"),
+    ] {
+        let name = name.trim_matches('\'');
+        let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .args(["explain", name, "--crt", crt, "--format", "json"])
+            .env_remove("LIB")
+            .env_remove("HIP_PATH")
+            .env_remove("VCToolsInstallDir")
+            .env_remove("WindowsSdkDir")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{name}");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["searched"], false, "{name}");
+        assert_eq!(
+            json["answer"]["library"], want,
+            "{name}: {}",
+            json["answer"]
+        );
+    }
+}

@@ -48,8 +48,8 @@ impl NameTable {
         NameTable::Vcruntime,
         NameTable::Ucrt,
         NameTable::Msvcp,
-        NameTable::WindowsApi,
         NameTable::SdkExtra,
+        NameTable::WindowsApi,
         NameTable::HipRuntime,
     ];
 

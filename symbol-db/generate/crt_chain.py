@@ -64,6 +64,7 @@ for _library in ("libucrt.lib", "ucrt.lib", "libucrtd.lib", "ucrtd.lib"):
     DIR_OF[_library] = UCRT_LIB
 DIR_OF["legacy_stdio_definitions.lib"] = VC_LIB
 DIR_OF["ntdll.lib"] = UM_LIB
+DIR_OF["kernel32.lib"] = UM_LIB
 
 # Index kinds that define a name (lnkfix's SymbolKind, serde `kind`).
 DEFINING_KINDS = {"defined", "import_code", "import_data", "import_const", "alias"}
@@ -187,6 +188,14 @@ def chain_table(libraries, log):
                 definers[name].append(library_name)
         for name, found in definers.items():
             assignment[name][flavour] = FAMILY_OF[found[0]]
+        # A dllimport reference `__imp_X` goes to the first library defining that exact name
+        # (a static `X` earlier in the chain only stands in for it, with LNK4217): where that
+        # library differs from the bare name's, `__imp_X` gets its own entry.
+        for name, found in definers.items():
+            imported = "__imp_" + name
+            exact = [l for l in CHAIN[flavour] if imported in libraries[l].raw]
+            if exact and exact[0] != found[0]:
+                assignment[imported][flavour] = FAMILY_OF[exact[0]]
         doubles[flavour] = {name: found for name, found in definers.items() if len(found) > 1}
     print("crt_chain.py: names defined by more than one chain library of one flavour "
           "(first in chain order wins):", file=log)
@@ -258,23 +267,29 @@ def windows_api_ntdll(path):
     return names
 
 
-def write_sdk_extra(path, legacy, ntdll, known_ntdll):
+def write_sdk_extra(path, kernel32, legacy, ntdll, known_ntdll):
     ntdll_names = sorted((ntdll.imports - known_ntdll), key=lambda n: n.encode())
     if len(ntdll.dlls) != 1:
         sys.exit(f"crt_chain.py: ntdll.lib imports from {sorted(ntdll.dlls)}")
     dll = next(iter(ntdll.dlls)).lower()
     legacy_names = sorted(legacy.bare, key=lambda n: n.encode())
+    kernel32_names = sorted(kernel32.imports, key=lambda n: n.encode())
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         out.write("# lnkfix name table: Windows SDK / MSVC names the other tables lack"
                   f" (MSVC {MSVC_VERSION}, Windows SDK {SDK_VERSION}, x64).\n")
+        out.write(kernel32.source_line() + "\n")
         out.write(legacy.source_line() + "\n")
         out.write(ntdll.source_line() + "\n")
         out.write(f"# regenerate: {REGENERATE}\n")
+        out.write("# kernel32.lib: every import of the real library (the chain's last member; the"
+                  " windows crate's list lacks newer exports and files some under API sets).\n")
         out.write("# legacy_stdio_definitions.lib: every name it defines (the printf/scanf family"
                   " that the UCRT headers make inline; old objects need the library).\n")
         out.write("# ntdll.lib: its imports that windows-api.txt does not list under ntdll.dll.\n")
         out.write("# format: '[library dll]' opens a section; one linker-level name per line;"
                   " dll '-' means a static library (no DLL).\n")
+        out.write("[kernel32.lib kernel32.dll]\n")
+        out.writelines(name + "\n" for name in kernel32_names)
         out.write("[legacy_stdio_definitions.lib -]\n")
         out.writelines(name + "\n" for name in legacy_names)
         out.write(f"[ntdll.lib {dll}]\n")
@@ -291,7 +306,8 @@ def main():
     args = parser.parse_args()
     log = sys.stderr
 
-    names = sorted(FAMILY_OF, key=chain_file_order) + ["legacy_stdio_definitions.lib", "ntdll.lib"]
+    names = sorted(FAMILY_OF, key=chain_file_order) + [
+        "legacy_stdio_definitions.lib", "ntdll.lib", "kernel32.lib"]
     libraries = {name: Library(args.root, args.lnkfix, name) for name in names}
     cross_check(libraries.values(), log)
 
@@ -317,7 +333,7 @@ def main():
 
     sdk_path = os.path.join(args.out, "sdk-extra.txt")
     legacy_count, ntdll_count = write_sdk_extra(
-        sdk_path, libraries["legacy_stdio_definitions.lib"], libraries["ntdll.lib"],
+        sdk_path, libraries["kernel32.lib"], libraries["legacy_stdio_definitions.lib"], libraries["ntdll.lib"],
         windows_api_ntdll(args.windows_api))
     print(f"crt_chain.py: sdk-extra.txt: legacy_stdio_definitions.lib {legacy_count}, "
           f"ntdll.lib {ntdll_count} (of {len(libraries['ntdll.lib'].imports)} imports), "
