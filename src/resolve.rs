@@ -669,7 +669,7 @@ fn family_from_provider(
 }
 
 /// Entry-point names the CRT's startup objects call: never a missing library.
-const ENTRY_POINTS: &[&str] = &["main", "wmain", "WinMain", "wWinMain", "DllMain"];
+pub const ENTRY_POINTS: &[&str] = &["main", "wmain", "WinMain", "wWinMain", "DllMain"];
 
 /// Whether an unresolved symbol is a program's entry point: one of [`ENTRY_POINTS`] that the
 /// linker asks for (`<root>`) or that the CRT's startup code references (`exe_main.obj`,

@@ -566,8 +566,14 @@ mod tests {
                     library,
                     dll,
                 };
+                // The real kernel32.lib's list (sdk-extra) now answers before the windows crate's;
+                // what matters is the library and DLL.
                 let hits = lookup(name);
-                (hits.first() != Some(&want))
+                let first = hits
+                    .first()
+                    .map(|h| (h.library, h.dll.to_ascii_lowercase()));
+                let _ = want.table;
+                (first != Some((want.library, want.dll.to_ascii_lowercase())))
                     .then(|| format!("{name}: got {hits:?}, want {want:?}"))
             })
             .collect();
@@ -768,7 +774,11 @@ mod tests {
                     }
                 }
                 ChainLine::Name(name) => {
-                    assert!(!name.starts_with("__imp_"), "{name}");
+                    // `__imp_X` only where its exact definition is in another library than X's.
+                    assert!(
+                        !name.starts_with("__imp_") || !chain_lookup(&name[6..]).is_empty(),
+                        "{name}"
+                    );
                     names += 1;
                     names_in_section.push(name);
                 }

@@ -225,8 +225,7 @@ impl Roles {
         let base = file_name.rsplit(['\\', '/']).next().unwrap_or(file_name);
         let lower = base.to_ascii_lowercase();
         for entry in &self.entries {
-            if entry.exact.contains(&lower)
-                || entry.patterns.iter().any(|p| glob_match(p, &lower))
+            if entry.exact.contains(&lower) || entry.patterns.iter().any(|p| glob_match(p, &lower))
             {
                 return RoleOf {
                     role: entry.role,
