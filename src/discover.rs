@@ -444,6 +444,12 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
                 files.sort_by_key(|(p, _)| {
                     p.file_name().map(|n| n.to_string_lossy().to_lowercase())
                 });
+                if files.is_empty() {
+                    collector
+                        .discovered
+                        .warnings
+                        .push(empty_dir_warning(&dir.path, &dir.origin));
+                }
                 for (file, symlink) in files {
                     let canonical = match (&canonical_dir, symlink) {
                         (Some(dir), false) => file.file_name().map(|name| dir.join(name)),
@@ -464,6 +470,30 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
         collector.add_file(&file, None);
     }
     collector.discovered
+}
+
+/// The warning for a searched directory that holds no library file: where the libraries
+/// probably are (`lib`, `lib\x64`, `Lib`), when such a subdirectory has some.
+fn empty_dir_warning(dir: &Path, origin: &str) -> String {
+    let has_libraries = |candidate: &Path| {
+        fs::read_dir(candidate)
+            .is_ok_and(|entries| entries.flatten().any(|e| is_library_file(&e.path())))
+    };
+    let suggestion = ["lib", "lib/x64", "Lib", "x64", "lib64"]
+        .iter()
+        .filter_map(|sub| resolve_case_insensitive(&dir.join(sub)))
+        .find(|candidate| candidate.is_dir() && has_libraries(candidate));
+    match suggestion {
+        Some(better) => format!(
+            "{origin}: no .lib here ({}); did you mean {}?",
+            dir.display(),
+            better.display()
+        ),
+        None => format!(
+            "{origin}: no library file (.lib, .a, .def, .dll, .obj, .pdb) in {}",
+            dir.display()
+        ),
+    }
 }
 
 /// Finds library `name` (`kernel32`, `kernel32.lib`, `User32.Lib`) in `dirs` the way link.exe
@@ -529,5 +559,37 @@ mod tests {
         }
         assert_eq!(newest_version(&root), Some(root.join("10.0.22621.0")));
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_directory_without_libraries_warns_and_points_at_its_lib() {
+        let root = std::env::temp_dir().join(format!("lnkfix-empty-{}", std::process::id()));
+        let _ = fs::create_dir_all(root.join("sdk/lib"));
+        let _ = fs::create_dir_all(root.join("nothing"));
+        fs::write(root.join("sdk/lib/amdhip64.lib"), b"!<arch>\n").unwrap();
+        let env = |_: &str| None;
+        let found = discover(
+            &SearchOptions {
+                lib_dirs: vec![root.join("sdk"), root.join("nothing")],
+                ..SearchOptions::default()
+            },
+            &env,
+        );
+        let _ = fs::remove_dir_all(&root);
+        assert!(
+            found.warnings.iter().any(|w| w.contains("no .lib here")
+                && w.contains("did you mean")
+                && w.ends_with(&format!("{}?", root.join("sdk/lib").display()))),
+            "{:?}",
+            found.warnings
+        );
+        assert!(
+            found
+                .warnings
+                .iter()
+                .any(|w| w.contains("no library file") && w.contains("nothing")),
+            "{:?}",
+            found.warnings
+        );
     }
 }

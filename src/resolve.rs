@@ -78,6 +78,40 @@ pub struct LinkedLibrary {
     pub evidence: String,
 }
 
+/// The CRT libraries the log shows in the link: libraries already linked, and CRT library names
+/// in the evidence (`/DEFAULTLIB:LIBCMT`, LNK4098's `'LIBCMT'`), as `libcmt.lib`, first seen first.
+fn shown_crt_libraries(
+    book: &RuleBook,
+    linked: &[LinkedLibrary],
+    crt: &CrtDecision,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        let lower = if lower.ends_with(".lib") {
+            lower
+        } else {
+            format!("{lower}.lib")
+        };
+        if !book.crt_library_flavours(&lower).is_empty() && !out.contains(&lower) {
+            out.push(lower);
+        }
+    };
+    for library in linked {
+        add(&library.library);
+    }
+    for evidence in &crt.evidence {
+        for word in evidence
+            .detail
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+            .filter(|w| !w.is_empty())
+        {
+            add(word);
+        }
+    }
+    out
+}
+
 /// The file name of a library in `lib.lib(member.obj)` or a path to it, when `text` names one.
 fn library_in(text: &str) -> Option<String> {
     let text = text.trim_matches(['\'', '"']);
@@ -485,35 +519,38 @@ pub fn diagnose_with(
         let Some(f) = f else {
             return line.flags();
         };
-        let crt_libraries: Vec<String> = if verdict_kind == VerdictKind::DefaultLibChainAbsent {
-            book.chain(f).to_vec()
-        } else {
-            symbols
-                .iter()
-                .filter(|s| is_crt(s) && s.already_linked.is_none())
-                .filter_map(|s| {
-                    s.libraries_by_flavour
-                        .as_ref()
-                        .and_then(|by| by.get(&f).cloned())
-                        .or_else(|| s.library.clone())
-                        .or_else(|| book.family_library(&s.family, f).map(str::to_string))
-                })
-                .collect()
-        };
+        // A mixed build (the evidence disagrees) gets the smallest fix: each symbol's library
+        // in the chosen flavour, not a whole second chain.
+        let mixed = crt.conflict.is_some();
+        let crt_libraries: Vec<String> =
+            if verdict_kind == VerdictKind::DefaultLibChainAbsent && !mixed {
+                book.chain(f).to_vec()
+            } else {
+                symbols
+                    .iter()
+                    .filter(|s| is_crt(s) && s.already_linked.is_none())
+                    .filter_map(|s| {
+                        s.libraries_by_flavour
+                            .as_ref()
+                            .and_then(|by| by.get(&f).cloned())
+                            .or_else(|| s.library.clone())
+                            .or_else(|| book.family_library(&s.family, f).map(str::to_string))
+                    })
+                    .collect()
+            };
         for name in crt_libraries {
             let (file, dir) = locate(context, &name);
             line.add(&file, dir);
         }
-        if crt.conflict.is_some() {
-            // A mixed build: keep the other flavour's CRT out explicitly.
-            let other = Flavour::from_parts(!f.is_dynamic(), f.is_debug());
-            for name in book
-                .chain(other)
-                .iter()
-                .filter(|n| !book.crt_library_flavours(n).is_empty())
-            {
+        if mixed {
+            // Keep out the other flavours' CRT libraries that the log shows in this link, and
+            // only those: a library nothing mentions is not in the link to begin with.
+            for name in shown_crt_libraries(book, &linked, &crt) {
+                if evidence::flavour_of_library(book, &name) == Some(f) {
+                    continue;
+                }
                 let flag = format!("/NODEFAULTLIB:{name}");
-                if !line.libraries.contains(&flag) {
+                if !line.libraries.iter().any(|l| l.eq_ignore_ascii_case(&flag)) {
                     line.libraries.push(flag);
                 }
             }
@@ -592,6 +629,11 @@ pub fn diagnose_with(
         unknown,
         flavour,
     );
+    if verdict_kind == VerdictKind::DefaultLibChainAbsent && crt.conflict.is_some() {
+        summary.push_str(
+            "; but the CRT evidence is mixed, so only the libraries these symbols need are added, and the other flavour's libraries the log shows are kept out",
+        );
+    }
     if !lacking.is_empty() {
         summary = format!(
             "installed {} lack{} names the code uses (the SDK on disk is older or newer than the code expects); {summary}",
@@ -882,7 +924,19 @@ fn resolve_one(
     let mut library = class.library.clone();
     let mut libraries_by_flavour = None;
     let mut family = class.family.clone();
-    let mut match_note = None;
+    // A family with no library (a name from a pre-2015 CRT) says what it means instead.
+    let mut match_note = match book.family(&class.family) {
+        Some(f)
+            if f.libraries.is_none()
+                && !f.crt
+                && class.library.is_none()
+                && class.family != "windows-system"
+                && class.family != "dll-import" =>
+        {
+            Some(f.description.clone())
+        }
+        _ => None,
+    };
     // The library of one flavour: from the chain table when the name is a chain name (the
     // family may differ by flavour), else the family's library.
     let for_flavour = |f: Flavour| -> Option<(String, String)> {
@@ -1058,5 +1112,152 @@ fn summary_line(
             "{unresolved} unresolved symbol{} that no rule or library knows: they are probably the project's own (a missing source file, template instantiation or export), or from a library not searched",
             plural(unresolved)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{LibrarySymbol, Machine, SymbolKind};
+    use std::path::{Path, PathBuf};
+
+    fn failure(log: &str) -> LinkFailure {
+        crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap()
+    }
+
+    fn with_index(log: &str, symbols: Vec<LibrarySymbol>, dir: &Path) -> Diagnosis {
+        let index = Index::from_symbols(symbols, Vec::new(), Machine::X64);
+        let dirs = [SearchDir {
+            path: dir.to_path_buf(),
+            origin: "--lib-dir".into(),
+        }];
+        let context = SearchContext {
+            index: &index,
+            dirs: &dirs,
+            evidence: Vec::new(),
+        };
+        diagnose_with(
+            failure(log),
+            &RuleBook::builtin(),
+            &DiagnoseOptions::default(),
+            Some(&context),
+        )
+    }
+
+    #[test]
+    fn entry_points_get_no_library() {
+        let log = "MSVCRT.lib(exe_winmain.obj) : error LNK2019: unresolved external symbol WinMain referenced in function \"int __cdecl __scrt_common_main_seh(void)\" (?__scrt_common_main_seh@@YAHXZ)\n";
+        let vccorlib = LibrarySymbol::new(
+            "WinMain".into(),
+            Path::new("vccorlib.lib"),
+            SymbolKind::Defined,
+            Machine::X64,
+        );
+        let d = with_index(log, vec![vccorlib], Path::new("."));
+        let s = &d.symbols[0];
+        assert_eq!(s.family, "entry-point");
+        assert!(s.library.is_none(), "{:?}", s.library);
+        assert!(s
+            .match_note
+            .as_deref()
+            .unwrap()
+            .contains("/SUBSYSTEM:CONSOLE"));
+        assert_eq!(d.verdict.kind, VerdictKind::EntryPoint);
+        assert!(d.link_flags.is_empty(), "{:?}", d.link_flags);
+        // The CRT's own entry point asked for by the linker is a CRT name like any other.
+        let d = diagnose(
+            failure("lld-link: error: <root>: undefined symbol: _DllMainCRTStartup\n"),
+            &RuleBook::builtin(),
+            &DiagnoseOptions::default(),
+        );
+        assert_eq!(d.symbols[0].family, "crt-startup");
+    }
+
+    #[test]
+    fn a_library_already_in_the_link_is_not_offered_again() {
+        let log = "oldnames.lib(getpid.obj) : error LNK2001: unresolved external symbol _getpid\n\
+                   app.obj : error LNK2019: unresolved external symbol legacy_fn referenced in function main\n";
+        let legacy = LibrarySymbol::new(
+            "legacy_fn".into(),
+            Path::new("oldnames.lib"),
+            SymbolKind::Defined,
+            Machine::X64,
+        );
+        let d = with_index(log, vec![legacy], Path::new("."));
+        let s = d
+            .symbols
+            .iter()
+            .find(|s| s.symbol.name == "legacy_fn")
+            .unwrap();
+        let linked = s.already_linked.as_ref().expect("oldnames.lib is linked");
+        assert_eq!(linked.library, "oldnames.lib");
+        assert!(s
+            .match_note
+            .as_deref()
+            .unwrap()
+            .contains("already in the link"));
+        assert!(
+            !d.link_flags
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case("oldnames.lib")),
+            "{:?}",
+            d.link_flags
+        );
+    }
+
+    #[test]
+    fn an_installed_library_that_lacks_the_name_leads_the_headline() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("amdhip64.lib"), b"!<arch>\n").unwrap();
+        let log = "app.obj : error LNK2019: unresolved external symbol hipNewApiOnlyIn7 referenced in function main\n";
+        let d = with_index(log, Vec::new(), dir.path());
+        let s = &d.symbols[0];
+        assert_eq!(
+            s.installed_lacks.as_deref().map(PathBuf::from),
+            Some(dir.path().join("amdhip64.lib"))
+        );
+        assert!(
+            d.verdict
+                .summary
+                .starts_with("installed amdhip64.lib lacks"),
+            "{}",
+            d.verdict.summary
+        );
+    }
+
+    #[test]
+    fn mixed_evidence_gets_the_smallest_fix() {
+        let log = "cl /MD /c a.cpp\n\
+                   LINK : warning LNK4098: defaultlib 'LIBCMT' conflicts with use of other libs; use /NODEFAULTLIB:library\n\
+                   a.obj : error LNK2019: unresolved external symbol __imp_malloc referenced in function main\n";
+        let d = diagnose(
+            failure(log),
+            &RuleBook::builtin(),
+            &DiagnoseOptions::default(),
+        );
+        assert!(d.crt.conflict.is_some());
+        assert_eq!(d.crt.flavour, Some(Flavour::Dynamic));
+        assert_eq!(d.link_flags, vec!["ucrt.lib", "/NODEFAULTLIB:libcmt.lib"]);
+    }
+
+    #[test]
+    fn a_name_only_a_pre_2015_crt_had_says_so() {
+        let d = diagnose(
+            failure("old.lib(x.obj) : error LNK2019: unresolved external symbol __iob_func referenced in function f\n"),
+            &RuleBook::builtin(),
+            &DiagnoseOptions::default(),
+        );
+        let s = &d.symbols[0];
+        assert_eq!(s.family, "pre-2015-crt");
+        assert!(s.library.is_none());
+        assert!(s
+            .match_note
+            .as_deref()
+            .unwrap()
+            .contains("Visual Studio 2015"));
     }
 }

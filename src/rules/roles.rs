@@ -146,6 +146,8 @@ struct Entry {
 /// The loaded role file.
 pub struct Roles {
     entries: Vec<Entry>,
+    /// Lower-case exact name → the first entry naming it (hundreds of SDK names: one probe).
+    exact: std::collections::HashMap<String, usize>,
     third_party_rank: u8,
 }
 
@@ -214,8 +216,15 @@ impl Roles {
                     .map(|f| &*Box::leak(f.into_boxed_slice())),
             });
         }
+        let mut exact = std::collections::HashMap::new();
+        for (at, entry) in entries.iter().enumerate() {
+            for name in &entry.exact {
+                exact.entry(name.clone()).or_insert(at);
+            }
+        }
         Ok(Roles {
             entries,
+            exact,
             third_party_rank: rank_of(LibraryRole::ThirdParty)?,
         })
     }
@@ -224,17 +233,21 @@ impl Roles {
     pub fn role_of(&self, file_name: &str) -> RoleOf {
         let base = file_name.rsplit(['\\', '/']).next().unwrap_or(file_name);
         let lower = base.to_ascii_lowercase();
-        for entry in &self.entries {
-            if entry.exact.contains(&lower) || entry.patterns.iter().any(|p| glob_match(p, &lower))
-            {
-                return RoleOf {
-                    role: entry.role,
-                    rank: entry.rank,
-                    purpose: Some(entry.purpose),
-                    flavours: entry.flavours,
-                    explicit: true,
-                };
-            }
+        // The first entry that names the file, by exact name (one probe) or by pattern.
+        let by_name = self.exact.get(&lower).copied();
+        let by_pattern = self
+            .entries
+            .iter()
+            .take(by_name.unwrap_or(self.entries.len()))
+            .position(|e| e.patterns.iter().any(|p| glob_match(p, &lower)));
+        if let Some(entry) = by_pattern.or(by_name).map(|at| &self.entries[at]) {
+            return RoleOf {
+                role: entry.role,
+                rank: entry.rank,
+                purpose: Some(entry.purpose),
+                flavours: entry.flavours,
+                explicit: true,
+            };
         }
         RoleOf {
             role: LibraryRole::ThirdParty,
