@@ -85,29 +85,10 @@ fn nesting_depth(mangled: &str) -> usize {
     openers + links
 }
 
-static MAX_LEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(4096);
-static MAX_DEPTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(48);
-
-/// Sets the process-wide limits used by [`demangle`] (the CLI's `--max-demangle-len` and
-/// `--max-demangle-depth`).
-pub fn set_limits(limits: DemangleLimits) {
-    use std::sync::atomic::Ordering::Relaxed;
-    MAX_LEN.store(limits.max_len, Relaxed);
-    MAX_DEPTH.store(limits.max_depth, Relaxed);
-}
-
-/// The process-wide limits.
-pub fn limits() -> DemangleLimits {
-    use std::sync::atomic::Ordering::Relaxed;
-    DemangleLimits {
-        max_len: MAX_LEN.load(Relaxed),
-        max_depth: MAX_DEPTH.load(Relaxed),
-    }
-}
-
-/// Demangles a linker-level name with the process-wide limits.
+/// Demangles a linker-level name within the default limits (names read from libraries; a log's
+/// names use the limits the caller gives, through [`demangle_with`]).
 pub fn demangle(name: &str) -> Demangled {
-    demangle_with(name, limits())
+    demangle_with(name, DemangleLimits::default())
 }
 
 /// Demangles a linker-level name (`?f@@YAXXZ`, `__imp_?f@@YAXXZ`, `hipMalloc`): never panics,

@@ -1,1 +1,54 @@
-//! Error types shared by the stages: each carries the path or name it is about.
+//! The error a command ends with: each variant carries the file or name it is about. Every one
+//! of them means exit status 2 (bad usage or unreadable input); problems that let the run go on
+//! are warnings in the report instead.
+
+use std::path::PathBuf;
+
+use crate::explain::NotASymbol;
+use crate::patch::PatchError;
+use crate::rules::RuleError;
+use crate::triage::TriageError;
+
+/// Why a command could not produce its report.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The log is not a file that can be read (a directory, ...).
+    #[error("{path}: {reason}")]
+    Log {
+        /// The log as given.
+        path: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+    /// A rule file is unreadable or invalid.
+    #[error(transparent)]
+    Rules(#[from] RuleError),
+    /// `index` found nothing to index.
+    #[error("no library directories: give DIRS, --lib-dir, --lib, or set LIB (as vcvars does)")]
+    NoLibraries,
+    /// `explain` was given something that is not a symbol name.
+    #[error(transparent)]
+    NotASymbol(#[from] NotASymbol),
+    /// `triage` could not read its log.
+    #[error(transparent)]
+    Triage(#[from] TriageError),
+    /// `patch` could not plan or apply the patch.
+    #[error(transparent)]
+    Patch(#[from] PatchError),
+}

@@ -10,6 +10,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod demangle;
 pub mod discover;
 pub mod doctor;

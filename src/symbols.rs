@@ -179,7 +179,7 @@ fn is_c_identifier(text: &str) -> bool {
 }
 
 /// Builds the symbol fields from what a record showed.
-fn describe(shown: &ShownName) -> UnresolvedSymbol {
+fn describe(shown: &ShownName, limits: crate::demangle::DemangleLimits) -> UnresolvedSymbol {
     let mut display = shown.display.clone();
     let mut import = false;
     let mut linker_name = shown.decorated.clone();
@@ -202,7 +202,7 @@ fn describe(shown: &ShownName) -> UnresolvedSymbol {
         .unwrap_or_default();
     let (demangled, warning) = match &linker_name {
         Some(linker) => {
-            let d = demangle::demangle(linker);
+            let d = demangle::demangle_with(linker, limits);
             import |= d.import;
             let text = match (&d.warning, &display) {
                 // The log's own undname text beats a raw name.
@@ -267,6 +267,8 @@ pub struct Collector {
     by_shown: foldhash::HashMap<String, usize>,
     /// The symbol the last lld-link record or link.exe record was about.
     last: Option<usize>,
+    /// Bounds on what the demangler is handed.
+    demangle: crate::demangle::DemangleLimits,
 }
 
 /// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
@@ -276,6 +278,14 @@ impl Collector {
     /// An empty collector.
     pub fn new() -> Collector {
         Collector::default()
+    }
+
+    /// A collector that demangles within `limits` (`--max-demangle-len`, `--max-demangle-depth`).
+    pub fn with_limits(limits: crate::demangle::DemangleLimits) -> Collector {
+        Collector {
+            demangle: limits,
+            ..Collector::default()
+        }
     }
 
     /// Takes one event.
@@ -294,7 +304,7 @@ impl Collector {
                 let index = match self.by_shown.get(&shown_key) {
                     Some(&i) => i,
                     None => {
-                        let described = describe(&record.symbol);
+                        let described = describe(&record.symbol, self.demangle);
                         let key = described
                             .linker_name
                             .clone()
@@ -407,7 +417,7 @@ pub fn collect<R: std::io::Read + 'static>(
     reader: R,
     limits: crate::linklog::ReadLimits,
 ) -> std::io::Result<LinkFailure> {
-    let mut collector = Collector::new();
+    let mut collector = Collector::with_limits(limits.demangle);
     let stats = crate::linklog::read_log(reader, limits, &mut |e| collector.push(e))?;
     Ok(collector.finish(stats))
 }

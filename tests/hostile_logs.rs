@@ -100,6 +100,7 @@ fn skipping_unmatched_lines_changes_nothing() {
         let limits = ReadLimits {
             max_line_bytes: 1 << 20,
             skip_unmatched_lines: skip,
+            ..ReadLimits::default()
         };
         let stats = read_log(std::io::Cursor::new(bytes.to_vec()), limits, &mut |e| {
             out.push(e)

@@ -53,7 +53,7 @@ fn real_index() -> &'static (Index, Vec<SearchDir>) {
         let options = IndexOptions {
             arch: Machine::X64,
             cache_dir: Some(common::root().join("target/real-index-cache")),
-            progress: false,
+            progress: None,
         };
         let (index, warnings) = Index::build(&files, &options);
         assert!(

@@ -346,6 +346,17 @@ impl LibraryInfo {
     }
 }
 
+/// A progress callback: called with (files read, files in all) as the index is built, from the
+/// reading threads. The library never prints; the binary decides what to show.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>);
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
 /// How to build an index.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
@@ -354,8 +365,8 @@ pub struct IndexOptions {
     /// Where to keep the index cache (one entry per archive or object, keyed by canonical path,
     /// size, modification time and format version); `None` = no cache. Created when missing.
     pub cache_dir: Option<PathBuf>,
-    /// Print a progress line on stderr (the caller decides whether stderr is a terminal).
-    pub progress: bool,
+    /// Told how far the build is, file by file (`None`: nobody asks).
+    pub progress: Option<Progress>,
 }
 
 impl Default for IndexOptions {
@@ -363,7 +374,7 @@ impl Default for IndexOptions {
         IndexOptions {
             arch: Machine::X64,
             cache_dir: None,
-            progress: false,
+            progress: None,
         }
     }
 }
@@ -552,11 +563,8 @@ impl Index {
                     None => read_file_guarded(path),
                 };
                 let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if options.progress && (finished.is_multiple_of(16) || finished == total) {
-                    eprint!("\rindexing {finished}/{total} files");
-                    if finished == total {
-                        eprintln!();
-                    }
+                if let Some(progress) = &options.progress {
+                    (progress.0)(finished, total);
                 }
                 file
             })

@@ -20,6 +20,8 @@ pub struct ReadLimits {
     /// Skip lines that hold no anchor without decoding them (the fast path). Turning it off reads
     /// every line; the results are the same (a test compares them).
     pub skip_unmatched_lines: bool,
+    /// Bounds on what the demangler is handed for the log's names.
+    pub demangle: crate::demangle::DemangleLimits,
 }
 
 impl Default for ReadLimits {
@@ -27,6 +29,7 @@ impl Default for ReadLimits {
         ReadLimits {
             max_line_bytes: 1 << 20,
             skip_unmatched_lines: true,
+            demangle: crate::demangle::DemangleLimits::default(),
         }
     }
 }

@@ -158,7 +158,8 @@ impl NameHit {
 /// ```
 /// use lnkfix::rules::names::{lookup, NameTable};
 /// let hits = lookup("CreateFileW");
-/// assert_eq!(hits[0].table, NameTable::WindowsApi);
+/// // The real kernel32.lib's own list (sdk-extra) answers before the windows crate's list.
+/// assert_eq!(hits[0].table, NameTable::SdkExtra);
 /// assert_eq!(hits[0].library, "kernel32.lib");
 /// ```
 pub fn lookup(name: &str) -> Vec<NameHit> {

@@ -1,0 +1,386 @@
+//! The command line: clap's definitions (their doc comments are the `--help` text) and the
+//! conversion of the parsed arguments into the library's requests ([`lnkfix::app`]).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use lnkfix::app::{
+    self, DiagnoseRequest, ExplainRequest, IndexRequest, LibrarySearch, PatchRequest,
+};
+use lnkfix::demangle::DemangleLimits;
+use lnkfix::discover::SearchOptions;
+use lnkfix::index::Machine;
+use lnkfix::linklog::ReadLimits;
+use lnkfix::rules::Flavour;
+
+/// Turns a failed Windows link (LNK2019/LNK2001/LNK1120, lld-link "undefined symbol") into a fix.
+#[derive(Parser)]
+#[command(name = "lnkfix", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Read a link log, list every unresolved symbol (demangled), say which library provides it
+    /// and what to add to the link command.
+    Diagnose(DiagnoseArgs),
+    /// Build the library index from the link environment and summarise it (or list every symbol).
+    Index(IndexArgs),
+    /// Show a symbol demangled and every library that provides it.
+    Explain(ExplainArgs),
+    /// Classify a whole bring-up log by the rule book: stage, root-cause line, the one fix to apply
+    /// next (exit 0 success, 1 classified failure, 2 unreadable, 3 nothing matched).
+    Triage(TriageArgs),
+    /// Check the rule book's step 0: the environment recipe and the libraries the link will need
+    /// (exit 0 only when every check passes).
+    Doctor(DoctorArgs),
+    /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
+    /// --apply): one block in the Windows branch of the ninja generator.
+    Patch(PatchArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum Format {
+    /// For people: grouped by library.
+    Text,
+    /// For tools: the documented JSON schema (schema_version 1).
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum CrtArg {
+    /// /MT: libcmt, libvcruntime, libucrt, libcpmt.
+    Static,
+    /// /MD: msvcrt, vcruntime, ucrt, msvcprt.
+    Dynamic,
+    /// /MTd.
+    StaticDebug,
+    /// /MDd.
+    DynamicDebug,
+}
+
+impl From<CrtArg> for Flavour {
+    fn from(c: CrtArg) -> Flavour {
+        match c {
+            CrtArg::Static => Flavour::Static,
+            CrtArg::Dynamic => Flavour::Dynamic,
+            CrtArg::StaticDebug => Flavour::StaticDebug,
+            CrtArg::DynamicDebug => Flavour::DynamicDebug,
+        }
+    }
+}
+
+/// What every diagnosing command accepts.
+#[derive(clap::Args)]
+pub(crate) struct DiagnoseInputs {
+    /// Force the CRT flavour instead of reading it from the evidence.
+    #[arg(long, value_enum)]
+    pub(crate) crt: Option<CrtArg>,
+    /// Extra rule file (same format as symbol-db/rules.json); its rules are tried first.
+    #[arg(long = "rules", value_name = "FILE")]
+    pub(crate) rules: Vec<PathBuf>,
+    /// Longest log line kept, in bytes; longer lines are cut with a warning.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub(crate) max_line_bytes: usize,
+    /// Longest mangled name handed to the demangler, in bytes (longer ones are shown raw).
+    #[arg(long, default_value_t = 4096, value_name = "BYTES")]
+    pub(crate) max_demangle_len: usize,
+    /// Deepest template/function-type nesting handed to the demangler (deeper ones are shown raw;
+    /// msvc-demangler overflows the stack on very deep names).
+    #[arg(long, default_value_t = 48, value_name = "LEVELS", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub(crate) max_demangle_depth: u16,
+    #[command(flatten)]
+    pub(crate) search: SearchArgs,
+    /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
+    #[arg(long = "objects", value_name = "DIR")]
+    pub(crate) objects: Vec<PathBuf>,
+    /// The build directory: CRT options in its build.ninja are evidence.
+    #[arg(long = "build-dir", value_name = "DIR")]
+    pub(crate) build_dir: Option<PathBuf>,
+}
+
+/// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
+/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does.
+#[derive(clap::Args)]
+pub(crate) struct SearchArgs {
+    /// A library directory (repeatable; searched in order, as the linker does).
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    pub(crate) lib_dirs: Vec<PathBuf>,
+    /// The HIP SDK (its `lib` directory is searched).
+    #[arg(long = "hip-path", value_name = "DIR")]
+    pub(crate) hip_path: Option<PathBuf>,
+    /// The Visual C++ tools directory (`VC\Tools\MSVC\<ver>`) or its lib directory.
+    #[arg(long = "vc-lib", value_name = "DIR")]
+    pub(crate) vc_lib: Option<PathBuf>,
+    /// The Windows Kits `Lib\<ver>` root (both `um` and `ucrt` are searched).
+    #[arg(long = "sdk-lib", value_name = "DIR")]
+    pub(crate) sdk_lib: Option<PathBuf>,
+    /// Library files by glob (quote it), e.g. 'C:\Program Files\AMD\ROCm\*\lib\*.lib'.
+    #[arg(long = "lib", value_name = "GLOB")]
+    pub(crate) globs: Vec<String>,
+    /// Target machine: x64, x86, arm64, arm64ec.
+    #[arg(long, default_value = "x64", value_parser = parse_machine)]
+    pub(crate) arch: Machine,
+    /// Where the index cache lives (default: %LOCALAPPDATA%\lnkfix\cache on Windows,
+    /// $XDG_CACHE_HOME/lnkfix or ~/.cache/lnkfix elsewhere).
+    #[arg(long = "cache-dir", value_name = "DIR")]
+    pub(crate) cache_dir: Option<PathBuf>,
+    /// Read every library again instead of using the cache.
+    #[arg(long = "no-cache", conflicts_with = "cache_dir")]
+    pub(crate) no_cache: bool,
+}
+
+pub(crate) fn parse_machine(text: &str) -> Result<Machine, String> {
+    Machine::parse_arch(text)
+        .ok_or_else(|| format!("unknown architecture {text:?} (x64, x86, arm64, arm64ec)"))
+}
+
+#[derive(clap::Args)]
+pub(crate) struct DiagnoseArgs {
+    /// The link log (link.exe or lld-link output, however wrapped), or `-` for stdin.
+    pub(crate) log: String,
+    #[command(flatten)]
+    pub(crate) inputs: DiagnoseInputs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) color: ColorChoice,
+    /// Also print the patch for this extension.py (the JSON records its hash for `patch --apply`).
+    #[arg(long, value_name = "EXTENSION_PY")]
+    pub(crate) patch: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct TriageArgs {
+    /// The supervisor/build log, or `-` for stdin.
+    pub(crate) log: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+    /// Extra rows (same format as symbol-db/triage.json) or link-symbol rules.
+    #[arg(long = "rules", value_name = "FILE")]
+    pub(crate) rules: Vec<PathBuf>,
+    /// When the attempt started (RFC 3339 with a zone, e.g. 2026-11-30T12:00:00Z): an older log is stale.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) since: Option<String>,
+    /// A file touched when the attempt started: a log older than it is stale.
+    #[arg(long = "started-after", value_name = "FILE")]
+    pub(crate) started_after: Option<PathBuf>,
+    /// The GPU arch the build is for (e.g. gfx1201); else TVM_FFI_ROCM_ARCH_LIST.
+    #[arg(long = "arch-intended", value_name = "GFX")]
+    pub(crate) arch_intended: Option<String>,
+    /// Force the CRT flavour of the embedded link diagnosis.
+    #[arg(long, value_enum)]
+    pub(crate) crt: Option<CrtArg>,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) color: ColorChoice,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct DoctorArgs {
+    /// Extra library directories to look in besides LIB.
+    #[arg(long = "lib-dir", value_name = "DIR")]
+    pub(crate) lib_dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) color: ColorChoice,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct IndexArgs {
+    /// Library directories to index (same as --lib-dir).
+    pub(crate) dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub(crate) search: SearchArgs,
+    /// Print every symbol with its provider instead of the summary.
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ExplainArgs {
+    /// The name: linker-level (`__imp_CreateFileW`, `?f@@YAXXZ`, `hipMalloc`) or demangled
+    /// (`'void * __cdecl operator new(unsigned __int64)'`, quoted).
+    pub(crate) symbol: String,
+    #[command(flatten)]
+    pub(crate) search: SearchArgs,
+    /// Rank providers for this CRT flavour (else: both flavours' libraries are shown).
+    #[arg(long, value_enum)]
+    pub(crate) crt: Option<CrtArg>,
+    /// Add a rule file (same format as symbol-db/rules.json); may be repeated.
+    #[arg(long = "rules", value_name = "FILE")]
+    pub(crate) rules: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct PatchArgs {
+    /// tvm-ffi's `tvm_ffi/cpp/extension.py` (the path is written into the diff headers as given).
+    pub(crate) extension_py: PathBuf,
+    /// The failed link's log, or a saved `diagnose --format json`.
+    #[arg(long = "from", value_name = "LOG|DIAGNOSIS.json")]
+    pub(crate) from: String,
+    #[command(flatten)]
+    pub(crate) inputs: DiagnoseInputs,
+    /// Write the diff here instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+    /// Change the file in place: atomically, with a backup (EXTENSION_PY.orig).
+    #[arg(long)]
+    pub(crate) apply: bool,
+    /// With --apply: keep no backup.
+    #[arg(long, requires = "apply")]
+    pub(crate) no_backup: bool,
+    /// Bake the HIP library directory found now into the file instead of reading HIP_PATH at run time.
+    #[arg(long)]
+    pub(crate) literal_paths: bool,
+}
+
+impl SearchArgs {
+    /// The library search these arguments ask for.
+    pub(crate) fn search(&self, env: &dyn Fn(&str) -> Option<String>) -> LibrarySearch {
+        LibrarySearch {
+            options: SearchOptions {
+                lib_dirs: self.lib_dirs.clone(),
+                hip_path: self.hip_path.clone(),
+                vc_lib: self.vc_lib.clone(),
+                sdk_lib: self.sdk_lib.clone(),
+                globs: self.globs.clone(),
+                arch: self.arch,
+            },
+            cache_dir: if self.no_cache {
+                None
+            } else {
+                self.cache_dir
+                    .clone()
+                    .or_else(|| app::default_cache_dir(env))
+            },
+        }
+    }
+}
+
+impl DiagnoseInputs {
+    /// The diagnosis these arguments ask for (of `log`).
+    pub(crate) fn request(
+        &self,
+        log: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> DiagnoseRequest {
+        DiagnoseRequest {
+            log: log.to_string(),
+            crt: self.crt.map(Flavour::from),
+            rules: self.rules.clone(),
+            read_limits: ReadLimits {
+                max_line_bytes: self.max_line_bytes,
+                demangle: DemangleLimits {
+                    max_len: self.max_demangle_len,
+                    max_depth: usize::from(self.max_demangle_depth),
+                },
+                ..ReadLimits::default()
+            },
+            search: self.search.search(env),
+            objects: self.objects.clone(),
+            build_dir: self.build_dir.clone(),
+            patch: None,
+        }
+    }
+}
+
+impl DiagnoseArgs {
+    /// The request.
+    pub(crate) fn request(&self, env: &dyn Fn(&str) -> Option<String>) -> DiagnoseRequest {
+        let mut request = self.inputs.request(&self.log, env);
+        request.patch = self.patch.clone();
+        request
+    }
+}
+
+impl ExplainArgs {
+    /// The request.
+    pub(crate) fn request(&self, env: &dyn Fn(&str) -> Option<String>) -> ExplainRequest {
+        ExplainRequest {
+            symbol: self.symbol.clone(),
+            search: self.search.search(env),
+            crt: self.crt.map(Flavour::from),
+            rules: self.rules.clone(),
+        }
+    }
+}
+
+impl IndexArgs {
+    /// The request: DIRS come first, as `--lib-dir`s.
+    pub(crate) fn request(&self, env: &dyn Fn(&str) -> Option<String>) -> IndexRequest {
+        let mut search = self.search.search(env);
+        search
+            .options
+            .lib_dirs
+            .splice(0..0, self.dirs.iter().cloned());
+        IndexRequest {
+            search,
+            list: self.list,
+        }
+    }
+}
+
+impl PatchArgs {
+    /// The request.
+    pub(crate) fn request(&self, env: &dyn Fn(&str) -> Option<String>) -> PatchRequest {
+        PatchRequest {
+            extension_py: self.extension_py.clone(),
+            from: self.from.clone(),
+            diagnose: self.inputs.request(&self.from, env),
+            literal_paths: self.literal_paths,
+        }
+    }
+}
+
+impl TriageArgs {
+    /// The triage options these arguments ask for; an unreadable `--since` is an error.
+    pub(crate) fn options(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<lnkfix::triage::TriageOptions, String> {
+        let since = self
+            .since
+            .as_deref()
+            .map(lnkfix::triage::parse_time)
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        Ok(lnkfix::triage::TriageOptions {
+            since,
+            started_after: self.started_after.clone(),
+            extra_rules: self.rules.clone(),
+            intended_arch: self.arch_intended.clone(),
+            arch_list_env: env("TVM_FFI_ROCM_ARCH_LIST"),
+            diagnose: lnkfix::resolve::DiagnoseOptions {
+                crt: self.crt.map(Flavour::from),
+                log_name: self.log.clone(),
+            },
+            ..Default::default()
+        })
+    }
+}
