@@ -48,6 +48,11 @@ pub trait Report {
     fn write_json(&self, out: &mut dyn Write) -> io::Result<()>;
     /// The exit status the report implies.
     fn status(&self) -> Status;
+    /// The findings as annotations for CI formats (GitHub workflow commands, SARIF); `None`
+    /// for reports that have none (`index`, `explain`, `doctor`).
+    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
+        None
+    }
 }
 
 /// Writes `value` as one pretty-printed JSON document and a newline.
@@ -243,6 +248,10 @@ impl Report for DiagnoseReport {
         } else {
             Status::Found
         }
+    }
+
+    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
+        Some(crate::annotations::from_diagnosis(&self.diagnosis))
     }
 }
 
@@ -558,6 +567,10 @@ impl Report for crate::triage::TriageReport {
             3 => Status::Unclassified,
             _ => Status::Usage,
         }
+    }
+
+    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
+        Some(crate::annotations::from_triage(self))
     }
 }
 

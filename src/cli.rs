@@ -26,10 +26,19 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Read a link log, list every unresolved symbol (demangled), say which library provides it
     /// and what to add to the link command.
+    ///
+    /// The libraries are read from disk: with no --lib-dir/--vc-lib/--sdk-lib/--hip-path/--lib,
+    /// from LIB (as vcvars sets it), HIP_PATH, VCToolsInstallDir and the Windows SDK variables,
+    /// as link.exe does; with none of those either, the embedded tables answer. Exit 0: nothing
+    /// unresolved; 1: unresolved symbols diagnosed; 2: bad usage or unreadable input.
     Diagnose(DiagnoseArgs),
     /// Build the library index from the link environment and summarise it (or list every symbol).
     Index(IndexArgs),
-    /// Show a symbol demangled and every library that provides it.
+    /// Explain one symbol: demangled, the library that provides it (ranked as diagnose ranks),
+    /// and every other provider with its role.
+    ///
+    /// Libraries as for diagnose; with none, the embedded tables answer. Exit 0: something
+    /// answers; 1: nothing does; 2: not a symbol name.
     Explain(ExplainArgs),
     /// Classify a whole bring-up log by the rule book: stage, root-cause line, the one fix to apply
     /// next (exit 0 success, 1 classified failure, 2 unreadable, 3 nothing matched).
@@ -40,14 +49,40 @@ pub(crate) enum Command {
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
     /// --apply): one block in the Windows branch of the ninja generator.
     Patch(PatchArgs),
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish (e.g.
+    /// `lnkfix completions powershell >> $PROFILE`).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), e.g. `lnkfix man > lnkfix.1`.
+    Man,
+}
+
+/// `lnkfix completions SHELL`.
+#[derive(clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum Format {
-    /// For people: grouped by library.
+    /// For people.
     Text,
     /// For tools: the documented JSON schema (schema_version 1).
     Json,
+}
+
+/// The output formats of the commands whose findings CI systems read (`diagnose`, `triage`).
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ReportFormat {
+    /// For people.
+    Text,
+    /// For tools: the documented JSON schema (schema_version 1).
+    Json,
+    /// GitHub Actions workflow commands: one annotation per finding, on its log line.
+    Github,
+    /// SARIF 2.1.0, for code-scanning services and editor viewers.
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -156,7 +191,7 @@ pub(crate) struct DiagnoseArgs {
     pub(crate) inputs: DiagnoseInputs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: Format,
+    pub(crate) format: ReportFormat,
     /// When to colour the text report.
     #[arg(long, value_enum, default_value = "auto")]
     pub(crate) color: ColorChoice,
@@ -171,7 +206,7 @@ pub(crate) struct TriageArgs {
     pub(crate) log: String,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: Format,
+    pub(crate) format: ReportFormat,
     /// Extra rows (same format as symbol-db/triage.json) or link-symbol rules.
     #[arg(long = "rules", value_name = "FILE")]
     pub(crate) rules: Vec<PathBuf>,
@@ -203,6 +238,10 @@ pub(crate) struct DoctorArgs {
     /// When to colour the text report.
     #[arg(long, value_enum, default_value = "auto")]
     pub(crate) color: ColorChoice,
+    /// Check tvm-ffi's recipe (TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH) even when the
+    /// environment does not look like a tvm-ffi one.
+    #[arg(long = "tvm-ffi")]
+    pub(crate) tvm_ffi: bool,
 }
 
 #[derive(clap::Args)]

@@ -50,8 +50,11 @@ pub const HIP_IMPORT_LIBRARY: &str = "amdhip64.lib";
 pub struct Check {
     /// Stable id (`env-hip-path`, `crt-static`, `arch-agree`).
     pub id: String,
-    /// Whether it passed.
+    /// Whether it passed (`false` also for a check that could not be made; see `checked`).
     pub ok: bool,
+    /// Whether the check could be made (`false`: what it needs is not set, or it does not apply
+    /// to this environment). A check not made is neither passed nor failed.
+    pub checked: bool,
     /// What was found.
     pub detail: String,
     /// What to do when it failed.
@@ -68,8 +71,12 @@ pub struct DoctorReport {
     pub checks: Vec<Check>,
     /// How many passed.
     pub passed: usize,
-    /// How many failed.
+    /// How many failed (checks not made are not counted).
     pub failed: usize,
+    /// How many could not be made.
+    pub not_checked: usize,
+    /// Whether the environment is a tvm-ffi one (its recipe variables and advice apply).
+    pub tvm_ffi: bool,
 }
 
 /// Options for [`doctor`].
@@ -77,7 +84,43 @@ pub struct DoctorReport {
 pub struct DoctorOptions {
     /// Extra library directories to search besides `LIB` (the `--lib-dir` options of `diagnose`).
     pub lib_dirs: Vec<PathBuf>,
+    /// Whether to check tvm-ffi's recipe (`Some(true)`: `--tvm-ffi`); `None`: when the
+    /// environment looks like a tvm-ffi one (see [`is_tvm_ffi_environment`]).
+    pub tvm_ffi: Option<bool>,
 }
+
+/// Whether the environment is a tvm-ffi bring-up: a `TVM_FFI_*` or `TRITON_*` variable is set,
+/// or the active Python environment (`VIRTUAL_ENV`, `CONDA_PREFIX`) has the `tvm_ffi` package.
+pub fn is_tvm_ffi_environment(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    let set = |name: &str| env(name).is_some_and(|v| !v.trim().is_empty());
+    if [
+        "TVM_FFI_ROCM_ARCH_LIST",
+        "TVM_FFI_CACHE_DIR",
+        "TRITON_OVERRIDE_ARCH",
+    ]
+    .iter()
+    .any(|v| set(v))
+    {
+        return true;
+    }
+    ["VIRTUAL_ENV", "CONDA_PREFIX"]
+        .iter()
+        .filter_map(|v| env(v).and_then(|p| clean_path(&p)))
+        .any(|prefix| {
+            join(&join(&prefix, "Lib"), "site-packages")
+                .join("tvm_ffi")
+                .is_dir()
+                || std::fs::read_dir(join(&prefix, "lib")).is_ok_and(|entries| {
+                    entries.flatten().any(|e| {
+                        e.file_name().to_string_lossy().starts_with("python")
+                            && e.path().join("site-packages").join("tvm_ffi").is_dir()
+                    })
+                })
+        })
+}
+
+/// The recipe variables that only a tvm-ffi/triton bring-up needs.
+const TVM_FFI_VARIABLES: &[&str] = &["TVM_FFI_ROCM_ARCH_LIST", "TRITON_OVERRIDE_ARCH"];
 
 /// The exit code: 0 only when every check passes, else 1.
 pub fn exit_code(report: &DoctorReport) -> i32 {
@@ -159,15 +202,26 @@ fn driver_of(cc: &str) -> (Driver, String) {
 /// Runs every check against the environment `env` gives.
 pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> DoctorReport {
     let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    let tvm_ffi = options
+        .tvm_ffi
+        .unwrap_or_else(|| is_tvm_ffi_environment(env));
     let mut checks = Vec::new();
 
     // 1. The recipe's variables and vcvars' variables are set.
     for name in RECIPE_VARIABLES.iter().chain(VCVARS_VARIABLES) {
+        if !tvm_ffi && TVM_FFI_VARIABLES.contains(name) {
+            checks.push(not_a_tvm_ffi_environment(
+                &format!("env-{}", name.to_ascii_lowercase().replace('_', "-")),
+                name,
+            ));
+            continue;
+        }
         let value = get(name);
         let vcvars = VCVARS_VARIABLES.contains(name);
         checks.push(Check {
             id: format!("env-{}", name.to_ascii_lowercase().replace('_', "-")),
             ok: value.is_some(),
+            checked: true,
             detail: match &value {
                 Some(v) => format!("{name}={v}"),
                 None => format!("{name} is not set"),
@@ -200,6 +254,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         checks.push(Check {
             id,
             ok,
+            checked: true,
             detail: if ok {
                 format!("{name} is a directory: {}", value.trim())
             } else {
@@ -224,6 +279,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         checks.push(Check {
             id,
             ok,
+            checked: true,
             detail: if entries.is_empty() {
                 format!("{name} lists no directory")
             } else if missing.is_empty() {
@@ -252,6 +308,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
             checks.push(Check {
                 id: "hip-import-library".into(),
                 ok: found.is_some(),
+                checked: true,
                 detail: match &found {
                     Some(p) => format!("found {}", p.display()),
                     None => format!("{HIP_IMPORT_LIBRARY} is not in {}", dir.display()),
@@ -286,6 +343,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         checks.push(Check {
             id: id.into(),
             ok,
+            checked: true,
             detail: if ok {
                 format!(
                     "the {flavour} CRT libraries are in LIB: {}",
@@ -304,17 +362,29 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         });
     }
 
-    // 4. The arch names.
+    // 4. The arch names (a tvm-ffi/triton recipe only).
     let arch_list = get("TVM_FFI_ROCM_ARCH_LIST");
     let override_arch = get("TRITON_OVERRIDE_ARCH");
-    match &arch_list {
-        Some(list) => {
-            let entries = split_list(list);
-            let invalid: Vec<&String> = entries.iter().filter(|e| !is_valid_target(e)).collect();
-            let ok = !entries.is_empty() && invalid.is_empty();
-            checks.push(Check {
+    if !tvm_ffi {
+        checks.push(not_a_tvm_ffi_environment(
+            "arch-list-valid",
+            "TVM_FFI_ROCM_ARCH_LIST",
+        ));
+        checks.push(not_a_tvm_ffi_environment(
+            "arch-agree",
+            "TRITON_OVERRIDE_ARCH",
+        ));
+    } else {
+        match &arch_list {
+            Some(list) => {
+                let entries = split_list(list);
+                let invalid: Vec<&String> =
+                    entries.iter().filter(|e| !is_valid_target(e)).collect();
+                let ok = !entries.is_empty() && invalid.is_empty();
+                checks.push(Check {
                 id: "arch-list-valid".into(),
                 ok,
+                checked: true,
                 detail: if ok {
                     format!("TVM_FFI_ROCM_ARCH_LIST names valid gfx targets: {}", entries.join(", "))
                 } else {
@@ -327,22 +397,23 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
                     "use AMDGPU target names such as gfx1201, gfx1100, gfx90a:xnack- (see hipinfo's gcnArchName), separated by ;".to_string()
                 }),
             });
+            }
+            None => checks.push(skipped("arch-list-valid", "TVM_FFI_ROCM_ARCH_LIST")),
         }
-        None => checks.push(skipped("arch-list-valid", "TVM_FFI_ROCM_ARCH_LIST")),
-    }
-    match (&arch_list, &override_arch) {
-        (Some(list), Some(over)) => {
-            let over_clean = over.trim().trim_matches('"');
-            let processor = |s: &str| s.split(':').next().unwrap_or(s).to_ascii_lowercase();
-            let entries = split_list(list);
-            let valid = is_valid_target(over_clean);
-            let agrees = entries
-                .iter()
-                .any(|e| processor(e) == processor(over_clean));
-            let ok = valid && agrees;
-            checks.push(Check {
+        match (&arch_list, &override_arch) {
+            (Some(list), Some(over)) => {
+                let over_clean = over.trim().trim_matches('"');
+                let processor = |s: &str| s.split(':').next().unwrap_or(s).to_ascii_lowercase();
+                let entries = split_list(list);
+                let valid = is_valid_target(over_clean);
+                let agrees = entries
+                    .iter()
+                    .any(|e| processor(e) == processor(over_clean));
+                let ok = valid && agrees;
+                checks.push(Check {
                 id: "arch-agree".into(),
                 ok,
+                checked: true,
                 detail: if ok {
                     format!("TRITON_OVERRIDE_ARCH={over_clean} is in TVM_FFI_ROCM_ARCH_LIST")
                 } else if !valid {
@@ -357,15 +428,16 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
                     "set TRITON_OVERRIDE_ARCH and TVM_FFI_ROCM_ARCH_LIST to the GPU's gfx target".to_string()
                 }),
             });
+            }
+            _ => checks.push(skipped(
+                "arch-agree",
+                if arch_list.is_none() {
+                    "TVM_FFI_ROCM_ARCH_LIST"
+                } else {
+                    "TRITON_OVERRIDE_ARCH"
+                },
+            )),
         }
-        _ => checks.push(skipped(
-            "arch-agree",
-            if arch_list.is_none() {
-                "TVM_FFI_ROCM_ARCH_LIST"
-            } else {
-                "TRITON_OVERRIDE_ARCH"
-            },
-        )),
     }
 
     // 5. The compiler driver and what it means for the flags.
@@ -392,6 +464,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
             checks.push(Check {
                 id: "cc-driver".into(),
                 ok,
+                checked: true,
                 detail,
                 fix,
             });
@@ -399,11 +472,28 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         None => checks.push(skipped("cc-driver", "CC")),
     }
 
-    let failed = checks.iter().filter(|c| !c.ok).count();
+    if !tvm_ffi {
+        // The flag advice names tvm-ffi's extension.py only in a tvm-ffi environment.
+        for check in &mut checks {
+            if check.id == "cc-driver" {
+                check.detail = check
+                    .detail
+                    .replace(
+                        "extension.py's Windows branch",
+                        "the build's compile commands",
+                    )
+                    .replace("extension.py", "the build");
+            }
+        }
+    }
+    let failed = checks.iter().filter(|c| c.checked && !c.ok).count();
+    let not_checked = checks.iter().filter(|c| !c.checked).count();
     DoctorReport {
         schema_version: SCHEMA_VERSION,
-        passed: checks.len() - failed,
+        passed: checks.len() - failed - not_checked,
         failed,
+        not_checked,
+        tvm_ffi,
         checks,
     }
 }
@@ -412,8 +502,21 @@ fn skipped(id: &str, variable: &str) -> Check {
     Check {
         id: id.to_string(),
         ok: false,
+        checked: false,
         detail: format!("not checked: {variable} is not set"),
         fix: Some(format!("set {variable} first")),
+    }
+}
+
+fn not_a_tvm_ffi_environment(id: &str, variable: &str) -> Check {
+    Check {
+        id: id.to_string(),
+        ok: false,
+        checked: false,
+        detail: format!(
+            "not checked: {variable} is tvm-ffi's recipe, and this is not a tvm-ffi environment (no TVM_FFI_*/TRITON_* variable, no tvm_ffi in the active Python environment; --tvm-ffi checks it anyway)"
+        ),
+        fix: None,
     }
 }
 
@@ -425,7 +528,9 @@ pub fn render_text(
 ) -> io::Result<()> {
     let style = Style { color };
     for check in &report.checks {
-        let mark = if check.ok {
+        let mark = if !check.checked {
+            style.dim("skip")
+        } else if check.ok {
             style.library("ok  ")
         } else {
             style.warn("FAIL")
@@ -435,7 +540,10 @@ pub fn render_text(
             writeln!(out, "     {:<26} {} {fix}", "", style.bold("fix:"))?;
         }
     }
-    let summary = format!("{} of {} checks passed", report.passed, report.checks.len());
+    let summary = format!(
+        "{} passed, {} failed, {} not checked",
+        report.passed, report.failed, report.not_checked
+    );
     if report.failed == 0 {
         writeln!(
             out,
@@ -480,6 +588,43 @@ mod tests {
                 PathBuf::from("C:\\d")
             ]
         );
+    }
+
+    #[test]
+    fn not_checked_is_not_failed_and_tvm_ffi_advice_needs_tvm_ffi() {
+        let plain = |name: &str| (name == "CC").then(|| "clang-cl".to_string());
+        let report = doctor(&plain, &DoctorOptions::default());
+        assert!(!report.tvm_ffi);
+        let state = |id: &str| {
+            let c = report.checks.iter().find(|c| c.id == id).unwrap();
+            (c.checked, c.ok)
+        };
+        assert_eq!(state("env-tvm-ffi-rocm-arch-list"), (false, false));
+        assert_eq!(state("arch-agree"), (false, false));
+        assert_eq!(state("env-cc"), (true, true));
+        let cc = report.checks.iter().find(|c| c.id == "cc-driver").unwrap();
+        assert!(!cc.detail.contains("extension.py"), "{}", cc.detail);
+        assert_eq!(
+            report.passed + report.failed + report.not_checked,
+            report.checks.len()
+        );
+        assert!(report.not_checked > 0);
+        // Asked for, the recipe is checked, and its absence fails.
+        let forced = doctor(
+            &plain,
+            &DoctorOptions {
+                tvm_ffi: Some(true),
+                ..DoctorOptions::default()
+            },
+        );
+        let arch = forced
+            .checks
+            .iter()
+            .find(|c| c.id == "env-tvm-ffi-rocm-arch-list")
+            .unwrap();
+        assert!(arch.checked && !arch.ok);
+        let cc = forced.checks.iter().find(|c| c.id == "cc-driver").unwrap();
+        assert!(cc.detail.contains("extension.py"), "{}", cc.detail);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod annotations;
 pub mod app;
 pub mod demangle;
 pub mod discover;

@@ -14,7 +14,7 @@ use lnkfix::app::{self, Environment, Report, Status};
 use lnkfix::index::Progress;
 use lnkfix::report::Style;
 
-use cli::{Cli, ColorChoice, Command, Format};
+use cli::{Cli, ColorChoice, Command, Format, ReportFormat};
 
 /// Colour only on a terminal, never with `NO_COLOR` set (unless forced).
 fn use_color(choice: ColorChoice) -> bool {
@@ -53,18 +53,30 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(Status::Usage.code())
 }
 
+impl From<Format> for ReportFormat {
+    fn from(format: Format) -> ReportFormat {
+        match format {
+            Format::Text => ReportFormat::Text,
+            Format::Json => ReportFormat::Json,
+        }
+    }
+}
+
 /// Renders a report on a buffered stdout; a closed pipe (`| head`) is not an error.
-fn render(report: &dyn Report, format: Format, color: ColorChoice) -> ExitCode {
+fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoice) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = match format {
-        Format::Text => report.write_text(
+    let annotations = || report.annotations().unwrap_or_default();
+    let written = match format.into() {
+        ReportFormat::Text => report.write_text(
             &mut out,
             Style {
                 color: use_color(color),
             },
         ),
-        Format::Json => report.write_json(&mut out),
+        ReportFormat::Json => report.write_json(&mut out),
+        ReportFormat::Github => lnkfix::annotations::write_github(&annotations(), &mut out),
+        ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
     }
     .and_then(|_| out.flush());
     match written {
@@ -121,11 +133,28 @@ fn run(command: Command) -> ExitCode {
                 &env_var,
                 &lnkfix::doctor::DoctorOptions {
                     lib_dirs: args.lib_dirs.clone(),
+                    tvm_ffi: args.tvm_ffi.then_some(true),
                 },
             );
             render(&report, args.format, args.color)
         }
         Command::Patch(args) => patch(&args, &env),
+        Command::Completions(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(args.shell, &mut command, "lnkfix", &mut out);
+            ExitCode::from(Status::Ok.code())
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            let mut out = std::io::stdout().lock();
+            match clap_mangen::Man::new(command).render(&mut out) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    fail(format!("cannot write: {e}"))
+                }
+                _ => ExitCode::from(Status::Ok.code()),
+            }
+        }
     }
 }
 

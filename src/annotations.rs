@@ -1,0 +1,295 @@
+//! Findings as CI systems and editors read them: GitHub Actions workflow commands
+//! (`::error file=...,line=...,title=...::message`) and SARIF 2.1.0 (the OASIS standard that
+//! code-scanning services and editor viewers import). `diagnose` and `triage` turn their reports
+//! into [`Annotation`]s; the two writers here are the only places that know the formats.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use crate::resolve::Diagnosis;
+use crate::triage::{Stage, TriageReport};
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// The build fails because of it.
+    Error,
+    /// Worth fixing.
+    Warning,
+    /// For information (a cascade, the link flags to add).
+    Notice,
+}
+
+impl Level {
+    fn github(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+        }
+    }
+
+    fn sarif(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "note",
+        }
+    }
+}
+
+/// One finding, located in the log it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// A stable identifier of the kind of finding (`unresolved-symbol`, `triage/<row>`).
+    pub rule_id: String,
+    /// Its level.
+    pub level: Level,
+    /// The log file (`None` for standard input).
+    pub file: Option<String>,
+    /// 1-based line in the log.
+    pub line: Option<u64>,
+    /// A short title.
+    pub title: String,
+    /// The message: what it is and what to do.
+    pub message: String,
+}
+
+/// The file a report is about, when it is a file (not standard input).
+fn log_file(log: &str) -> Option<String> {
+    (log != "-" && !log.is_empty()).then(|| log.to_string())
+}
+
+/// One annotation per unresolved symbol (at the line it was first reported), one per warning,
+/// and a notice with the linker arguments to add.
+pub fn from_diagnosis(diagnosis: &Diagnosis) -> Vec<Annotation> {
+    let file = log_file(&diagnosis.log);
+    let mut out = Vec::new();
+    for s in &diagnosis.symbols {
+        let answer = match (&s.library, &s.libraries_by_flavour) {
+            (Some(library), _) => format!("link {library} ({})", s.family),
+            (None, Some(by)) => {
+                let each: Vec<String> = by
+                    .iter()
+                    .map(|(f, l)| format!("{} {l}", f.compiler_option()))
+                    .collect();
+                format!("link, by CRT flavour: {}", each.join(", "))
+            }
+            (None, None) => format!("no library known ({})", s.family),
+        };
+        let mut message = format!("{}: {answer}", s.symbol.demangled);
+        if let Some(note) = &s.match_note {
+            message.push_str(&format!("; {note}"));
+        }
+        out.push(Annotation {
+            rule_id: "unresolved-symbol".into(),
+            level: Level::Error,
+            file: file.clone(),
+            line: Some(s.symbol.first_line).filter(|l| *l > 0),
+            title: format!("unresolved external symbol {}", s.symbol.name),
+            message,
+        });
+    }
+    for warning in &diagnosis.warnings {
+        out.push(Annotation {
+            rule_id: "warning".into(),
+            level: Level::Warning,
+            file: file.clone(),
+            line: None,
+            title: "lnkfix warning".into(),
+            message: warning.clone(),
+        });
+    }
+    if !diagnosis.link_flags.is_empty() {
+        out.push(Annotation {
+            rule_id: "link-flags".into(),
+            level: Level::Notice,
+            file: file.clone(),
+            line: None,
+            title: diagnosis.verdict.summary.clone(),
+            message: format!(
+                "append to the link command: {}",
+                diagnosis.link_flags.join(" ")
+            ),
+        });
+    }
+    out
+}
+
+/// The root-cause lines as errors (their cause and the one fix), cascades as notices.
+pub fn from_triage(report: &TriageReport) -> Vec<Annotation> {
+    let file = log_file(&report.log);
+    let rule = report.rule.clone().unwrap_or_else(|| "unknown".into());
+    let level = match report.stage {
+        Stage::Success => Level::Notice,
+        _ => Level::Error,
+    };
+    let mut out: Vec<Annotation> = report
+        .evidence
+        .iter()
+        .map(|e| Annotation {
+            rule_id: format!("triage/{rule}"),
+            level,
+            file: file.clone(),
+            line: Some(e.line),
+            title: format!("{} stage: {}", report.stage, report.cause),
+            message: format!("fix: {}; then check: {}", report.fix, report.follow_up),
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(Annotation {
+            rule_id: format!("triage/{rule}"),
+            level,
+            file: file.clone(),
+            line: None,
+            title: format!("{} stage: {}", report.stage, report.cause),
+            message: format!("fix: {}", report.fix),
+        });
+    }
+    for seen in &report.cascades_ignored {
+        out.push(Annotation {
+            rule_id: format!("triage/{}", seen.rule),
+            level: Level::Notice,
+            file: file.clone(),
+            line: Some(seen.line),
+            title: "cascade: a symptom of the root error".into(),
+            message: seen.text.clone(),
+        });
+    }
+    out
+}
+
+/// Escapes the data of a workflow command (`%`, CR, LF).
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property of a workflow command (also `:` and `,`).
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Writes GitHub Actions workflow commands, one line per annotation.
+pub fn write_github(annotations: &[Annotation], out: &mut dyn Write) -> io::Result<()> {
+    for a in annotations {
+        let mut properties = Vec::new();
+        if let Some(file) = &a.file {
+            properties.push(format!("file={}", escape_property(file)));
+        }
+        if let Some(line) = a.line {
+            properties.push(format!("line={line}"));
+        }
+        properties.push(format!("title={}", escape_property(&a.title)));
+        writeln!(
+            out,
+            "::{} {}::{}",
+            a.level.github(),
+            properties.join(","),
+            escape_data(&a.message)
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes one SARIF 2.1.0 log with one run: the rules seen, and one result per annotation.
+pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Result<()> {
+    let mut rules: Vec<&str> = Vec::new();
+    for a in annotations {
+        if !rules.contains(&a.rule_id.as_str()) {
+            rules.push(&a.rule_id);
+        }
+    }
+    let results: Vec<serde_json::Value> = annotations
+        .iter()
+        .map(|a| {
+            let mut result = json!({
+                "ruleId": a.rule_id,
+                "ruleIndex": rules.iter().position(|r| *r == a.rule_id).unwrap_or(0),
+                "level": a.level.sarif(),
+                "message": { "text": format!("{}: {}", a.title, a.message) },
+            });
+            if let Some(file) = &a.file {
+                let mut location = json!({ "artifactLocation": { "uri": file_uri(file) } });
+                if let Some(line) = a.line {
+                    location["region"] = json!({ "startLine": line });
+                }
+                result["locations"] = json!([{ "physicalLocation": location }]);
+            }
+            result
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "lnkfix",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules.iter().map(|id| json!({
+                    "id": id,
+                    "shortDescription": { "text": rule_description(id) },
+                })).collect::<Vec<_>>(),
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// A relative URI reference for a file path (forward slashes, spaces and `%` escaped).
+fn file_uri(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for c in path.replace('\\', "/").chars() {
+        match c {
+            ' ' => uri.push_str("%20"),
+            '%' => uri.push_str("%25"),
+            '#' => uri.push_str("%23"),
+            '?' => uri.push_str("%3F"),
+            c => uri.push(c),
+        }
+    }
+    uri
+}
+
+fn rule_description(id: &str) -> String {
+    match id {
+        "unresolved-symbol" => {
+            "An unresolved external symbol and the library that provides it".into()
+        }
+        "link-flags" => "The linker arguments that fix the link".into(),
+        "warning" => "A problem worth knowing about the log or the libraries".into(),
+        other => format!("Triage row {}", other.trim_start_matches("triage/")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_commands_escape_their_parts() {
+        let a = Annotation {
+            rule_id: "x".into(),
+            level: Level::Error,
+            file: Some("C:\\b,d.log".into()),
+            line: Some(7),
+            title: "a: b".into(),
+            message: "50% done\nnext".into(),
+        };
+        let mut out = Vec::new();
+        write_github(&[a], &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "::error file=C%3A\\b%2Cd.log,line=7,title=a%3A b::50%25 done%0Anext\n"
+        );
+    }
+
+    #[test]
+    fn uris_are_relative_references() {
+        assert_eq!(file_uri("logs\\my build.log"), "logs/my%20build.log");
+    }
+}
