@@ -12,6 +12,7 @@
 
 pub mod annotations;
 pub mod app;
+pub mod atomic;
 pub mod demangle;
 pub mod discover;
 pub mod doctor;

@@ -16,15 +16,13 @@ use lnkfix::report::Style;
 
 use cli::{Cli, ColorChoice, Command, Format, ReportFormat};
 
-/// Colour only on a terminal, never with `NO_COLOR` set (unless forced).
-fn use_color(choice: ColorChoice) -> bool {
+/// The colour choice for anstream: `auto` colours only on a terminal that supports it and never
+/// with `NO_COLOR` set; anstream also turns escapes on in older Windows consoles.
+fn color_choice(choice: ColorChoice) -> anstream::ColorChoice {
     match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
+        ColorChoice::Always => anstream::ColorChoice::AlwaysAnsi,
+        ColorChoice::Never => anstream::ColorChoice::Never,
+        ColorChoice::Auto => anstream::ColorChoice::Auto,
     }
 }
 
@@ -64,21 +62,24 @@ impl From<Format> for ReportFormat {
 
 /// Renders a report on a buffered stdout; a closed pipe (`| head`) is not an error.
 fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoice) -> ExitCode {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let annotations = || report.annotations().unwrap_or_default();
-    let written = match format.into() {
-        ReportFormat::Text => report.write_text(
-            &mut out,
-            Style {
-                color: use_color(color),
-            },
-        ),
-        ReportFormat::Json => report.write_json(&mut out),
-        ReportFormat::Github => lnkfix::annotations::write_github(&annotations(), &mut out),
-        ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
-    }
-    .and_then(|_| out.flush());
+    let format = format.into();
+    let written = if let ReportFormat::Text = format {
+        // The report always styles; the stream keeps or strips the escapes.
+        let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
+        let mut out = std::io::BufWriter::new(stream);
+        report
+            .write_text(&mut out, Style { color: true })
+            .and_then(|_| out.flush())
+    } else {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let annotations = || report.annotations().unwrap_or_default();
+        match format {
+            ReportFormat::Github => lnkfix::annotations::write_github(&annotations(), &mut out),
+            ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
+            _ => report.write_json(&mut out),
+        }
+        .and_then(|_| out.flush())
+    };
     match written {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => fail(format!("cannot write: {e}")),
         _ => ExitCode::from(report.status().code()),

@@ -15,28 +15,36 @@ pub struct Style {
 }
 
 impl Style {
-    fn paint(&self, code: &str, text: &str) -> String {
+    fn paint(&self, style: anstyle::Style, text: &str) -> String {
         if self.color {
-            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+            format!("{style}{text}{style:#}")
         } else {
             text.to_string()
         }
     }
     /// Bold.
     pub fn bold(&self, text: &str) -> String {
-        self.paint("1", text)
+        self.paint(anstyle::Style::new().bold(), text)
     }
-    /// Green: a library to link.
+    /// Bold green: a library to link.
     pub fn library(&self, text: &str) -> String {
-        self.paint("1;32", text)
+        self.paint(
+            anstyle::Style::new()
+                .bold()
+                .fg_color(Some(anstyle::AnsiColor::Green.into())),
+            text,
+        )
     }
     /// Yellow: warnings and unknowns.
     pub fn warn(&self, text: &str) -> String {
-        self.paint("33", text)
+        self.paint(
+            anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Yellow.into())),
+            text,
+        )
     }
     /// Dim: secondary detail.
     pub fn dim(&self, text: &str) -> String {
-        self.paint("2", text)
+        self.paint(anstyle::Style::new().dimmed(), text)
     }
 }
 

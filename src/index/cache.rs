@@ -14,9 +14,7 @@
 //! owned symbols).
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
 use super::store::{self, FileIndex, FileParts, Member, Record, RecordKind, Span};
@@ -149,25 +147,12 @@ impl Cache {
         }
     }
 
-    /// Writes the entry of `file` for `key` (temporary file, then rename).
+    /// Writes the entry of `file` for `key` (atomically: [`crate::atomic`]).
     pub(crate) fn store(&self, key: &Key, file: &FileIndex) -> std::io::Result<()> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
         let bytes = encode(key, file);
         std::fs::create_dir_all(&self.dir)?;
         let entry = self.entry(key);
-        let temporary = self.dir.join(format!(
-            ".{}.{}.{}.tmp",
-            entry
-                .file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default(),
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = File::create(&temporary).and_then(|mut out| out.write_all(&bytes));
-        let renamed = written.and_then(|()| std::fs::rename(&temporary, &entry));
-        if let Err(error) = renamed {
-            let _ = std::fs::remove_file(&temporary);
+        if let Err(error) = crate::atomic::write_atomic(&entry, &bytes) {
             // Windows refuses to replace a file another process has mapped: a concurrent run
             // that just wrote (and maps) the entry for this same key. Its entry is as good as
             // ours, and a damaged one is discarded by the next load, so this is not a failure.

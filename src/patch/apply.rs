@@ -64,17 +64,14 @@ pub fn apply_patch(
         }
     }
     let directory = target.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let file_name = target
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "extension.py".to_string());
-
-    let (temporary, mut file) = create_temporary(&directory, &file_name)?;
-    let cleanup = TemporaryFile(temporary.clone());
-    file.write_all(new_text)
-        .and_then(|()| file.sync_all())
+    let mut pending = crate::atomic::AtomicFile::create(&target)
+        .map_err(io_error(&directory, "create a temporary file in"))?;
+    let temporary = pending.temporary_path().to_path_buf();
+    pending
+        .file()
+        .write_all(new_text)
+        .and_then(|()| pending.file().sync_all())
         .map_err(io_error(&temporary, "write the temporary file"))?;
-    drop(file);
     let permissions = fs::metadata(&target)
         .map_err(io_error(&target, "read the permissions of"))?
         .permissions();
@@ -102,7 +99,7 @@ pub fn apply_patch(
             actual: now_sha256,
         });
     }
-    if let Err(error) = fs::rename(&temporary, &target) {
+    if let Err(error) = pending.commit() {
         // Windows refuses to replace a file another program holds open without sharing delete
         // access: the original stays, so its backup would only mislead.
         if let Some(backup) = &backup_path {
@@ -110,7 +107,6 @@ pub fn apply_patch(
         }
         return Err(io_error(&target, "replace")(error));
     }
-    std::mem::forget(cleanup);
     Ok(ApplyReport {
         path: target,
         backup: backup_path,
@@ -121,77 +117,11 @@ pub fn apply_patch(
 }
 
 /// `fs::canonicalize`, but on Windows without the `\\?\` prefix it adds (`\\?\C:\...`,
-/// `\\?\UNC\server\share\...`) when the plain form names the same file: that is the form users,
+/// `\\?\UNC\server\share\...`) when the plain form names the same file (`dunce` decides: drive
+/// and UNC paths under `MAX_PATH` with no reserved names or trailing dots): that is the form users,
 /// editors and Python expect in messages and arguments.
 fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
-    let canonical = fs::canonicalize(path)?;
-    Ok(without_verbatim_prefix(&canonical).unwrap_or(canonical))
-}
-
-/// The plain form of a verbatim path, when Windows would read the plain form as the same path:
-/// a drive or UNC path shorter than `MAX_PATH` whose components are not `.`/`..`, do not end in a
-/// dot or space, and are not device names.
-fn without_verbatim_prefix(path: &Path) -> Option<PathBuf> {
-    if !cfg!(windows) {
-        return None;
-    }
-    let text = path.to_str()?;
-    let rest = text.strip_prefix(r"\\?\")?;
-    let plain = if let Some(unc) = rest.strip_prefix(r"UNC\") {
-        format!(r"\\{unc}")
-    } else {
-        let bytes = rest.as_bytes();
-        if bytes.len() < 3 || !bytes[0].is_ascii_alphabetic() || bytes[1..3] != *b":\\" {
-            return None;
-        }
-        rest.to_string()
-    };
-    const DEVICES: &[&str] = &[
-        "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
-        "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
-    ];
-    let usable = plain.len() < 260
-        && !plain.contains('/')
-        && plain.split('\\').skip(1).all(|component| {
-            let stem = component
-                .split('.')
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            component != "."
-                && component != ".."
-                && !component.ends_with(['.', ' '])
-                && !DEVICES.contains(&stem.trim_end())
-        });
-    usable.then(|| PathBuf::from(plain))
-}
-
-/// Removes the temporary file unless disarmed (on success it has been renamed away).
-struct TemporaryFile(PathBuf);
-
-impl Drop for TemporaryFile {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
-    }
-}
-
-fn create_temporary(directory: &Path, file_name: &str) -> Result<(PathBuf, fs::File), PatchError> {
-    let process = std::process::id();
-    let mut attempt = 0u32;
-    loop {
-        let candidate = directory.join(format!(".{file_name}.lnkfix-{process}-{attempt}.tmp"));
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(file) => return Ok((candidate, file)),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 1000 => {
-                attempt += 1;
-            }
-            Err(error) => return Err(io_error(&candidate, "create the temporary file")(error)),
-        }
-    }
+    dunce::canonicalize(path)
 }
 
 fn write_backup(target: &Path, original: &[u8]) -> Result<PathBuf, PatchError> {
