@@ -649,6 +649,11 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
             (value, None)
         }
     };
+    if diagnosis["crt"]["flavour"].is_null() && !diagnosis["link_flags_by_flavour"].is_null() {
+        return Err(Error::FlavourUnknown {
+            from: request.from.clone(),
+        });
+    }
     let plan = patch::plan_from_diagnosis(&diagnosis, &request.from, request.literal_paths);
     let target = request.extension_py.to_string_lossy().to_string();
     let outcome = patch::plan_patch(&target, &original, &plan)?;

@@ -48,6 +48,12 @@ pub enum Error {
     /// `triage` could not read its log.
     #[error(transparent)]
     Triage(#[from] TriageError),
+    /// `patch` needs the CRT flavour and nothing in the evidence tells it.
+    #[error("{from}: the CRT flavour is unknown, so the libraries to add are too. lnkfix looked for: a /MD, /MT, /MDd or /MTd (or -fms-runtime-lib=) on a command line, LNK2038 RuntimeLibrary or LNK4098 texts, __imp_ references to CRT functions, debug-only CRT names, and references from CRT library members; the log has none. Pass --crt static|dynamic|static-debug|dynamic-debug, or --objects DIR (the build's objects: their /DEFAULTLIB directives tell)")]
+    FlavourUnknown {
+        /// The log or saved diagnosis.
+        from: String,
+    },
     /// `patch` could not plan or apply the patch.
     #[error(transparent)]
     Patch(#[from] PatchError),

@@ -30,6 +30,7 @@ impl Evidence {
             "command line" | "LNK2038" | "object directive" | "build.ninja" => 4,
             "LNK4098" => 3,
             "dllimport CRT symbol" | "debug-only symbol" => 2,
+            "plain UCRT reference" => 1,
             _ => 1,
         }
     }
@@ -267,6 +268,33 @@ pub fn decide(
                 line: Some(symbol.first_line),
             });
         }
+        if !symbol.import
+            && class.as_ref().is_some_and(|c| c.family == "ucrt")
+            && !is_compiler_intrinsic(&symbol.lookup_name)
+        {
+            // The DLL CRT's headers declare UCRT functions dllimport, so code compiled for /MD
+            // references them as __imp_X; a plain X from the project's own object means it was
+            // compiled for the static CRT. Weaker than a compiler option: an object compiled
+            // without the CRT headers' declarations references X plainly too.
+            let from_project = symbol.references.iter().find_map(|r| {
+                r.object.as_deref().filter(|o| {
+                    let lower = o.to_ascii_lowercase();
+                    !o.contains('(') && (lower.ends_with(".obj") || lower.ends_with(".o"))
+                })
+            });
+            if let Some(object) = from_project {
+                evidence.push(Evidence {
+                    source: "plain UCRT reference".into(),
+                    dynamic: Some(false),
+                    debug: None,
+                    detail: format!(
+                        "{} is referenced without __imp_ by {object}: compiled for the static CRT (weak: no compiler option says so)",
+                        symbol.lookup_name
+                    ),
+                    line: Some(symbol.first_line),
+                });
+            }
+        }
         if book.is_debug_only(&symbol.lookup_name) {
             evidence.push(Evidence {
                 source: "debug-only symbol".into(),
@@ -305,7 +333,13 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
             .iter()
             .filter_map(|e| pick(e).map(|v| (e, v)))
             .collect();
-        let conflict = votes.iter().any(|(_, v)| *v) && votes.iter().any(|(_, v)| !*v);
+        // Weak evidence (a plain UCRT reference) never makes a mixed build on its own.
+        let firm: Vec<bool> = votes
+            .iter()
+            .filter(|(e, _)| e.source != "plain UCRT reference")
+            .map(|(_, v)| *v)
+            .collect();
+        let conflict = firm.iter().any(|v| *v) && firm.iter().any(|v| !*v);
         let best = votes
             .iter()
             .max_by_key(|(e, _)| e.strength())
@@ -428,6 +462,35 @@ mod tests {
     }
 
     #[test]
+    fn plain_ucrt_references_say_static_weakly() {
+        let d = decide_log(
+            "app.obj : error LNK2019: unresolved external symbol _getch referenced in function main\n",
+            None,
+        );
+        assert_eq!(d.flavour, Some(Flavour::Static));
+        assert!(d
+            .evidence
+            .iter()
+            .any(|e| e.source == "plain UCRT reference"));
+        // An intrinsic says nothing; a CRT library member is not the project's code.
+        let d = decide_log(
+            "app.obj : error LNK2019: unresolved external symbol strlen referenced in function main\n",
+            None,
+        );
+        assert!(!d
+            .evidence
+            .iter()
+            .any(|e| e.source == "plain UCRT reference"));
+        // A command-line option outweighs it.
+        let d = decide_log(
+            "cl /MD /c app.cpp\napp.obj : error LNK2019: unresolved external symbol _getch referenced in function main\n",
+            None,
+        );
+        assert_eq!(d.flavour, Some(Flavour::Dynamic));
+        assert!(d.conflict.is_none(), "weak evidence is no mixed build");
+    }
+
+    #[test]
     fn dllimport_crt_and_debug_only_symbols() {
         let d = decide_log(
             "a.obj : error LNK2001: unresolved external symbol __imp__CrtDbgReport\n",
@@ -456,4 +519,22 @@ mod tests {
         let d = decide_log(log, Some(Flavour::Static));
         assert_eq!(d.flavour, Some(Flavour::Static));
     }
+}
+
+/// Functions the compiler may call by their plain name whatever the CRT flavour (intrinsics and
+/// the math functions it inlines or calls directly under /Oi), so a plain reference to them says
+/// nothing about the flavour.
+fn is_compiler_intrinsic(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strcmp", "strcpy", "strcat",
+        "strset", "_strset", "wcslen", "wcscmp", "wcscpy", "wcscat", "abs", "labs", "llabs",
+        "_abs64", "fabs", "_alloca", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "exp",
+        "floor", "fmod", "log", "log10", "pow", "sin", "sinh", "sqrt", "tan", "tanh", "_rotl",
+        "_rotr", "_lrotl", "_lrotr", "_rotl64", "_rotr64",
+    ];
+    let base = name
+        .strip_suffix('f')
+        .filter(|b| NAMES.contains(b))
+        .unwrap_or(name);
+    NAMES.contains(&base) || name.starts_with("_byteswap_") || name.starts_with("_Cbuild")
 }

@@ -289,27 +289,36 @@ pub fn write_text(
         writeln!(out, "  {}", chain.join(" "))?;
         writeln!(out)?;
     }
-    if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
+    if let Some(by) = &diagnosis.link_flags_by_flavour {
+        // The flavour is unknown: one labelled line per flavour, each pasteable as is.
+        writeln!(
+            out,
+            "{}",
+            style.bold("Append to the link command (the CRT flavour is unknown: use the line for how the project compiles; --crt or --objects DIR decides):")
+        )?;
+        for (flavour, flags) in by {
+            let flags: Vec<String> = flags.iter().map(|f| quote_windows_argument(f)).collect();
+            let kind = if flavour.is_dynamic() {
+                "the DLL CRT"
+            } else {
+                "the static CRT"
+            };
+            writeln!(
+                out,
+                "  if the project builds with {} ({kind}):",
+                flavour.compiler_option()
+            )?;
+            writeln!(out, "    {}", style.library(&flags.join(" ")))?;
+        }
+        writeln!(out)?;
+    } else if !diagnosis.link_flags.is_empty() {
         writeln!(out, "{}", style.bold("Append to the link command:"))?;
-        if !diagnosis.link_flags.is_empty() {
-            let flags: Vec<String> = diagnosis
-                .link_flags
-                .iter()
-                .map(|f| quote_windows_argument(f))
-                .collect();
-            writeln!(out, "  {}", style.library(&flags.join(" ")))?;
-        }
-        if let Some(by) = &diagnosis.link_flags_by_flavour {
-            for (flavour, flags) in by {
-                let flags: Vec<String> = flags.iter().map(|f| quote_windows_argument(f)).collect();
-                writeln!(
-                    out,
-                    "  {:<5} {}",
-                    flavour.compiler_option(),
-                    style.library(&flags.join(" "))
-                )?;
-            }
-        }
+        let flags: Vec<String> = diagnosis
+            .link_flags
+            .iter()
+            .map(|f| quote_windows_argument(f))
+            .collect();
+        writeln!(out, "  {}", style.library(&flags.join(" ")))?;
         writeln!(out)?;
     }
     write_findings(diagnosis, out, style)?;

@@ -326,7 +326,8 @@ impl RuleBook {
 
     /// Whether a name exists only in the debug CRT (so referencing it means a debug build).
     pub fn is_debug_only(&self, name: &str) -> bool {
-        self.debug_only.contains(name)
+        // The list in rules.json, and every name only the debug chains define (crt-chain table).
+        self.debug_only.contains(name) || names::is_debug_only(name)
     }
 
     /// The library a family uses for a flavour.

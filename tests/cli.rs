@@ -270,3 +270,67 @@ fn patch_diff_apply_and_idempotence() {
         .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("other.py"));
 }
+
+/// With no CRT evidence: every line under "Append to the link command" pastes as is (labels on
+/// their own lines), and `patch` says the flavour is unknown and how to give it.
+#[test]
+fn unknown_flavour_gives_pasteable_lines_and_a_patch_refusal() {
+    let log = "app.obj : error LNK2019: unresolved external symbol _tls_index referenced in function f\n\
+               app.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function f\n";
+    let out = lnkfix()
+        .args(["diagnose", "--color", "never", "-"])
+        .write_stdin(log)
+        .assert_retrying()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let append = text
+        .split("Append to the link command")
+        .nth(1)
+        .expect("an append section");
+    let lines: Vec<&str> = append
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines.len(), 4, "{append}");
+    for pair in lines.chunks(2) {
+        assert!(
+            pair[0]
+                .trim_start()
+                .starts_with("if the project builds with /M"),
+            "{pair:?}"
+        );
+        // The flags line holds link inputs only: no compiler option to paste by mistake.
+        assert!(
+            pair[1].split_whitespace().all(|w| w.ends_with(".lib")),
+            "{pair:?}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("extension.py");
+    std::fs::write(&ext, EXTENSION_PY).unwrap();
+    let log_path = dir.path().join("link.log");
+    std::fs::write(&log_path, log).unwrap();
+    let refused = lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .arg("--from")
+        .arg(&log_path)
+        .assert_retrying()
+        .code(2);
+    let message = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+    assert!(
+        message.contains("CRT flavour is unknown")
+            && message.contains("--crt")
+            && message.contains("--objects"),
+        "{message}"
+    );
+    lnkfix()
+        .arg("patch")
+        .arg(&ext)
+        .arg("--from")
+        .arg(&log_path)
+        .args(["--crt", "dynamic"])
+        .assert_retrying()
+        .code(0);
+}
