@@ -402,6 +402,11 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         None => resolve::diagnose(failure, &book, &options),
     };
     diagnosis.warnings.extend(warnings);
+    if log != "-" {
+        if let Ok(file) = std::fs::File::open(log) {
+            diagnosis.set_build_system(crate::build_system::recognise(file));
+        }
+    }
     if let Some(s) = searched {
         // Freeing a large index costs tens of milliseconds at exit and buys nothing.
         std::mem::forget(s.index);

@@ -408,6 +408,24 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     decision
 }
 
+/// Functions the compiler may call by their plain name whatever the CRT flavour (intrinsics and
+/// the math functions it inlines or calls directly under /Oi), so a plain reference to them says
+/// nothing about the flavour.
+fn is_compiler_intrinsic(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strcmp", "strcpy", "strcat",
+        "strset", "_strset", "wcslen", "wcscmp", "wcscpy", "wcscat", "abs", "labs", "llabs",
+        "_abs64", "fabs", "_alloca", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "exp",
+        "floor", "fmod", "log", "log10", "pow", "sin", "sinh", "sqrt", "tan", "tanh", "_rotl",
+        "_rotr", "_lrotl", "_lrotr", "_rotl64", "_rotr64",
+    ];
+    let base = name
+        .strip_suffix('f')
+        .filter(|b| NAMES.contains(b))
+        .unwrap_or(name);
+    NAMES.contains(&base) || name.starts_with("_byteswap_") || name.starts_with("_Cbuild")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,22 +537,4 @@ mod tests {
         let d = decide_log(log, Some(Flavour::Static));
         assert_eq!(d.flavour, Some(Flavour::Static));
     }
-}
-
-/// Functions the compiler may call by their plain name whatever the CRT flavour (intrinsics and
-/// the math functions it inlines or calls directly under /Oi), so a plain reference to them says
-/// nothing about the flavour.
-fn is_compiler_intrinsic(name: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strcmp", "strcpy", "strcat",
-        "strset", "_strset", "wcslen", "wcscmp", "wcscpy", "wcscat", "abs", "labs", "llabs",
-        "_abs64", "fabs", "_alloca", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "exp",
-        "floor", "fmod", "log", "log10", "pow", "sin", "sinh", "sqrt", "tan", "tanh", "_rotl",
-        "_rotr", "_lrotl", "_lrotr", "_rotl64", "_rotr64",
-    ];
-    let base = name
-        .strip_suffix('f')
-        .filter(|b| NAMES.contains(b))
-        .unwrap_or(name);
-    NAMES.contains(&base) || name.starts_with("_byteswap_") || name.starts_with("_Cbuild")
 }

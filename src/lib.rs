@@ -13,6 +13,7 @@
 pub mod annotations;
 pub mod app;
 pub mod atomic;
+pub mod build_system;
 pub mod demangle;
 pub mod discover;
 pub mod doctor;

@@ -321,6 +321,21 @@ pub fn write_text(
         writeln!(out, "  {}", style.library(&flags.join(" ")))?;
         writeln!(out)?;
     }
+    if let Some(build) = &diagnosis.build_system {
+        if !build.fix.is_empty() {
+            writeln!(
+                out,
+                "{} (recognised from line {}: {}):",
+                style.bold(&format!("In {} terms", build.kind.name())),
+                build.line,
+                build.evidence
+            )?;
+            for line in &build.fix {
+                writeln!(out, "  {line}")?;
+            }
+            writeln!(out)?;
+        }
+    }
     write_findings(diagnosis, out, style)?;
     write_warnings(diagnosis, out, style)
 }

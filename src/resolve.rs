@@ -239,6 +239,39 @@ pub struct Diagnosis {
     pub counts: Counts,
     /// What reading the log measured.
     pub stats: crate::linklog::LogStats,
+    /// The build system recognised from the log, and the fix in its terms (`null`: none
+    /// recognised, or the log came from standard input).
+    pub build_system: Option<BuildSystemFix>,
+}
+
+/// The build system a log shows, and the fix written for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildSystemFix {
+    /// Which (`tvm-ffi`, `cmake`, `msbuild`, `cargo`, `setuptools`, `node-gyp`, `meson`).
+    pub kind: crate::build_system::BuildSystem,
+    /// 1-based line that shows it.
+    pub line: u64,
+    /// That line.
+    pub evidence: String,
+    /// The changes to make, one per line, in the build system's terms.
+    pub fix: Vec<String>,
+}
+
+impl Diagnosis {
+    /// Records the build system recognised in the log and phrases the fix for it.
+    pub fn set_build_system(&mut self, recognised: Option<crate::build_system::Recognised>) {
+        self.build_system = recognised.map(|r| BuildSystemFix {
+            kind: r.kind,
+            line: r.line,
+            fix: crate::build_system::fix_lines(
+                r.kind,
+                &self.link_flags,
+                self.crt.flavour,
+                &self.log,
+            ),
+            evidence: r.evidence,
+        });
+    }
 }
 
 /// Options for [`diagnose`].
@@ -663,6 +696,7 @@ pub fn diagnose_with(
             incomplete: failure.incomplete,
         },
         stats: failure.stats,
+        build_system: None,
     }
 }
 

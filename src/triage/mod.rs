@@ -1116,7 +1116,11 @@ fn link_diagnosis(
     if diagnose_options.log_name.is_empty() {
         diagnose_options.log_name = name.to_string();
     }
-    Ok(crate::resolve::diagnose(failure, book, &diagnose_options))
+    let mut diagnosis = crate::resolve::diagnose(failure, book, &diagnose_options);
+    if let Ok(reader) = source.open() {
+        diagnosis.set_build_system(crate::build_system::recognise(reader));
+    }
+    Ok(diagnosis)
 }
 
 /// Placeholders for the link rows, from the diagnosis.
@@ -1143,9 +1147,21 @@ fn link_values(
                 parts.join("; ")
             ));
         }
-        text.push_str(
-            " to the Windows link flags in extension.py (the one list every JIT module links with)",
-        );
+        match &diagnosis.build_system {
+            Some(build) if build.kind != crate::build_system::BuildSystem::TvmFfi => {
+                text.push_str(&format!(
+                    ", in {} terms: {}",
+                    build.kind.name(),
+                    build.fix.join("; ")
+                ));
+            }
+            Some(_) => text.push_str(
+                " to the Windows link flags in extension.py (the one list every JIT module links with)",
+            ),
+            None => text.push_str(
+                " to the link command (in a tvm-ffi JIT build: to the Windows link flags in extension.py, the one list every JIT module links with)",
+            ),
+        }
         text
     } else if diagnosis.counts.unknown > 0 {
         "no library provides these symbols by rule: they are the project's own (a source file, template instantiation or export missing from the build) or from a library not searched; find the definition and add that source or library once in extension.py".into()

@@ -1,0 +1,80 @@
+//! The build system is recognised from real posted logs, and the fix is written in its terms:
+//! `diagnose` (text and JSON) and `triage` never tell a cargo, CMake or MSBuild project to edit
+//! tvm-ffi's extension.py.
+
+mod common;
+
+use std::process::Command;
+
+fn diagnose_json(log: &str) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .current_dir(common::root())
+        .args(["diagnose", log, "--format", "json"])
+        .env_remove("LIB")
+        .env_remove("HIP_PATH")
+        .env_remove("VCToolsInstallDir")
+        .env_remove("WindowsSdkDir")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn real_posted_logs_name_their_build_system() {
+    let shared = common::root().join("../shared/examples");
+    let rows = [
+        ("001", "cargo"),
+        ("026", "cargo"),
+        ("003", "cmake"),
+        ("028", "cmake"),
+        ("057", "cmake"),
+        ("022", "msbuild"),
+        ("033", "msbuild"),
+        ("066", "msbuild"),
+        ("074", "node-gyp"),
+        ("011", ""),
+    ];
+    let mut failures = Vec::new();
+    for (id, want) in rows {
+        let log = shared.join(format!("{id}.log"));
+        let json = diagnose_json(log.to_str().unwrap());
+        let got = json["build_system"]["kind"].as_str().unwrap_or("");
+        if got != want {
+            failures.push(format!("{id}: want {want:?}, got {got:?}"));
+        }
+        let fix = json["build_system"]["fix"].to_string();
+        if want != "" && fix.contains("extension.py") {
+            failures.push(format!(
+                "{id}: a {want} project told to edit extension.py: {fix}"
+            ));
+        }
+    }
+    let example = diagnose_json("examples/tvm-ffi-hip-lld-link.log");
+    if example["build_system"]["kind"] != "tvm-ffi" {
+        failures.push(format!("bundled example: {}", example["build_system"]));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The cargo fix names the library the way cargo links it.
+    let cargo = diagnose_json(shared.join("001.log").to_str().unwrap());
+    assert!(
+        cargo["build_system"]["fix"][0]
+            .as_str()
+            .unwrap()
+            .contains("cargo:rustc-link-lib=amdhip64"),
+        "{}",
+        cargo["build_system"]
+    );
+}
+
+#[test]
+fn triage_phrases_the_link_fix_for_the_build_system() {
+    let shared = common::root().join("../shared/examples/001.log");
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["triage", shared.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let fix = json["fix"].as_str().unwrap();
+    assert!(fix.contains("cargo"), "{fix}");
+    assert!(!fix.contains("extension.py"), "{fix}");
+}
