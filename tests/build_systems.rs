@@ -43,7 +43,7 @@ fn real_posted_logs_name_their_build_system() {
             failures.push(format!("{id}: want {want:?}, got {got:?}"));
         }
         let fix = json["build_system"]["fix"].to_string();
-        if want != "" && fix.contains("extension.py") {
+        if !want.is_empty() && fix.contains("extension.py") {
             failures.push(format!(
                 "{id}: a {want} project told to edit extension.py: {fix}"
             ));
