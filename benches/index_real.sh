@@ -30,12 +30,11 @@ best() { # LABEL COMMAND...: best wall time and its peak RSS over $runs runs
     local label=$1 best_s= best_kb= out
     shift
     for _ in $(seq "$runs"); do
-        out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-        read -r s kb <<<"$out"
+        /usr/bin/time -o "$cache/time.out" -f '%e %M' "$@" >/dev/null 2>&1 || true
+        read -r s kb <"$cache/time.out"
         if [ -z "$best_s" ] || awk "BEGIN{exit !($s < $best_s)}"; then best_s=$s best_kb=$kb; fi
     done
     printf '%-34s %7.3f s %8d KiB\n' "$label" "$best_s" "$best_kb"
-    eval "time_$2=$best_s" 2>/dev/null || true
     echo "$best_s" >"$cache/$label.t"
 }
 
