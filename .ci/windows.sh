@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Windows: builds lnkfix.exe for x86_64-pc-windows-gnu in release mode, then runs the unit and
-# integration tests for that target under Wine (issue 8). A failing test fails the script.
+# integration tests for that target under Wine. A failing test fails the script.
 #
 #   .ci/windows.sh            (called by .ci/run after the Linux tests; root, Debian 12, the network)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the library index (issue 3): generates an SDK-sized corpus and measures, in one
+# Benchmark of the library index: generates an SDK-sized corpus and measures, in one
 # run, lnkfix's index build without a cache and with its on-disk cache (cold = the cache is empty
 # and gets written, warm = every entry present) against `llvm-nm-14 --print-armap` and `cat` over
 # the same files, with peak RSS from /usr/bin/time -v.

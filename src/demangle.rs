@@ -2,7 +2,7 @@
 //! from different demanglers (MSVC's undname, LLVM, msvc-demangler) be compared.
 //!
 //! msvc-demangler 0.11 overflows the stack on deeply nested names and rejects names that still
-//! carry `__imp_` (FORMATS.md §4): the guard strips the prefix first and bounds length and depth,
+//! carry `__imp_` (docs/RULES.md §12): the guard strips the prefix first and bounds length and depth,
 //! returning the raw name with a warning instead of crashing.
 
 use msvc_demangler::DemangleFlags;
@@ -50,7 +50,7 @@ pub fn strip_import_prefix(name: &str) -> (&str, bool) {
 /// Openers: templates (`?$`), function types (`P6`, `Q6`, `A6`, `$A`), member pointers (`P8`),
 /// template parameters (`$$`, `$1`, `$E`), nested names (`??`) and arrays (`Y` and a digit); and
 /// every link of a pointer or reference chain (`PEAPEAH`: a pointer or reference prefix whose
-/// pointee is another one or an array). Chains were not counted before issue 7: a 4096-byte name
+/// pointee is another one or an array). Chains were once not counted: a 4096-byte name
 /// of 2,000 `PA` links was estimated at depth 0 and overflowed a 2 MiB thread stack (the default
 /// of spawned threads and of `cargo test`); a flat parameter list (`PEAX`, `PEBD`, ...) has no
 /// links, so real names keep their estimate.
@@ -265,7 +265,7 @@ mod tests {
         let d = demangle(&name);
         assert_eq!(d.text, name);
         assert!(d.warning.unwrap().contains("limit"));
-        // Pointer, reference and array chains nest too (issue 7: 2,000 `PA` links in 4096 bytes
+        // Pointer, reference and array chains nest too (2,000 `PA` links in 4096 bytes
         // overflowed a 2 MiB stack before they were counted).
         for chain in ["PA", "PEA", "QEB", "AEA", "PEAY01"] {
             let name = format!("?x@@3{}H", chain.repeat(4080 / chain.len()));

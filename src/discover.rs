@@ -1,5 +1,5 @@
 //! Where to look for libraries: the directories of the link environment, in linker search order,
-//! and the library files in them (issue 3, item 1).
+//! and the library files in them (docs/RULES.md §7).
 //!
 //! Explicit options (`--lib-dir`, `--hip-path`, `--vc-lib`, `--sdk-lib`, `--lib GLOB`) win; with
 //! none, the environment is read the way link.exe and vcvars arrange it: `LIB`, then `HIP_PATH`,

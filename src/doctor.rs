@@ -1,7 +1,7 @@
 //! Doctor: the rule book's step 0, checked — the environment recipe (HIP_PATH,
 //! TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH, CC), the vcvars environment, the directories they
 //! name, the HIP import library and both CRT flavours where the link will look, the arch names,
-//! and what the compiler driver means for the flags extension.py passes (issue 6).
+//! and what the compiler driver means for the flags extension.py passes (docs/RULES.md §14).
 //!
 //! The environment comes in as a closure so tests (and other tools) can inject one; nothing here
 //! reads the process environment.
@@ -17,7 +17,7 @@ use crate::triage::{is_valid_target, split_list};
 /// The JSON schema version of [`DoctorReport`].
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The recipe's variables (DIAGNOSTICS.md step 0.2).
+/// The recipe's variables (the rule book's step 0.2, docs/RULES.md §14).
 pub const RECIPE_VARIABLES: &[&str] = &[
     "HIP_PATH",
     "TVM_FFI_ROCM_ARCH_LIST",
@@ -34,7 +34,7 @@ pub const VCVARS_VARIABLES: &[&str] = &[
     "WindowsSdkDir",
 ];
 
-/// The CRT import libraries of each flavour, by role (release builds; FORMATS.md §1).
+/// The CRT import libraries of each flavour, by role (release builds; docs/RULES.md §3).
 pub const CRT_LIBRARIES: &[(&str, &str, &str)] = &[
     ("C runtime startup", "libcmt.lib", "msvcrt.lib"),
     ("universal CRT", "libucrt.lib", "ucrt.lib"),

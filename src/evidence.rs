@@ -98,7 +98,7 @@ pub fn flavour_of_option(book: &RuleBook, option: &str) -> (Option<bool>, Option
 }
 
 /// Evidence from the build's own objects: the `/DEFAULTLIB` directives cl and clang-cl write into
-/// `.drectve`, and which objects carry none (hipcc's GNU-style driver writes none, FORMATS.md §1).
+/// `.drectve`, and which objects carry none (hipcc's GNU-style driver writes none, docs/RULES.md §3).
 pub fn from_objects(book: &RuleBook, objects: &crate::index::Index) -> Vec<Evidence> {
     let mut out = Vec::new();
     for info in objects.libraries() {

@@ -618,7 +618,7 @@ mod tests {
         find(&index, &demangled, &RuleBook::builtin(), &want, flavour)
     }
 
-    /// Every near-miss kind of issue 4, one row each, reporting every failing row.
+    /// Every near-miss kind (docs/GUIDE.md, "Near misses"), one row each, reporting every failing row.
     #[test]
     fn each_near_miss_kind() {
         let rows: &[(&str, &str, SymbolKind, Machine, &str)] = &[

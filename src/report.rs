@@ -1,5 +1,5 @@
 //! Reports: the diagnosis as text for people (grouped by library, coloured only when asked) and
-//! as JSON for tools (the schema is documented in the README).
+//! as JSON for tools (the schema is documented in docs/GUIDE.md).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};

@@ -1,4 +1,4 @@
-//! Hostile environments (issue 7): symbol-map claims of billions of entries, member sizes past the
+//! Hostile environments: symbol-map claims of billions of entries, member sizes past the
 //! end, symlink loops and unreadable entries in a lib dir, a lib dir of 50,000 files, and paths with
 //! spaces, non-ASCII and quotes. Each run is bounded, gives warnings naming the file, and never
 //! panics; good files beside the bad ones are still read.

@@ -1,4 +1,4 @@
-//! Files are never damaged (issue 7): `patch --apply` killed at any moment leaves extension.py
+//! Files are never damaged: `patch --apply` killed at any moment leaves extension.py
 //! either exactly as it was or exactly patched, never half-written.
 
 mod common;

@@ -1,5 +1,5 @@
 //! A 1 GiB log (generated on the fly, never written to disk) is read in bounded memory: the peak
-//! resident size of `lnkfix diagnose` stays far below the input's size (issue 7's adversarial
+//! resident size of `lnkfix diagnose` stays far below the input's size (part of the adversarial
 //! suite). Linux only: the peak is read from /proc.
 #![cfg(target_os = "linux")]
 

@@ -1,4 +1,4 @@
-//! The closed loop (issue 4): real lld-link failures of our own HIP extension sources (`/MT` and
+//! The closed loop: real lld-link failures of our own HIP extension sources (`/MT` and
 //! `/MD`, both demangling modes), diagnosed against stand-in libraries laid out like a VC lib dir,
 //! a Windows Kits dir and a HIP SDK, plus Microsoft's real Windows API import library; appending
 //! exactly the `link_flags` lnkfix printed to the same link command must make the link succeed.

@@ -1,4 +1,4 @@
-//! Every input a fuzz target crashed on (issue 7), kept as a file in
+//! Every input a fuzz target crashed on, kept as a file in
 //! `tests/fuzz_regressions/<target>/`, replayed through the code the target runs
 //! (`fuzz/src/lib.rs`, included by path), in the normal `cargo test`: no fuzz toolchain needed.
 //! Each file's name says what it broke; `fuzz/README.md` lists the fixes.

@@ -1,4 +1,4 @@
-//! The index cache (issue 3 item 4): a warm build gives exactly what reading the files gives,
+//! The index cache: a warm build gives exactly what reading the files gives,
 //! a changed file is read again, a damaged entry is discarded with a warning, and concurrent
 //! builds sharing one cache directory are safe.
 

@@ -1,5 +1,5 @@
-//! Archives, objects, a `.def`, a DLL and a PDB built here with the LLVM 14 tools: each format of
-//! issue 3 item 2 is read, with the member, DLL, kind and machine it should have.
+//! Archives, objects, a `.def`, a DLL and a PDB built here with the LLVM 14 tools: each format the
+//! index reads is read, with the member, DLL, kind and machine it should have.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Issue 5's "done when": for a real HIP link failure (the closed-loop `/MD` log, diagnosed against
+//! The patch's acceptance test: for a real HIP link failure (the closed-loop `/MD` log, diagnosed against
 //! the stand-in libraries, and a shared example), `lnkfix patch` gives a diff that applies to every
 //! tested tvm-ffi release, and the ninja link line the patched file generates carries exactly the
 //! libraries lnkfix diagnosed.

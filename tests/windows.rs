@@ -1,6 +1,6 @@
-//! Windows behaviour (issue 8, items 3 and 4), checked where it can only be checked: in a Windows
+//! Windows behaviour, checked where it can only be checked: in a Windows
 //! process. `.ci/windows.sh` builds this file for `x86_64-pc-windows-gnu` and runs it under Wine, with
-//! the artefacts that need Linux tools prepared beforehand (see the README, "Windows"). Elsewhere the file
+//! the artefacts that need Linux tools prepared beforehand (see CONTRIBUTING.md, "Windows"). Elsewhere the file
 //! compiles to nothing.
 //!
 //! - `LIB` as vcvars writes it, `HIP_PATH` with its trailing backslash, spaces, drive letters and

@@ -155,7 +155,7 @@ pub fn pdb(data: &[u8]) {
 }
 
 /// The plan every patch input is planned with: HIP from a found directory plus a default-lib chain,
-/// the shape of the bring-up fix (issue 5).
+/// the shape of the bring-up fix.
 pub fn patch_plan() -> PatchPlan {
     PatchPlan {
         hip: Some(HipLibrary {

@@ -1,4 +1,4 @@
-//! The on-disk index cache (issue 3 item 4): one file per indexed archive or object, keyed by the
+//! The on-disk index cache: one file per indexed archive or object, keyed by the
 //! canonical path, size, modification time and [`VERSION`], holding the compact records of
 //! `store` in a binary layout that is mapped and used as is: no parsing, no per-symbol allocation.
 //! Kept because it measurably beats re-reading (benches/README.md): the records of an archive are

@@ -3,10 +3,10 @@
 //! `/alternatename` and `.drectve` `/DEFAULTLIB`, and members whose symbols cannot be read (`/GL`
 //! LTCG objects, LLVM bitcode). Built on the `object` crate; nothing from it leaves this module.
 //!
-//! What is read, and why (issue 3 item 4: read only what answers the question):
+//! What is read, and why (read only what answers the question):
 //! - every member header, and the 20-byte header and strings of every short import member:
 //!   umbrella import libraries such as `windows.0.53.0.lib` list one function under several DLLs
-//!   and the symbol map names only one of them (FORMATS.md §4);
+//!   and the symbol map names only one of them (docs/RULES.md §10);
 //! - the COFF header, section table and `.drectve` of every object member (machine,
 //!   `/DEFAULTLIB`, `/alternatename`, and whether it is a long-form import object);
 //! - the symbol map (first linker member, in member order) for which object member defines what.

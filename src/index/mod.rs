@@ -1,5 +1,5 @@
 //! The library index: every symbol that the libraries, DLLs, `.def` files, objects and PDBs of the
-//! link environment define, with the file, member or DLL that provides it (issue 3).
+//! link environment define, with the file, member or DLL that provides it.
 //!
 //! One reader per format (`coff` for archives and objects, `pe` for DLL export tables, `def` for
 //! module-definition files, `pdb` for linker PDBs) turns bytes into records; `object::`/`pdb::`

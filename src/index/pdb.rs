@@ -1,7 +1,7 @@
 //! PDB reader (the `pdb` crate): public symbols and the DBI module list. Each public is attributed,
 //! through the section contributions, to the module (object) that defined it and the library that
 //! module came from (`...\ucrt\x64\libucrt.lib`, `Import:KERNEL32.dll`): a link that succeeded is
-//! evidence of which library provided which symbol (FORMATS.md §4).
+//! evidence of which library provided which symbol (docs/RULES.md §11).
 
 use std::borrow::Cow;
 use std::path::Path;

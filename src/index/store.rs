@@ -1,7 +1,7 @@
 //! Compact storage of what one file provides: records of a few bytes each whose names are byte
 //! ranges into the memory-mapped file (or a small per-file arena), turned into owned
-//! [`LibrarySymbol`]s only when someone looks a name up (issue 3 item 4: "read only what answers
-//! the question"; benches/README.md: building owned symbols eagerly was >85 % of the build).
+//! [`LibrarySymbol`]s only when someone looks a name up (read only what answers
+//! the question; benches/README.md: building owned symbols eagerly was >85 % of the build).
 //!
 //! A record says which member provides a name and how to learn the rest: short import members are
 //! parsed again on lookup (DLL, import name type), object symbols taken from the archive symbol

@@ -2,7 +2,7 @@
 //! Visual Studio Error List's tab-separated rows) and lld-link's `undefined symbol` blocks.
 //!
 //! Records are recognised by their error code and structure, not by English words, so that
-//! localized link.exe output still yields every symbol (FORMATS.md §2).
+//! localized link.exe output still yields every symbol (docs/RULES.md §8).
 
 use regex::Regex;
 use serde::Serialize;

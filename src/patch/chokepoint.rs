@@ -1,5 +1,5 @@
-//! Finds the choke point every Windows link of tvm-ffi's JIT builder goes through, by structure
-//! (issue 5): a top-level function that writes the ninja file, its Windows branch, and the
+//! Finds the choke point every Windows link of tvm-ffi's JIT builder goes through, by structure:
+//! a top-level function that writes the ninja file, its Windows branch, and the
 //! linker-flags list that branch assigns. No line numbers and no release's exact text are assumed.
 //!
 //! What the released `tvm_ffi/cpp/extension.py` files look like (all CRLF in the Windows wheels):

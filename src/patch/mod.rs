@@ -1,5 +1,5 @@
 //! Writes the diagnosed fix into tvm-ffi's JIT builder, `tvm_ffi/cpp/extension.py`: one block at
-//! the choke point every Windows link goes through (issue 5, and the rule book's meta-rule "fix the
+//! the choke point every Windows link goes through (the rule book's meta-rule "fix the
 //! root cause once where all callers route through it").
 //!
 //! The choke point is found by structure (`chokepoint.rs`): the top-level function that generates
@@ -21,12 +21,12 @@
 //! Decisions (documented here because the generated code depends on them):
 //! - **Gate.** Everything in the block (HIP, the other libraries, the chain) is gated on the HIP
 //!   backend: the diagnosis came from a HIP link, the chain is absent because hipcc's objects carry
-//!   no `/DEFAULTLIB` (FORMATS.md §1), and CUDA, CPU-only and Linux builds must generate exactly the
+//!   no `/DEFAULTLIB` (docs/RULES.md §3), and CUDA, CPU-only and Linux builds must generate exactly the
 //!   ninja file they generated before. Where the function has `with_hip` (0.1.9+), the gate is
 //!   `if with_hip:`. Where it has none (0.1.3–0.1.6), the gate is `if os.environ.get("HIP_PATH"):` —
-//!   the HIP SDK installer and the user's recipe set it (DIAGNOSTICS.md step 0), CUDA-only machines
+//!   the HIP SDK installer and the user's recipe set it (the rule book's step 0, docs/RULES.md §14), CUDA-only machines
 //!   do not.
-//! - **HIP directory.** `HIP_PATH` (which usually ends with a backslash, FORMATS.md §5) + `\lib` at
+//! - **HIP directory.** `HIP_PATH` (which usually ends with a backslash, docs/RULES.md §13) + `\lib` at
 //!   run time, falling back to the directory the index found now (no fallback under the HIP_PATH
 //!   gate: it is set whenever the block runs); `literal_paths` bakes the found directory in. String
 //!   concatenation, not `os.path`/`Path`, so the result is the same whichever platform evaluates it.
@@ -93,7 +93,7 @@ pub struct DefaultLibChain {
     /// `dynamic` (/MD), `static` (/MT), `dynamic-debug` (/MDd) or `static-debug` (/MTd).
     pub flavour: String,
     /// The full chain in link order, e.g. `msvcrt.lib vcruntime.lib ucrt.lib msvcprt.lib
-    /// oldnames.lib kernel32.lib` (FORMATS.md §1).
+    /// oldnames.lib kernel32.lib` (docs/RULES.md §3).
     pub libraries: Vec<String>,
     /// Set when the evidence points at a different flavour than the one chosen: why.
     pub evidence_disagrees: Option<String>,
@@ -156,7 +156,7 @@ pub enum PatchError {
     },
     /// The file ends inside a statement (an open bracket, triple-quoted string or backslash
     /// continuation): not valid Python, and a block appended to that statement would be swallowed
-    /// by it (issue 7: a truncated file got the block inside its last, unclosed list).
+    /// by it (a truncated file, found by fuzzing, once got the block inside its last, unclosed list).
     #[error("{path}: the statement at line {line} never ends (an open bracket, string or continuation): not valid Python, perhaps truncated")]
     Unterminated {
         /// The file, as given.
@@ -478,7 +478,7 @@ fn select_entries(
             wanted += 1;
             take(name, &mut chain_entries, notes);
         }
-        // The file compiles its C++ with /MD; any other chain mixes CRT flavours (FORMATS.md §1).
+        // The file compiles its C++ with /MD; any other chain mixes CRT flavours (docs/RULES.md §3).
         let option = match chain.flavour.as_str() {
             "static" => Some("/MT"),
             "static-debug" => Some("/MTd"),

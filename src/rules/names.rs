@@ -66,7 +66,7 @@ impl NameTable {
     }
 
     /// The static (`/MT`) library of a CRT table, whose hits name the `/MD` import
-    /// library (FORMATS.md section 1); `None` for tables with no static flavour.
+    /// library (docs/RULES.md §3); `None` for tables with no static flavour.
     pub fn static_library(self) -> Option<&'static str> {
         match self {
             NameTable::Ucrt => Some("libucrt.lib"),

@@ -1,6 +1,6 @@
 //! Triage: a whole bring-up log (supervisor, ninja, hipcc/clang, link.exe/lld-link, Python) to the
 //! rule book's answer — the stage, the first root error with its line, the cause, the ONE fix to
-//! apply next and what to check after relaunching (DIAGNOSTICS.md; issue 6).
+//! apply next and what to check after relaunching (docs/RULES.md §14, §15).
 //!
 //! The classification, in the rule book's order:
 //!

@@ -28,7 +28,7 @@ import sys
 
 REGENERATE = "bash symbol-db/generate/generate.sh"
 
-# The Visual Studio project defaults (FORMATS.md section 1): when a function is listed
+# The Visual Studio project defaults (docs/RULES.md §3): when a function is listed
 # under several DLLs, one of these is what an engineer already links.
 DEFAULT_LIBRARIES = [
     "kernel32.lib", "user32.lib", "gdi32.lib", "winspool.lib", "comdlg32.lib",
@@ -104,7 +104,7 @@ def preference_tier(library, dll):
 
 
 def archive_members(path):
-    """(name, body) of every member of a COFF/ar archive (FORMATS.md section 4)."""
+    """(name, body) of every member of a COFF/ar archive (docs/RULES.md §10)."""
     with open(path, "rb") as handle:
         data = handle.read()
     if data[:8] != b"!<arch>\n":
@@ -317,7 +317,7 @@ def vcruntime(args, out):
                      "VC runtime exports -> vcruntime.lib (/MD; static /MT flavour: libvcruntime.lib).",
                      "vcruntime.lib", ["vcruntime140.dll", "vcruntime140_1.dll", "vcruntime140_threads.dll"],
                      ["vcruntime140_1.dll holds __CxxFrameHandler4; vcruntime140_threads.dll the C11 <threads.h> API.",
-                      "Not here (static in msvcrt.lib/libcmt.lib, FORMATS.md section 1): __security_check_cookie,",
+                      "Not here (static in msvcrt.lib/libcmt.lib, docs/RULES.md §4): __security_check_cookie,",
                       "__GSHandlerCheck, __guard_dispatch_icall_fptr, operator new/delete, _tls_index, atexit."])
 
 
@@ -329,7 +329,7 @@ def msvcp(args, out):
                       "msvcp140_codecvt_ids.dll"],
                      ["Names are x64 MSVC-decorated (x86 decorations differ).",
                       "Not here: the vectorised algorithm helpers (__std_find_trivial_1, __std_search_1, ...) that are",
-                      "static members of msvcprt.lib/libcpmt.lib and so in no DLL export table (FORMATS.md section 1)."])
+                      "static members of msvcprt.lib/libcpmt.lib and so in no DLL export table (docs/RULES.md §4)."])
 
 
 # ---------------------------------------------------------------- checks

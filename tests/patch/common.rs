@@ -1,10 +1,10 @@
 //! Helpers shared by the patch integration tests: the external tools (python3, patch, git, pip)
-//! are required — a missing one fails the test with a message, it never skips (issue 5).
+//! are required — a missing one fails the test with a message, it never skips.
 //!
 //! On Windows (the test run under Wine, `.ci/windows.sh`) those tools do not exist: the releases are
 //! read as fetched on Linux beforehand, and the three checks that run them — [`assert_diff_applies`]
 //! (`patch`, `git apply`), [`assert_compiles`] and [`assert_ninja`] (`python3`) — do nothing there;
-//! everything lnkfix itself does still runs. See the README, "Windows".
+//! everything lnkfix itself does still runs. See CONTRIBUTING.md, "Windows".
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
