@@ -180,6 +180,16 @@ pub fn recognise(reader: impl Read) -> Option<Recognised> {
     found.into_iter().flatten().next()
 }
 
+/// The runtime-library setting of CMake and MSBuild for a flavour (`MultiThreadedDLL` for /MD).
+fn runtime_library(flavour: Flavour) -> &'static str {
+    match flavour {
+        Flavour::Static => "MultiThreaded",
+        Flavour::StaticDebug => "MultiThreadedDebug",
+        Flavour::Dynamic => "MultiThreadedDLL",
+        Flavour::DynamicDebug => "MultiThreadedDebugDLL",
+    }
+}
+
 /// A library name without its `.lib` (`amdhip64.lib` → `amdhip64`), as most build systems want.
 fn stem(library: &str) -> &str {
     library
@@ -243,12 +253,7 @@ pub fn fix_lines(
                 ));
             }
             if let Some(f) = flavour {
-                let value = match f {
-                    Flavour::Static => "MultiThreaded",
-                    Flavour::StaticDebug => "MultiThreadedDebug",
-                    Flavour::Dynamic => "MultiThreadedDLL",
-                    Flavour::DynamicDebug => "MultiThreadedDebugDLL",
-                };
+                let value = runtime_library(f);
                 out.push(format!(
                     "keep the whole project on one CRT: set(CMAKE_MSVC_RUNTIME_LIBRARY \"{value}\") (or MultiThreaded$<$<CONFIG:Debug>:Debug>{} for both configurations)",
                     if f.is_dynamic() { "DLL" } else { "" }
@@ -269,12 +274,7 @@ pub fn fix_lines(
                 ));
             }
             if let Some(f) = flavour {
-                let value = match f {
-                    Flavour::Static => "MultiThreaded",
-                    Flavour::StaticDebug => "MultiThreadedDebug",
-                    Flavour::Dynamic => "MultiThreadedDLL",
-                    Flavour::DynamicDebug => "MultiThreadedDebugDLL",
-                };
+                let value = runtime_library(f);
                 out.push(format!(
                     "in <ClCompile>: <RuntimeLibrary>{value}</RuntimeLibrary> for every project (C/C++ > Code Generation > Runtime Library)"
                 ));

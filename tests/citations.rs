@@ -139,19 +139,35 @@ impl Checker {
         for (index, line) in text.lines().enumerate() {
             let number = index + 1;
             for m in self.outside.find_iter(line) {
-                found.push((number, format!("cites {}, a file outside the repository", m.as_str())));
+                found.push((
+                    number,
+                    format!("cites {}, a file outside the repository", m.as_str()),
+                ));
             }
             if self.shared.is_match(line) {
-                found.push((number, "cites ../shared, outside the repository".to_string()));
+                found.push((
+                    number,
+                    "cites ../shared, outside the repository".to_string(),
+                ));
             }
             for m in self.markdown.find_iter(line) {
                 let mention = m.as_str();
                 if !self.outside.is_match(mention) && !self.markdown_exists(mention, dir) {
-                    found.push((number, format!("cites {mention}, which is not in the repository")));
+                    found.push((
+                        number,
+                        format!("cites {mention}, which is not in the repository"),
+                    ));
                 }
             }
-            for m in self.issue.find_iter(line).chain(self.hash_number.find_iter(line)) {
-                found.push((number, format!("cites an issue number: {:?}", m.as_str().trim())));
+            for m in self
+                .issue
+                .find_iter(line)
+                .chain(self.hash_number.find_iter(line))
+            {
+                found.push((
+                    number,
+                    format!("cites an issue number: {:?}", m.as_str().trim()),
+                ));
             }
         }
         found
@@ -202,7 +218,9 @@ fn markdown_links_point_at_files() {
         for (index, line) in text.lines().enumerate() {
             for capture in link.captures_iter(line) {
                 let target = &capture[1];
-                if target.starts_with('#') || target.contains("://") || target.starts_with("mailto:")
+                if target.starts_with('#')
+                    || target.contains("://")
+                    || target.starts_with("mailto:")
                 {
                     continue;
                 }
@@ -228,12 +246,27 @@ fn markdown_links_point_at_files() {
 fn the_output_cites_only_the_repository() {
     let checker = Checker::new();
     let runs: &[&[&str]] = &[
-        &["diagnose", "examples/tvm-ffi-hip-lld-link.log", "--color", "never"],
-        &["diagnose", "examples/tvm-ffi-hip-lld-link.log", "--format", "json"],
+        &[
+            "diagnose",
+            "examples/tvm-ffi-hip-lld-link.log",
+            "--color",
+            "never",
+        ],
+        &[
+            "diagnose",
+            "examples/tvm-ffi-hip-lld-link.log",
+            "--format",
+            "json",
+        ],
         &["explain", "__iob_func"],
         &["explain", "??2@YAPEAX_K@Z", "--format", "json"],
         &["triage", "tests/triage/link_lld.log", "--color", "never"],
-        &["triage", "tests/triage/compile_arch_gfx906.log", "--format", "json"],
+        &[
+            "triage",
+            "tests/triage/compile_arch_gfx906.log",
+            "--format",
+            "json",
+        ],
         &["doctor", "--color", "never"],
     ];
     let mut problems = Vec::new();
