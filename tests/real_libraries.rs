@@ -662,3 +662,42 @@ fn explain_answers_from_the_embedded_tables() {
         );
     }
 }
+
+/// The CRT flavour from what the log itself shows, with the objects out of reach: plain UCRT
+/// references mean static, `__imp_` references the DLL CRT, debug-only names debug. Real failing
+/// links of the realistic DLL, in all four flavours.
+#[test]
+fn the_flavour_comes_from_the_log_alone_in_every_flavour() {
+    let fixtures = common::real_fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    for (option, flavour, source) in [
+        ("MT", "static", "plain UCRT reference"),
+        ("MD", "dynamic", "dllimport CRT symbol"),
+        ("MTd", "static-debug", "debug-only symbol"),
+        ("MDd", "dynamic-debug", "debug-only symbol"),
+    ] {
+        // The objects the log names are moved out of reach: only the log's text is evidence.
+        let text = std::fs::read_to_string(fixtures.join(option).join("link.log")).unwrap();
+        let text = text.replace(&fixtures.to_string_lossy().into_owned(), "/nowhere");
+        let log = dir.path().join(format!("{option}.log"));
+        std::fs::write(&log, text).unwrap();
+        let json = lnkfix_json(&["diagnose", log.to_str().unwrap()], &[]);
+        assert_eq!(json["crt"]["flavour"], flavour, "{option}: {}", json["crt"]);
+        let sources: Vec<&str> = json["crt"]["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["source"].as_str().unwrap())
+            .collect();
+        assert!(sources.contains(&source), "{option}: {sources:?}");
+        assert!(
+            !sources.contains(&"object directive"),
+            "{option}: {sources:?}"
+        );
+        assert!(
+            json["crt"]["conflict"].is_null(),
+            "{option}: {}",
+            json["crt"]
+        );
+    }
+}
