@@ -16,7 +16,7 @@ use lnkfix::rules::Flavour;
 
 /// Turns a failed Windows link (LNK2019/LNK2001/LNK1120, lld-link "undefined symbol") into a fix.
 #[derive(Parser)]
-#[command(name = "lnkfix", version, about, long_about = None)]
+#[command(name = "lnkfix", bin_name = "lnkfix", version, about, long_about = None)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,

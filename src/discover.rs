@@ -579,7 +579,7 @@ mod tests {
         assert!(
             found.warnings.iter().any(|w| w.contains("no .lib here")
                 && w.contains("did you mean")
-                && w.ends_with(&format!("{}?", root.join("sdk/lib").display()))),
+                && w.ends_with(&format!("{}?", root.join("sdk").join("lib").display()))),
             "{:?}",
             found.warnings
         );
