@@ -139,7 +139,7 @@ fn prefilter() -> &'static LineFilter {
             "nker command failed",
             // U+240D, the glyph a pasted CR becomes (ESC and U+009B are the bytes below)
             "\u{240d}",
-            // CRT options and machines (parse::scan_command_line); a Python repr holding a
+            // CRT options and machines (parse/command_line.rs); a Python repr holding a
             // record holds one of the needles above
             "/MD",
             "/MT",

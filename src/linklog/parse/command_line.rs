@@ -1,0 +1,145 @@
+//! Compiler and linker command lines in the log: the options that select a CRT (`/MD`,
+//! `-fms-runtime-lib=`, `/DEFAULTLIB:`, ...) and the target machine (`/machine:`, the compiler
+//! banner).
+
+use std::sync::OnceLock;
+
+use super::{is_pattern_space, patterns, CrtOption, Event};
+
+/// Appends the CRT options and the machine a command line shows.
+pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
+    let p = patterns();
+    let bytes = line.as_bytes();
+    let maybe_option = memchr::memchr2(b'/', b'-', bytes).is_some();
+    if !maybe_option {
+        return;
+    }
+    let (maybe_crt, maybe_machine) = option_hints(bytes);
+    let crt_options = if maybe_crt {
+        crt_options(line)
+    } else {
+        Vec::new()
+    };
+    for (option, end) in crt_options {
+        let boundary = line[end..].chars().next();
+        if boundary.is_some_and(|b| !b.is_whitespace() && b != '"' && b != '\'') {
+            continue;
+        }
+        events.push(Event::CrtOption(CrtOption {
+            option: option.trim_matches('"').to_string(),
+            line: line_number,
+        }));
+    }
+    if let Some(c) = maybe_machine.then(|| p.machine.captures(line)).flatten() {
+        let machine = c
+            .name("m")
+            .or_else(|| c.name("b"))
+            .map(|m| m.as_str().to_ascii_lowercase());
+        if let Some(m) = machine {
+            let m = match m.as_str() {
+                "80x86" | "i386" => "x86".to_string(),
+                "amd64" => "x64".to_string(),
+                _ => m,
+            };
+            events.push(Event::Machine(m));
+        }
+    }
+}
+
+/// The CRT options on a command line and where each match ends, as `crt_option.captures_iter`
+/// finds them (the option, and the end of the whole match): by hand for ASCII lines, through the
+/// pattern for others (a test compares both on generated lines).
+pub(super) fn crt_options(line: &str) -> Vec<(&str, usize)> {
+    if !line.is_ascii() {
+        return patterns()
+            .crt_option
+            .captures_iter(line)
+            .filter_map(|c| Some((c.name("opt")?.as_str(), c.get(0)?.end())))
+            .collect();
+    }
+    let bytes = line.as_bytes();
+    let space_or_quote = |b: u8| matches!(b, b'"' | b'\'') || is_pattern_space(b);
+    let mut out = Vec::new();
+    // Option starts in order; after a match, the next one starts past it (a boundary character
+    // is part of the match it opens, as in the pattern).
+    let (mut at, mut free_from) = (0, 0);
+    while at < bytes.len() {
+        let boundary = at == 0 || (at > free_from && space_or_quote(bytes[at - 1]));
+        if let Some(length) = boundary.then(|| crt_option_at(&line[at..])).flatten() {
+            out.push((&line[at..at + length], at + length));
+            at += length;
+            free_from = at;
+            continue;
+        }
+        at += 1;
+    }
+    out
+}
+
+/// The length of the CRT option `text` starts with, per the `crt_option` pattern's alternatives
+/// in order (ASCII text).
+fn crt_option_at(text: &str) -> Option<usize> {
+    let word = |b: u8| !(matches!(b, b'"' | b'\'') || is_pattern_space(b));
+    let run = |rest: &str| rest.bytes().take_while(|&b| word(b)).count();
+    let switch = text.strip_prefix(['/', '-']);
+    if let Some(rest) = switch {
+        let runtime = ["MDd", "MTd", "MD", "MT", "LDd", "LD"];
+        if let Some(name) = runtime.iter().find(|name| rest.starts_with(*name)) {
+            return Some(1 + name.len());
+        }
+    }
+    if let Some(rest) = text.strip_prefix("-fms-runtime-lib=") {
+        let kind = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_lowercase() || *b == b'_')
+            .count();
+        return (kind > 0).then_some(text.len() - rest.len() + kind);
+    }
+    if let Some(rest) = text.strip_prefix("--dependent-lib=") {
+        let name = run(rest);
+        return (name > 0).then_some(text.len() - rest.len() + name);
+    }
+    let rest = switch?;
+    if let Some(value) = rest.strip_prefix("DEFAULTLIB:") {
+        let quote = usize::from(value.starts_with('"'));
+        let name = run(&value[quote..]);
+        return (name > 0).then_some(text.len() - value.len() + quote + name);
+    }
+    if let Some(value) = rest.strip_prefix("NODEFAULTLIB") {
+        let name = value.strip_prefix(':').map_or(0, run);
+        let with_name = if name > 0 { 1 + name } else { 0 };
+        return Some(text.len() - value.len() + with_name);
+    }
+    if rest.starts_with("Zl") {
+        return Some(3);
+    }
+    text.starts_with("-D_DLL").then_some(6)
+}
+
+/// Whether a line may hold a CRT option and whether it may name a machine: one scan for the
+/// substrings the two patterns cannot match without.
+fn option_hints(line: &[u8]) -> (bool, bool) {
+    const CRT: &[&str] = &["/M", "-M", "/L", "-L", "lib", "LIB", "Zl", "_DLL"];
+    const MACHINE: &[&str] = &["achine", "ACHINE", "Compiler Version"];
+    static HINTS: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    // No needle of one kind starts inside a needle of the other, so non-overlapping matches
+    // find both kinds whenever both occur.
+    let hints = HINTS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(CRT.iter().chain(MACHINE))
+            .expect("plain strings")
+    });
+    let (mut crt, mut machine) = (false, false);
+    for m in hints.find_iter(line) {
+        if m.pattern().as_usize() < CRT.len() {
+            crt = true;
+        } else {
+            machine = true;
+        }
+        if crt && machine {
+            break;
+        }
+    }
+    (crt, machine)
+}

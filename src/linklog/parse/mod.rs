@@ -1,0 +1,371 @@
+//! One logical line to link records: link.exe's `LNKnnnn` lines (any language, any wrapper, the
+//! Visual Studio Error List's tab-separated rows) and lld-link's `undefined symbol` blocks.
+//!
+//! Records are recognised by their error code and structure, not by English words, so that
+//! localized link.exe output still yields every symbol (docs/RULES.md §8).
+//!
+//! [`LineParser`] dispatches each line to the reader of its kind:
+//! - `link_exe`: `PRE : error LNKnnnn: DESC` lines and Error List rows;
+//! - `lld`: `lld-link: error: ...` records and their `>>>` lines;
+//! - `command_line`: CRT-selecting options and machines on compiler and linker command lines;
+//! - `shown`: a symbol as the log shows it (`"display" (decorated)`, quoted, bare).
+
+mod command_line;
+mod link_exe;
+mod lld;
+mod shown;
+#[cfg(test)]
+mod tests;
+
+use regex::Regex;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+use super::clean;
+use link_exe::{link_exe_event, split_link_exe};
+use lld::{
+    arrow_line, lld_event, lld_record, looks_like_source_location, split_object_function, Arrow,
+};
+use shown::parse_shown;
+
+/// Which linker wrote a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Linker {
+    /// Microsoft's link.exe (`error LNK2019`).
+    LinkExe,
+    /// LLVM's lld-link (`lld-link: error: undefined symbol:`).
+    LldLink,
+}
+
+/// A symbol as the log shows it: the display (undecorated) text and/or the decorated name.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct ShownName {
+    /// Human-readable text (`"void __cdecl f(void)"`, lld-link's demangled names).
+    pub display: Option<String>,
+    /// The decorated (linker-level) name when the log shows it (`?f@@YAXXZ`, `__imp_X`, `hipMalloc`).
+    pub decorated: Option<String>,
+}
+
+/// Where an unresolved symbol was referenced.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, PartialOrd, Ord)]
+pub struct Reference {
+    /// The referencing object: `foo.obj`, `foo.lib(bar.obj)`, `LINK`, `<root>`.
+    pub object: Option<String>,
+    /// The referencing function (its display text, or decorated name when only that is shown).
+    pub function: Option<String>,
+}
+
+/// An unresolved-symbol report: one LNK2019/LNK2001 line or one lld-link `undefined symbol`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedRecord {
+    /// The linker that wrote it.
+    pub linker: Linker,
+    /// `LNK2019`, `LNK2001`, or `None` for lld-link.
+    pub code: Option<String>,
+    /// The symbol as shown.
+    pub symbol: ShownName,
+    /// The reference given on the same line (link.exe) or `<root>` (lld-link's entry point).
+    pub reference: Option<Reference>,
+}
+
+/// A link.exe or lld-link finding kept for later stages (CRT flavour, triage).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// `LNK2038`, `LNK4098`, `LNK2005`, `LNK1104`, `LNK4272`, `LNK4217`, `lld-link`, `clang`, ...
+    pub code: String,
+    /// The line's text after the code.
+    pub text: String,
+    /// Values quoted in the text (`'RuntimeLibrary'`, `'MT_StaticRelease'`, ...), in order.
+    pub values: Vec<String>,
+    /// Objects or files the text names.
+    pub objects: Vec<String>,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// A compiler/linker option on a command line in the log that says which CRT was used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CrtOption {
+    /// The option as written (`/MD`, `-fms-runtime-lib=static`, `--dependent-lib=msvcrt`, `/DEFAULTLIB:LIBCMT`).
+    pub option: String,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// One event the parser recognised on a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// An unresolved symbol.
+    Unresolved(UnresolvedRecord),
+    /// lld-link `>>> referenced by`: belongs to the last lld-link unresolved symbol.
+    Referenced(Reference),
+    /// lld-link `>>> referenced N more times`.
+    MoreReferences(u64),
+    /// link.exe `LNK1120: N unresolved externals`.
+    UnresolvedCount(u64),
+    /// lld-link `too many errors emitted, stopping now`: the list is incomplete.
+    TooManyErrors,
+    /// A candidate from link.exe's "Hint on symbols that are defined and could potentially match".
+    NearMissHint(ShownName),
+    /// Any other LNK code or linker error worth keeping.
+    Finding(Finding),
+    /// A CRT-selecting option seen on a command line.
+    CrtOption(CrtOption),
+    /// `/machine:X` or a compiler banner naming the target machine.
+    Machine(String),
+}
+
+/// Substring searchers built once (building one per line costs more than the search).
+pub(crate) struct Finders {
+    pub(crate) lnk: memchr::memmem::Finder<'static>,
+    /// link.exe's ` referenced in function ` (English).
+    pub(crate) referenced_in: memchr::memmem::Finder<'static>,
+    pub(crate) arrows: memchr::memmem::Finder<'static>,
+    pub(crate) error: memchr::memmem::Finder<'static>,
+    pub(crate) warning: memchr::memmem::Finder<'static>,
+    pub(crate) lld: memchr::memmem::Finder<'static>,
+    pub(crate) hint: memchr::memmem::Finder<'static>,
+}
+
+pub(crate) fn finders() -> &'static Finders {
+    static F: OnceLock<Finders> = OnceLock::new();
+    F.get_or_init(|| Finders {
+        lnk: memchr::memmem::Finder::new("LNK"),
+        referenced_in: memchr::memmem::Finder::new(" referenced in function "),
+        arrows: memchr::memmem::Finder::new(">>>"),
+        error: memchr::memmem::Finder::new("error"),
+        warning: memchr::memmem::Finder::new("warning"),
+        lld: memchr::memmem::Finder::new("lld"),
+        hint: memchr::memmem::Finder::new(
+            "Hint on symbols that are defined and could potentially match",
+        ),
+    })
+}
+
+/// The regular expressions, compiled once.
+pub(super) struct Patterns {
+    pub(super) lld: Regex,
+    pub(super) referenced_by: Regex,
+    pub(super) continuation: Regex,
+    pub(super) more_times: Regex,
+    pub(super) pair: Regex,
+    pub(super) quoted: Regex,
+    pub(super) bare: Regex,
+    pub(super) crt_option: Regex,
+    pub(super) machine: Regex,
+    pub(super) object_token: Regex,
+    pub(super) number: Regex,
+}
+
+/// The compiled patterns.
+pub(super) fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| Patterns {
+        lld: Regex::new(
+            r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
+        )
+        .expect("pattern"),
+        referenced_by: Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern"),
+        continuation: Regex::new(r"^\s*>>>\s{2,}(?P<rest>\S.*)$").expect("pattern"),
+        more_times: Regex::new(r"^\s*>>>\s+referenced (?P<n>\d+) more times?").expect("pattern"),
+        // "display" (decorated): the decorated name has no spaces.
+        pair: Regex::new(r#""(?P<display>[^"]*)"\s*\((?P<decorated>[^\s()"]+)\)"#).expect("pattern"),
+        quoted: Regex::new(r#""(?P<text>[^"]+)""#).expect("pattern"),
+        bare: Regex::new(r"[A-Za-z0-9_?@$.<>~:\-]+").expect("pattern"),
+        crt_option: Regex::new(
+            r#"(?:^|[\s"'])(?P<opt>[/-](?:MDd|MTd|MD|MT|LDd|LD)|-fms-runtime-lib=[a-z_]+|--dependent-lib=[^\s"']+|[/-]DEFAULTLIB:"?[^\s"']+|[/-]NODEFAULTLIB(?::[^\s"']+)?|[/-]Zl|-D_DLL)"#,
+        )
+        .expect("pattern"),
+        machine: Regex::new(
+            r"(?i)(?:[/-]machine:(?P<m>x86|x64|arm64ec|arm64|arm|i386|amd64)\b|Compiler Version [\d.]+ for (?P<b>80x86|x64|x86|ARM64))",
+        )
+        .expect("pattern"),
+        object_token: Regex::new(
+            r#"(?i)[^\s'"]+?\.(?:obj|o|lib|dll|exe|pyd)(?:\([^()]+\))?"#,
+        )
+        .expect("pattern"),
+        number: Regex::new(r"\d+").expect("pattern"),
+    })
+}
+
+/// Values in single quotes (`'RuntimeLibrary'`); an apostrophe inside a word (`doesn't`) is not
+/// a quote: a quote opens after a space or punctuation and closes before one.
+pub(super) fn quoted_values(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let opens = bytes[i] == b'\''
+            && (i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'(' | b':' | b',' | b'='));
+        if opens {
+            let closing = (i + 1..bytes.len()).find(|&j| {
+                bytes[j] == b'\'' && (j + 1 == bytes.len() || !bytes[j + 1].is_ascii_alphanumeric())
+            });
+            if let Some(j) = closing {
+                out.push(text[i + 1..j].to_string());
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The object, library and module names a text names (`x.obj`, `y.lib(z.obj)`, `p.dll`).
+pub(super) fn object_tokens(text: &str) -> Vec<String> {
+    patterns()
+        .object_token
+        .find_iter(text)
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+/// The referencing object in front of a link.exe record, with tool prefixes removed.
+pub(super) fn object_from_prefix(pre: &str) -> Option<String> {
+    let object = clean::strip_prefixes(pre).trim();
+    if object.is_empty() {
+        None
+    } else {
+        Some(object.to_string())
+    }
+}
+
+/// State carried between lines: lld-link's two-line `>>> referenced by`, link.exe's hint block.
+#[derive(Debug, Default)]
+pub struct LineParser {
+    /// A `>>> referenced by source:line` waiting for its `obj:(function)` line.
+    pending_source: bool,
+    /// Inside link.exe's "Hint on symbols that are defined and could potentially match" block.
+    in_hint_block: bool,
+}
+
+impl LineParser {
+    /// A parser at the start of a log.
+    pub fn new() -> LineParser {
+        LineParser::default()
+    }
+
+    /// Whether the parser is inside link.exe's hint block (every line there matters).
+    pub fn in_hint_block(&self) -> bool {
+        self.in_hint_block
+    }
+
+    /// Parses one cleaned logical line (already free of escapes and repr wrapping).
+    pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
+        let quick = line.as_bytes();
+        let f = finders();
+
+        if f.arrows.find(quick).is_some() {
+            match arrow_line(line) {
+                Arrow::MoreTimes(n) => {
+                    self.pending_source = false;
+                    if let Ok(n) = n.parse() {
+                        events.push(Event::MoreReferences(n));
+                    }
+                    return;
+                }
+                Arrow::ReferencedBy(rest) => {
+                    let rest = rest.trim();
+                    match split_object_function(rest) {
+                        Some(reference) => {
+                            self.pending_source = false;
+                            events.push(Event::Referenced(reference));
+                        }
+                        None => {
+                            // `source:line`: the object and function follow on the next `>>>`
+                            // line. A bare object with no function (bitcode, no symbol) stands
+                            // alone.
+                            if looks_like_source_location(rest) {
+                                self.pending_source = true;
+                            } else {
+                                events.push(Event::Referenced(Reference {
+                                    object: Some(rest.to_string()),
+                                    function: None,
+                                }));
+                            }
+                        }
+                    }
+                    return;
+                }
+                Arrow::Continuation(rest) if self.pending_source => {
+                    self.pending_source = false;
+                    let rest = rest.trim();
+                    let reference = split_object_function(rest).unwrap_or(Reference {
+                        object: Some(rest.to_string()),
+                        function: None,
+                    });
+                    events.push(Event::Referenced(reference));
+                    return;
+                }
+                Arrow::Continuation(_) | Arrow::Other => {}
+            }
+        }
+
+        if f.lnk.find(quick).is_some() {
+            if let Some(event) = link_exe::error_list_row(line, line_number) {
+                self.in_hint_block = false;
+                events.push(event);
+                return;
+            }
+            if let Some((pre, code, desc)) = split_link_exe(line) {
+                self.in_hint_block = false;
+                self.pending_source = false;
+                let desc = clean::strip_suffixes(desc);
+                events.push(link_exe_event(
+                    code,
+                    desc,
+                    object_from_prefix(pre),
+                    line_number,
+                ));
+                return;
+            }
+        }
+
+        if f.error.find(quick).is_some() || f.warning.find(quick).is_some() {
+            if let Some((severity, rest)) = f.lld.find(quick).and_then(|_| lld_record(line)) {
+                self.in_hint_block = false;
+                self.pending_source = false;
+                let rest = clean::strip_suffixes(rest);
+                events.push(lld_event(severity, rest, line_number));
+                return;
+            }
+            if let Some(i) = line.find("clang: error: linker command failed") {
+                events.push(Event::Finding(Finding {
+                    code: "clang".into(),
+                    text: line[i..].to_string(),
+                    values: Vec::new(),
+                    objects: Vec::new(),
+                    line: line_number,
+                }));
+            }
+        }
+
+        if f.hint.find(quick).is_some() {
+            self.in_hint_block = true;
+            return;
+        }
+        if self.in_hint_block {
+            let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim();
+            if text.is_empty() {
+                self.in_hint_block = false;
+            } else {
+                events.push(Event::NearMissHint(parse_shown(text)));
+                return;
+            }
+        }
+
+        command_line::scan(line, line_number, events);
+    }
+}
+
+/// Whether an ASCII byte is whitespace as the patterns' `\s` sees it (vertical tab included).
+pub(super) fn is_pattern_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
+}
+
+/// `text` without leading [`is_pattern_space`] whitespace.
+pub(super) fn trim_ascii_space(text: &str) -> &str {
+    text.trim_start_matches(|c: char| c.is_ascii() && is_pattern_space(c as u8))
+}
