@@ -14,7 +14,7 @@
 # 4. Prepares on Linux what the tests cannot make under Wine (no bash, clang, lld-link, llvm-*,
 #    python3, pip, cargo there): tests/fixtures/build.sh into target/fixtures, the index fixtures,
 #    the tvm-ffi releases, `cargo metadata`, and the Linux binary's answers for every shared
-#    example and generated log (compared with lnkfix.exe's by tests/windows.rs). In target/prepared.
+#    example and generated log (compared with lnkfix.exe's by tests/it/windows.rs). In target/prepared.
 # 5. Builds the tests for the Windows target and runs them with Wine as the runner.
 #
 # Environment: LNKFIX_WINDOWS_TARGET_DIR (default target/windows) is the Windows build's target
@@ -104,12 +104,12 @@ prepare() {
     bash tests/fixtures/build.sh "$repo/target/fixtures"
     bash tests/patch/fetch_tvm_ffi.sh "$prep/tvm-ffi"
     deb_cargo metadata --locked --format-version 1 > "$prep/cargo-metadata.json"
-    # The index fixtures are built by the test helper itself (tests/common/mod.rs), kept here.
-    LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test index_fixtures \
-        -- standalone_object
-    # The wheels of tests/index_wheels.rs, and the llvm-nm/llvm-pdbutil output it compares with.
-    LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test index_wheels
-    # The Linux binary's answers, for tests/windows.rs::same_answers_as_the_linux_binary.
+    # The index fixtures are built by the test helper itself (tests/it/common.rs), kept here.
+    LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test it \
+        -- index_fixtures::standalone_object
+    # The wheels of tests/it/index_wheels.rs, and the llvm-nm/llvm-pdbutil output it compares with.
+    LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test it index_wheels::
+    # The Linux binary's answers, for tests/it/windows.rs::same_answers_as_the_linux_binary.
     cargo build --locked --quiet
     local linux_target lnkfix answers log label code
     linux_target=$(cargo metadata --locked --format-version 1 --no-deps \
@@ -149,9 +149,9 @@ run_tests() {
 }
 timed "test run under Wine" run_tests
 # The Windows-only tests must really have run (a cfg mistake would make them vanish silently).
-ran=$(awk '/Running tests\/windows.rs/ { w = 1; next } w && /^test result:/ { print $4; exit }' "$test_log")
-if [ -z "$ran" ] || [ "$ran" -lt 10 ]; then
-    echo "windows.sh: tests/windows.rs ran ${ran:-no} tests under Wine; expected at least 10" >&2
+ran=$(grep -cE '^test windows::[A-Za-z0-9_:]+ \.\.\. ok$' "$test_log" || true)
+if [ "$ran" -lt 10 ]; then
+    echo "windows.sh: tests/it/windows.rs ran $ran tests under Wine; expected at least 10" >&2
     exit 1
 fi
-echo "windows.sh: all tests passed under Wine (tests/windows.rs: $ran)"
+echo "windows.sh: all tests passed under Wine (tests/it/windows.rs: $ran)"

@@ -1,7 +1,7 @@
 //! One function per fuzz target: what a single input is run through and which properties must hold.
 //!
 //! Shared by the cargo-fuzz binaries (`fuzz_targets/*.rs`) and by the regression tests of the main
-//! package (`tests/fuzz_regressions.rs` includes this file by path), so a kept crash input is
+//! package (`tests/it/fuzz_regressions.rs` includes this file by path), so a kept crash input is
 //! replayed through exactly the code that found it, without the fuzz toolchain. Depends on `lnkfix`
 //! and `std` only.
 //!

@@ -3,9 +3,9 @@
 //! schema), and `--help` texts checked against reviewed snapshots.
 //!
 //! Snapshots live in `tests/snapshots/help/`; after a deliberate change, regenerate them with
-//! `LNKFIX_BLESS=1 cargo test --test cli_conventions` and review the diff.
+//! `LNKFIX_BLESS=1 cargo test --test it cli_conventions::` and review the diff.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -212,7 +212,7 @@ fn help_texts_match_their_snapshots() {
     }
     assert!(
         differ.is_empty(),
-        "--help changed (review, then LNKFIX_BLESS=1 cargo test --test cli_conventions):\n{}",
+        "--help changed (review, then LNKFIX_BLESS=1 cargo test --test it cli_conventions::):\n{}",
         differ.join("\n")
     );
 }

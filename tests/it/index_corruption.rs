@@ -2,7 +2,7 @@
 //! truncated at several points, with garbage written over size and offset fields, with random byte
 //! flips (a deterministic stand-in for a fuzz target), plus empty, non-archive and unreadable files.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,8 +3,7 @@
 //! (`fuzz/src/lib.rs`, included by path), in the normal `cargo test`: no fuzz toolchain needed.
 //! Each file's name says what it broke; `fuzz/README.md` lists the fixes.
 
-#[path = "../fuzz/src/lib.rs"]
-mod fuzz_targets;
+use crate::fuzz_targets;
 
 use std::path::PathBuf;
 

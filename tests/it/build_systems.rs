@@ -2,7 +2,7 @@
 //! `diagnose` (text and JSON) and `triage` never tell a cargo, CMake or MSBuild project to edit
 //! tvm-ffi's extension.py.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

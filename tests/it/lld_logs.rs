@@ -3,7 +3,7 @@
 //! `/demangle:no` and once without): lnkfix lists exactly the symbols that llvm-nm says the
 //! objects leave undefined, whichever way lld-link printed them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! `docs/GUIDE.md` or `symbol-db/README.md`. Every relative markdown link points at a file that
 //! exists. Each failure names the file (or command) and the line.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

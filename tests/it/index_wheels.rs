@@ -4,7 +4,7 @@
 //! `pywintypes.lib` (C++ and data imports) and debugpy's link.exe PDBs (`/MD` and `/MT`). What
 //! lnkfix reads is checked against llvm-nm-14 and llvm-pdbutil-14 on the same files.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

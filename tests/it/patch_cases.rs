@@ -2,8 +2,7 @@
 //! the releases do not have (negated branch, tabs, LF, no final newline, other names), odd paths in
 //! diff headers, and `apply_patch`'s safety rules. python3, patch and git are required.
 
-#[path = "patch/common.rs"]
-mod common;
+use crate::patch_common as common;
 
 use std::path::PathBuf;
 
@@ -211,7 +210,7 @@ fn diff_header_paths() {
     let spaced = "site packages/tvm_ffi/cpp/extension.py";
     let (diff, new_text, _) = changed(spaced, MODERN.as_bytes(), &hip_plan());
     assert!(diff.starts_with("--- \"a/site packages/"), "{diff}");
-    // patch and git exist only on Linux (tests/patch/common.rs).
+    // patch and git exist only on Linux (tests/it/patch_common.rs).
     #[cfg(windows)]
     let _ = new_text;
     #[cfg(not(windows))]
@@ -345,7 +344,7 @@ fn apply_backups_refusals_and_atomicity() {
     let (_, new_text, _) = changed("extension.py", MODERN.as_bytes(), &hip_plan());
 
     // Does not compile: refused, untouched, no temporary or backup left. (Needs python3, which
-    // exists only on Linux: tests/patch/common.rs.)
+    // exists only on Linux: tests/it/patch_common.rs.)
     #[cfg(not(windows))]
     {
         let broken = b"def broken(:\n".to_vec();

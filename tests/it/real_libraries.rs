@@ -12,7 +12,7 @@
 //! The Windows build's run under Wine does not repeat these: it has no clang, lld or pip there.
 #![cfg(not(windows))]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

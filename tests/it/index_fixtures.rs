@@ -1,7 +1,7 @@
 //! Archives, objects, a `.def`, a DLL and a PDB built here with the LLVM 14 tools: each format the
 //! index reads is read, with the member, DLL, kind and machine it should have.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

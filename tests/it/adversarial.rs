@@ -3,7 +3,7 @@
 //! spaces, non-ASCII and quotes. Each run is bounded, gives warnings naming the file, and never
 //! panics; good files beside the bad ones are still read.
 
-mod common;
+use crate::common;
 
 use common::StartRetrying;
 

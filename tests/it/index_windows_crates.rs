@@ -3,7 +3,7 @@
 //! x86 decorated names) gives the right DLL for well-known functions, and every provider of a
 //! function listed under several DLLs.
 
-mod common;
+use crate::common;
 
 use common::{dlls, index, windows_lib};
 use lnkfix::index::{FileFormat, Machine, SymbolKind};

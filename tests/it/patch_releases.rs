@@ -2,8 +2,7 @@
 //! fetched at test time by tests/patch/fetch_tvm_ffi.sh (needs pip and the network: a missing tool
 //! or network fails these tests).
 
-#[path = "patch/common.rs"]
-mod common;
+use crate::patch_common as common;
 
 use std::path::PathBuf;
 
@@ -231,7 +230,7 @@ fn every_release_keeps_crlf_and_touches_nothing_else() {
 
 /// Hostile values: quotes, backslashes, braces, `$`, triple quotes, non-ASCII, code-looking text in
 /// the directory and the library names; newlines too in the diagnosis name (newlines in directories
-/// and library names are refused: see tests/patch_cases.rs). The file still compiles and the values come
+/// and library names are refused: see tests/it/patch_cases.rs). The file still compiles and the values come
 /// out byte for byte.
 #[test]
 fn every_release_hostile_paths() {
@@ -367,7 +366,7 @@ fn apply_real_release() {
         Some("extension.py.orig")
     );
     assert_eq!(std::fs::read(&backup).expect("read"), *original);
-    // python3 exists only on Linux (tests/patch/common.rs); under Wine there is no interpreter.
+    // python3 exists only on Linux (tests/it/patch_common.rs); under Wine there is no interpreter.
     #[cfg(not(windows))]
     assert!(
         report.compiled_with.is_some(),

@@ -2,7 +2,7 @@
 //! a changed file is read again, a damaged entry is discarded with a warning, and concurrent
 //! builds sharing one cache directory are safe.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

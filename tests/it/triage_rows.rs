@@ -300,7 +300,7 @@ fn every_truth_table_and_runtime_row_has_a_realistic_log() {
 
 #[test]
 fn every_shipped_row_is_exercised() {
-    // Rows a fixture or the generic table below must reach (launch rows: tests/triage_inputs.rs).
+    // Rows a fixture or the generic table below must reach (launch rows: tests/it/triage_inputs.rs).
     let reached: Vec<&str> = CASES
         .iter()
         .filter_map(|c| c.rule)

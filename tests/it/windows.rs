@@ -17,7 +17,7 @@
 //! now and then with ERROR_INTERNAL_ERROR on a loaded machine, before the program runs.
 #![cfg(windows)]
 
-mod common;
+use crate::common;
 
 use common::{SpawnRetrying, StartRetrying};
 

@@ -1,7 +1,7 @@
 //! The binary's wiring: arguments, stdin, exit codes (0 nothing unresolved, 1 unresolved found,
 //! 2 usage error or unreadable input), colour rules and the JSON contract.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::AssertRetrying;

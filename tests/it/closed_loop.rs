@@ -3,7 +3,7 @@
 //! a Windows Kits dir and a HIP SDK, plus Microsoft's real Windows API import library; appending
 //! exactly the `link_flags` lnkfix printed to the same link command must make the link succeed.
 
-mod common;
+use crate::common;
 
 use common::StartRetrying;
 
@@ -116,7 +116,7 @@ fn appending_the_printed_flags_makes_the_link_succeed() {
         checked += 1;
         // Re-run the failed link with exactly those flags appended. lld-link is a Linux program
         // here: under Wine this one step is left to the Linux run, whose flags the Windows run
-        // must equal (tests/windows.rs compares both binaries' answers on these logs).
+        // must equal (tests/it/windows.rs compares both binaries' answers on these logs).
         if cfg!(windows) {
             continue;
         }

@@ -1,7 +1,7 @@
 //! Files are never damaged: `patch --apply` killed at any moment leaves extension.py
 //! either exactly as it was or exactly patched, never half-written.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;

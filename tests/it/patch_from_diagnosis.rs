@@ -3,9 +3,8 @@
 //! tested tvm-ffi release, and the ninja link line the patched file generates carries exactly the
 //! libraries lnkfix diagnosed.
 
-mod common;
-#[path = "patch/common.rs"]
-mod patch_common;
+use crate::common;
+use crate::patch_common;
 
 use lnkfix::patch::plan_from_diagnosis;
 use patch_common::{

@@ -1,0 +1,36 @@
+//! The integration tests: one test binary (as ripgrep has), one module per topic, with the
+//! shared helpers in `common` (fixtures, prepared artefacts, process starts) and `patch_common`
+//! (tvm-ffi releases and the checks of a patch). Run one topic with
+//! `cargo test --test it TOPIC::` (e.g. `cargo test --test it triage_rows::`).
+
+mod common;
+#[path = "../../fuzz/src/lib.rs"]
+mod fuzz_targets;
+mod patch_common;
+
+mod adversarial;
+mod atomic_writes;
+mod big_log;
+mod build_systems;
+mod citations;
+mod cli;
+mod cli_conventions;
+mod closed_loop;
+mod examples;
+mod fuzz_regressions;
+mod hostile_logs;
+mod index_cache;
+mod index_corruption;
+mod index_discover;
+mod index_fixtures;
+mod index_wheels;
+mod index_windows_crates;
+mod lld_logs;
+mod patch_cases;
+mod patch_from_diagnosis;
+mod patch_releases;
+mod real_libraries;
+mod triage_doctor;
+mod triage_inputs;
+mod triage_rows;
+mod windows;
