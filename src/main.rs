@@ -6,9 +6,11 @@ mod cli;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use lnkfix::app::{self, Environment, Report, Status};
 use lnkfix::index::Progress;
@@ -26,17 +28,31 @@ fn color_choice(choice: ColorChoice) -> anstream::ColorChoice {
     }
 }
 
-/// A progress line on a terminal's stderr for scans of many files; nothing otherwise.
+/// A progress bar on a terminal's stderr for library scans that last over a second; nothing when
+/// stderr is not a terminal (a pipe, a file, CI).
 fn progress() -> Option<Progress> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    Some(Progress(Arc::new(|done, total| {
-        if total >= 64 && (done.is_multiple_of(16) || done == total) {
-            eprint!("\rindexing {done}/{total} files");
-            if done == total {
-                eprint!("\r{:40}\r", "");
+    let started = Instant::now();
+    let bar: OnceLock<ProgressBar> = OnceLock::new();
+    Some(Progress(Arc::new(move |done, total| {
+        if bar.get().is_none() && started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let bar = bar.get_or_init(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) =
+                ProgressStyle::with_template("indexing {bar:40} {pos}/{len} files ({elapsed})")
+            {
+                bar.set_style(style);
             }
+            bar
+        });
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
         }
     })))
 }
