@@ -199,15 +199,46 @@ fn driver_of(cc: &str) -> (Driver, String) {
     (driver, stem)
 }
 
-/// Runs every check against the environment `env` gives.
+/// Runs every check against the environment `env` gives, in the recipe's order.
 pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> DoctorReport {
     let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let tvm_ffi = options
         .tvm_ffi
         .unwrap_or_else(|| is_tvm_ffi_environment(env));
     let mut checks = Vec::new();
+    variable_checks(&get, tvm_ffi, &mut checks);
+    directory_checks(&get, &mut checks);
+    library_checks(&get, options, &mut checks);
+    if tvm_ffi {
+        arch_checks(&get, &mut checks);
+    } else {
+        checks.push(not_a_tvm_ffi_environment(
+            "arch-list-valid",
+            "TVM_FFI_ROCM_ARCH_LIST",
+        ));
+        checks.push(not_a_tvm_ffi_environment(
+            "arch-agree",
+            "TRITON_OVERRIDE_ARCH",
+        ));
+    }
+    checks.push(driver_check(&get, tvm_ffi));
+    let failed = checks.iter().filter(|c| c.checked && !c.ok).count();
+    let not_checked = checks.iter().filter(|c| !c.checked).count();
+    DoctorReport {
+        schema_version: SCHEMA_VERSION,
+        passed: checks.len() - failed - not_checked,
+        failed,
+        not_checked,
+        tvm_ffi,
+        checks,
+    }
+}
 
-    // 1. The recipe's variables and vcvars' variables are set.
+/// An environment variable, `None` when unset or blank.
+type Get<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// 1. The recipe's variables and vcvars' variables are set.
+fn variable_checks(get: &Get<'_>, tvm_ffi: bool, checks: &mut Vec<Check>) {
     for name in RECIPE_VARIABLES.iter().chain(VCVARS_VARIABLES) {
         if !tvm_ffi && TVM_FFI_VARIABLES.contains(name) {
             checks.push(not_a_tvm_ffi_environment(
@@ -240,8 +271,10 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
             }),
         });
     }
+}
 
-    // 2. The directories they name exist.
+/// 2. The directories they name exist.
+fn directory_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     let single_dirs = ["HIP_PATH", "VCToolsInstallDir", "WindowsSdkDir"];
     for name in single_dirs {
         let id = format!("dir-{}", name.to_ascii_lowercase().replace('_', "-"));
@@ -297,8 +330,11 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
             }),
         });
     }
+}
 
-    // 3. The libraries the link needs, where the link will look.
+/// 3. The libraries the link needs, where the link will look: the HIP import library, and both
+/// CRT flavours in `LIB` (and the `--lib-dir`s).
+fn library_checks(get: &Get<'_>, options: &DoctorOptions, checks: &mut Vec<Check>) {
     let mut lib_dirs: Vec<PathBuf> = get("LIB").map(|v| split_path_list(&v)).unwrap_or_default();
     lib_dirs.extend(options.lib_dirs.iter().cloned());
     match get("HIP_PATH").and_then(|v| clean_path(&v)) {
@@ -361,140 +397,116 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
             }),
         });
     }
+}
 
-    // 4. The arch names (a tvm-ffi/triton recipe only).
+/// 4. The arch names of a tvm-ffi/triton recipe: valid gfx targets, and the two variables agree.
+fn arch_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     let arch_list = get("TVM_FFI_ROCM_ARCH_LIST");
     let override_arch = get("TRITON_OVERRIDE_ARCH");
-    if !tvm_ffi {
-        checks.push(not_a_tvm_ffi_environment(
-            "arch-list-valid",
-            "TVM_FFI_ROCM_ARCH_LIST",
-        ));
-        checks.push(not_a_tvm_ffi_environment(
-            "arch-agree",
-            "TRITON_OVERRIDE_ARCH",
-        ));
-    } else {
-        match &arch_list {
-            Some(list) => {
-                let entries = split_list(list);
-                let invalid: Vec<&String> =
-                    entries.iter().filter(|e| !is_valid_target(e)).collect();
-                let ok = !entries.is_empty() && invalid.is_empty();
-                checks.push(Check {
-                id: "arch-list-valid".into(),
-                ok,
-                checked: true,
-                detail: if ok {
-                    format!("TVM_FFI_ROCM_ARCH_LIST names valid gfx targets: {}", entries.join(", "))
-                } else {
-                    format!(
-                        "TVM_FFI_ROCM_ARCH_LIST has entries that are not gfx targets: {}",
-                        invalid.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                    )
-                },
-                fix: (!ok).then(|| {
-                    "use AMDGPU target names such as gfx1201, gfx1100, gfx90a:xnack- (see hipinfo's gcnArchName), separated by ;".to_string()
-                }),
-            });
-            }
-            None => checks.push(skipped("arch-list-valid", "TVM_FFI_ROCM_ARCH_LIST")),
-        }
-        match (&arch_list, &override_arch) {
-            (Some(list), Some(over)) => {
-                let over_clean = over.trim().trim_matches('"');
-                let processor = |s: &str| s.split(':').next().unwrap_or(s).to_ascii_lowercase();
-                let entries = split_list(list);
-                let valid = is_valid_target(over_clean);
-                let agrees = entries
-                    .iter()
-                    .any(|e| processor(e) == processor(over_clean));
-                let ok = valid && agrees;
-                checks.push(Check {
-                id: "arch-agree".into(),
-                ok,
-                checked: true,
-                detail: if ok {
-                    format!("TRITON_OVERRIDE_ARCH={over_clean} is in TVM_FFI_ROCM_ARCH_LIST")
-                } else if !valid {
-                    format!("TRITON_OVERRIDE_ARCH={over_clean} is not a gfx target")
-                } else {
-                    format!(
-                        "TRITON_OVERRIDE_ARCH={over_clean} is not in TVM_FFI_ROCM_ARCH_LIST ({}): triton and the tvm-ffi JIT would build for different GPUs",
-                        entries.join(";")
-                    )
-                },
-                fix: (!ok).then(|| {
-                    "set TRITON_OVERRIDE_ARCH and TVM_FFI_ROCM_ARCH_LIST to the GPU's gfx target".to_string()
-                }),
-            });
-            }
-            _ => checks.push(skipped(
-                "arch-agree",
-                if arch_list.is_none() {
-                    "TVM_FFI_ROCM_ARCH_LIST"
-                } else {
-                    "TRITON_OVERRIDE_ARCH"
-                },
-            )),
-        }
-    }
-
-    // 5. The compiler driver and what it means for the flags.
-    match get("CC") {
-        Some(cc) => {
-            let (driver, stem) = driver_of(&cc);
-            let (ok, detail, fix) = match driver {
-                Driver::ClangCl => (
-                    true,
-                    format!("CC is {stem}: MSVC-style driver. extension.py's Windows branch must pass MSVC-style flags (/O2, /std:c++17, /EHsc, /MD, /I, /D); GNU-only flags go through /clang:-flag or -Xclang; -fPIC must not be passed"),
-                    None,
-                ),
-                Driver::Clang => (
-                    true,
-                    format!("CC is {stem}: GNU-style driver. extension.py's Windows branch must pass GNU-style flags (-O2, -std=c++17, -I, -D); MSVC-style flags such as /O2 are read as file paths ('no such file or directory: '/O2''); the target stays x86_64-pc-windows-msvc, so -fPIC must not be passed and no fake -D_MSC_VER / windows-gnu target"),
-                    None,
-                ),
-                Driver::Other => (
-                    false,
-                    format!("CC is {stem}: neither clang-cl nor clang, so the flag style extension.py must pass is unknown"),
-                    Some("set CC to HIP_PATH\\bin\\clang-cl.exe (MSVC-style flags) or HIP_PATH\\bin\\clang.exe (GNU-style flags)".to_string()),
-                ),
-            };
+    match &arch_list {
+        Some(list) => {
+            let entries = split_list(list);
+            let invalid: Vec<&String> = entries.iter().filter(|e| !is_valid_target(e)).collect();
+            let ok = !entries.is_empty() && invalid.is_empty();
             checks.push(Check {
-                id: "cc-driver".into(),
-                ok,
-                checked: true,
-                detail,
-                fix,
-            });
+            id: "arch-list-valid".into(),
+            ok,
+            checked: true,
+            detail: if ok {
+                format!("TVM_FFI_ROCM_ARCH_LIST names valid gfx targets: {}", entries.join(", "))
+            } else {
+                format!(
+                    "TVM_FFI_ROCM_ARCH_LIST has entries that are not gfx targets: {}",
+                    invalid.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                )
+            },
+            fix: (!ok).then(|| {
+                "use AMDGPU target names such as gfx1201, gfx1100, gfx90a:xnack- (see hipinfo's gcnArchName), separated by ;".to_string()
+            }),
+        });
         }
-        None => checks.push(skipped("cc-driver", "CC")),
+        None => checks.push(skipped("arch-list-valid", "TVM_FFI_ROCM_ARCH_LIST")),
     }
+    match (&arch_list, &override_arch) {
+        (Some(list), Some(over)) => {
+            let over_clean = over.trim().trim_matches('"');
+            let processor = |s: &str| s.split(':').next().unwrap_or(s).to_ascii_lowercase();
+            let entries = split_list(list);
+            let valid = is_valid_target(over_clean);
+            let agrees = entries
+                .iter()
+                .any(|e| processor(e) == processor(over_clean));
+            let ok = valid && agrees;
+            checks.push(Check {
+            id: "arch-agree".into(),
+            ok,
+            checked: true,
+            detail: if ok {
+                format!("TRITON_OVERRIDE_ARCH={over_clean} is in TVM_FFI_ROCM_ARCH_LIST")
+            } else if !valid {
+                format!("TRITON_OVERRIDE_ARCH={over_clean} is not a gfx target")
+            } else {
+                format!(
+                    "TRITON_OVERRIDE_ARCH={over_clean} is not in TVM_FFI_ROCM_ARCH_LIST ({}): triton and the tvm-ffi JIT would build for different GPUs",
+                    entries.join(";")
+                )
+            },
+            fix: (!ok).then(|| {
+                "set TRITON_OVERRIDE_ARCH and TVM_FFI_ROCM_ARCH_LIST to the GPU's gfx target".to_string()
+            }),
+        });
+        }
+        _ => checks.push(skipped(
+            "arch-agree",
+            if arch_list.is_none() {
+                "TVM_FFI_ROCM_ARCH_LIST"
+            } else {
+                "TRITON_OVERRIDE_ARCH"
+            },
+        )),
+    }
+}
 
-    if !tvm_ffi {
-        // The flag advice names tvm-ffi's extension.py only in a tvm-ffi environment.
-        for check in &mut checks {
-            if check.id == "cc-driver" {
-                check.detail = check
-                    .detail
-                    .replace(
-                        "extension.py's Windows branch",
-                        "the build's compile commands",
-                    )
-                    .replace("extension.py", "the build");
-            }
-        }
-    }
-    let failed = checks.iter().filter(|c| c.checked && !c.ok).count();
-    let not_checked = checks.iter().filter(|c| !c.checked).count();
-    DoctorReport {
-        schema_version: SCHEMA_VERSION,
-        passed: checks.len() - failed - not_checked,
-        failed,
-        not_checked,
-        tvm_ffi,
-        checks,
+/// 5. The compiler driver, and what it means for the flags the build passes (the advice names
+/// tvm-ffi's extension.py only in a tvm-ffi environment).
+fn driver_check(get: &Get<'_>, tvm_ffi: bool) -> Check {
+    let Some(cc) = get("CC") else {
+        return skipped("cc-driver", "CC");
+    };
+    let (driver, stem) = driver_of(&cc);
+    let (ok, detail, fix) = match driver {
+        Driver::ClangCl => (
+            true,
+            format!("CC is {stem}: MSVC-style driver. extension.py's Windows branch must pass MSVC-style flags (/O2, /std:c++17, /EHsc, /MD, /I, /D); GNU-only flags go through /clang:-flag or -Xclang; -fPIC must not be passed"),
+            None,
+        ),
+        Driver::Clang => (
+            true,
+            format!("CC is {stem}: GNU-style driver. extension.py's Windows branch must pass GNU-style flags (-O2, -std=c++17, -I, -D); MSVC-style flags such as /O2 are read as file paths ('no such file or directory: '/O2''); the target stays x86_64-pc-windows-msvc, so -fPIC must not be passed and no fake -D_MSC_VER / windows-gnu target"),
+            None,
+        ),
+        Driver::Other => (
+            false,
+            format!("CC is {stem}: neither clang-cl nor clang, so the flag style extension.py must pass is unknown"),
+            Some("set CC to HIP_PATH\\bin\\clang-cl.exe (MSVC-style flags) or HIP_PATH\\bin\\clang.exe (GNU-style flags)".to_string()),
+        ),
+    };
+    let detail = if tvm_ffi {
+        detail
+    } else {
+        detail
+            .replace(
+                "extension.py's Windows branch",
+                "the build's compile commands",
+            )
+            .replace("extension.py", "the build")
+    };
+    Check {
+        id: "cc-driver".into(),
+        ok,
+        checked: true,
+        detail,
+        fix,
     }
 }
 
