@@ -237,7 +237,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
 /// An environment variable, `None` when unset or blank.
 type Get<'a> = dyn Fn(&str) -> Option<String> + 'a;
 
-/// 1. The recipe's variables and vcvars' variables are set.
+/// Step 1: the recipe's variables and vcvars' variables are set.
 fn variable_checks(get: &Get<'_>, tvm_ffi: bool, checks: &mut Vec<Check>) {
     for name in RECIPE_VARIABLES.iter().chain(VCVARS_VARIABLES) {
         if !tvm_ffi && TVM_FFI_VARIABLES.contains(name) {
@@ -273,7 +273,7 @@ fn variable_checks(get: &Get<'_>, tvm_ffi: bool, checks: &mut Vec<Check>) {
     }
 }
 
-/// 2. The directories they name exist.
+/// Step 2: the directories they name exist.
 fn directory_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     let single_dirs = ["HIP_PATH", "VCToolsInstallDir", "WindowsSdkDir"];
     for name in single_dirs {
@@ -332,7 +332,7 @@ fn directory_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     }
 }
 
-/// 3. The libraries the link needs, where the link will look: the HIP import library, and both
+/// Step 3: the libraries the link needs, where the link will look: the HIP import library, and both
 /// CRT flavours in `LIB` (and the `--lib-dir`s).
 fn library_checks(get: &Get<'_>, options: &DoctorOptions, checks: &mut Vec<Check>) {
     let mut lib_dirs: Vec<PathBuf> = get("LIB").map(|v| split_path_list(&v)).unwrap_or_default();
@@ -399,7 +399,7 @@ fn library_checks(get: &Get<'_>, options: &DoctorOptions, checks: &mut Vec<Check
     }
 }
 
-/// 4. The arch names of a tvm-ffi/triton recipe: valid gfx targets, and the two variables agree.
+/// Step 4: the arch names of a tvm-ffi/triton recipe: valid gfx targets, and the two variables agree.
 fn arch_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     let arch_list = get("TVM_FFI_ROCM_ARCH_LIST");
     let override_arch = get("TRITON_OVERRIDE_ARCH");
@@ -467,7 +467,7 @@ fn arch_checks(get: &Get<'_>, checks: &mut Vec<Check>) {
     }
 }
 
-/// 5. The compiler driver, and what it means for the flags the build passes (the advice names
+/// Step 5: the compiler driver, and what it means for the flags the build passes (the advice names
 /// tvm-ffi's extension.py only in a tvm-ffi environment).
 fn driver_check(get: &Get<'_>, tvm_ffi: bool) -> Check {
     let Some(cc) = get("CC") else {
