@@ -1,6 +1,10 @@
 //! The unified diff of one inserted block, written so that both `git apply` and `patch -p1` accept
 //! it: `a/`/`b/` prefixes, three lines of context, every line with the file's own ending (CRLF in
 //! the Windows wheels: the `\r` stays part of the line, which both tools compare byte for byte).
+//!
+//! Written here rather than taken from a diff crate: the patch is always one inserted block, so
+//! the diff is one hunk whose lines are known without computing a difference, and a general
+//! line-diff library would have to be taught to keep each line's own ending byte for byte.
 
 use super::python::PhysicalLine;
 
