@@ -629,6 +629,12 @@ fn suspects_by_name_without_a_held_file() {
         process(&report, young.pid()).is_none(),
         "a young suspect holding nothing is not listed"
     );
+    // The suggested command ends the same processes: it keeps the names.
+    let fix = report["fix"].as_str().unwrap();
+    assert!(
+        fix.ends_with(&format!("--kill --delete --no-default-names --name {name}")),
+        "{fix}"
+    );
 
     let (code, report) = run_json(&[
         "zombies",
@@ -861,4 +867,46 @@ fn processes_and_their_start_times_on_this_system() {
     }
     assert!(young_log.exists());
     assert_eq!(code, 0, "{report:#}");
+}
+
+#[test]
+fn triage_names_the_command_and_lists_only_when_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let log = root.path().join("serve.log");
+    std::fs::write(&log, b"old run\n").unwrap();
+    let since = SystemTime::now() + Duration::from_secs(60);
+    let options = lnkfix::triage::TriageOptions {
+        since: Some(since),
+        ..Default::default()
+    };
+    let report = lnkfix::triage::triage_path(&log, &options).unwrap();
+    assert_eq!(report.rule.as_deref(), Some("log-stale"));
+    let check = report.zombies.as_ref().expect("the launch check");
+    let want = lnkfix::zombies::fix_command(&[root.path().to_string_lossy().into_owned()], since);
+    assert_eq!(check.command, want);
+    assert!(report.fix.contains(&want), "{}", report.fix);
+    assert!(
+        !report.fix.contains('{'),
+        "unfilled placeholder: {}",
+        report.fix
+    );
+    assert!(check.processes.is_none(), "not listed unless asked");
+    // Asked: listed (this process holds nothing there, so at most other people's suspects).
+    let listed = lnkfix::triage::triage_path(
+        &log,
+        &lnkfix::triage::TriageOptions {
+            list_processes: true,
+            ..options
+        },
+    )
+    .unwrap();
+    let check = listed.zombies.unwrap();
+    assert!(check.error.is_none(), "{:?}", check.error);
+    let processes = check.processes.expect("listed");
+    assert!(processes.iter().all(|p| p.leftover && p.holds.is_empty()));
+    // A bare file name: its directory is `.`.
+    assert_eq!(
+        lnkfix::zombies::log_directory(Path::new("serve.log")),
+        PathBuf::from(".")
+    );
 }

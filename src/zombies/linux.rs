@@ -2,9 +2,9 @@
 //! process holds from the links in `/proc/<pid>/fd`; ending a process with `kill(2)`.
 //!
 //! Start times: field 22 of `/proc/<pid>/stat` is the start in clock ticks after boot
-//! (`sysconf(_SC_CLK_TCK)`, 100 a second), and `/proc/uptime` is the time since boot in
-//! hundredths of a second, so a start is placed to within two ticks of the wall clock (the boot
-//! time in `/proc/stat`, whole seconds, would be far coarser). See docs/GUIDE.md, "zombies".
+//! (`sysconf(_SC_CLK_TCK)`, 100 a second), and `clock_gettime(CLOCK_BOOTTIME)` is the time since
+//! boot to the nanosecond, so a start is placed on the wall clock to within one tick (the boot
+//! time in `/proc/stat`, whole seconds, would be far coarser). See docs/RULES.md §17.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,8 +59,19 @@ fn ticks_per_second() -> u64 {
     }
 }
 
-/// The time since boot (`/proc/uptime`, hundredths of a second).
+/// The time since boot: `CLOCK_BOOTTIME` (the clock `/proc/<pid>/stat` start times count on),
+/// else `/proc/uptime` (hundredths of a second).
 fn uptime() -> Result<Duration, String> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) } == 0 {
+        if let (Ok(seconds), Ok(nanos)) = (u64::try_from(now.tv_sec), u32::try_from(now.tv_nsec)) {
+            return Ok(Duration::new(seconds, nanos));
+        }
+    }
     let text = std::fs::read_to_string("/proc/uptime")
         .map_err(|e| format!("/proc/uptime: cannot read: {e}"))?;
     text.split_whitespace()
@@ -98,8 +109,8 @@ pub(super) fn snapshot() -> Result<Snapshot, String> {
     let boot = now
         .checked_sub(uptime()?)
         .ok_or("the boot time is before 1970")?;
-    // Two ticks: the start's own truncation to a tick, and /proc/uptime's to a hundredth.
-    let uncertainty = Duration::from_nanos(2 * 1_000_000_000 / ticks);
+    // The start is cut to a tick; a millisecond more covers the reads of the two clocks.
+    let uncertainty = Duration::from_nanos(1_000_000_000 / ticks) + Duration::from_millis(1);
     let entries = std::fs::read_dir("/proc").map_err(|e| format!("/proc: cannot read: {e}"))?;
     let mut processes = Vec::new();
     for entry in entries.flatten() {

@@ -56,8 +56,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct StartTime {
     /// The start, on the wall clock.
     pub time: SystemTime,
-    /// How far the true start may lie from `time`, either way (Linux: two clock ticks; Windows:
-    /// one timer tick of the creation stamp).
+    /// How far the true start may lie from `time`, either way (Linux: one clock tick, 10 ms;
+    /// Windows: one timer tick of the creation stamp, 16 ms).
     pub uncertainty: Duration,
 }
 
@@ -386,7 +386,16 @@ pub fn zombies(request: &ZombiesRequest) -> Result<ZombiesReport, ZombiesError> 
     };
     if !request.kill && report.remaining().next().is_some() {
         report.fix = Some(match since {
-            Some(since) => fix_command(&report.paths, since),
+            Some(since) => {
+                let mut command = fix_command(&report.paths, since);
+                if !request.default_names {
+                    command.push_str(" --no-default-names");
+                }
+                for name in &request.names {
+                    command.push_str(&format!(" --name {}", quote_argument(name)));
+                }
+                command
+            }
             None => "give --since TIME (when the attempt started) or --started-after FILE: only then can lnkfix tell a leftover from the current run, and end it".into(),
         });
     }
