@@ -117,7 +117,7 @@ fn canonical(path: &Path) -> String {
         .into_owned()
 }
 
-fn process<'a>(report: &'a serde_json::Value, pid: u64) -> Option<&'a serde_json::Value> {
+fn process(report: &serde_json::Value, pid: u64) -> Option<&serde_json::Value> {
     report["processes"]
         .as_array()
         .unwrap()
@@ -621,7 +621,10 @@ fn suspects_by_name_without_a_held_file() {
     ]);
     assert_schema(&report);
     assert_eq!(code, 1);
-    assert_eq!(strings(&report["suspect_names"]), [name.clone()]);
+    assert_eq!(
+        strings(&report["suspect_names"]),
+        std::slice::from_ref(&name)
+    );
     let entry = process(&report, old.pid()).expect("the old suspect is listed");
     assert_eq!(entry["matched_name"], name.as_str());
     assert!(entry["holds"].as_array().unwrap().is_empty());

@@ -763,19 +763,25 @@ pub fn files_under(targets: &[Target], limit: usize, max_depth: usize) -> (Vec<P
     (out, cut)
 }
 
+/// A process as the Restart Manager names it: its pid and creation stamp.
+pub type Holder = (u32, u64);
+
+/// The Restart Manager's question: which processes hold any of these files.
+pub type HolderQuery<'a> = dyn FnMut(&[PathBuf]) -> Result<Vec<Holder>, String> + 'a;
+
 /// Which holder holds which of `files`, given `holders_of`, which answers only for a whole group
 /// of files (the Restart Manager's question: which processes hold any of these). The group is
 /// halved while a half has holders, so `k` held files of `n` cost about `2k log n` questions
 /// instead of `n`. Holders are `(pid, start stamp)`.
 pub fn attribute_holders(
     files: &[PathBuf],
-    holders_of: &mut dyn FnMut(&[PathBuf]) -> Result<Vec<(u32, u64)>, String>,
-) -> Result<BTreeMap<(u32, u64), Vec<PathBuf>>, String> {
+    holders_of: &mut HolderQuery<'_>,
+) -> Result<BTreeMap<Holder, Vec<PathBuf>>, String> {
     fn split(
         files: &[PathBuf],
-        holders: Vec<(u32, u64)>,
-        holders_of: &mut dyn FnMut(&[PathBuf]) -> Result<Vec<(u32, u64)>, String>,
-        out: &mut BTreeMap<(u32, u64), Vec<PathBuf>>,
+        holders: Vec<Holder>,
+        holders_of: &mut HolderQuery<'_>,
+        out: &mut BTreeMap<Holder, Vec<PathBuf>>,
     ) -> Result<(), String> {
         if files.len() == 1 {
             for holder in holders {
