@@ -46,6 +46,15 @@ pub(crate) enum Command {
     /// Check the rule book's step 0: the environment recipe and the libraries the link will need
     /// (exit 0 only when every check passes).
     Doctor(DoctorArgs),
+    /// Find the processes left over from an earlier attempt that hold the logs open, and the
+    /// suspects by name (python, ft, ninja, clang, link, ...); end them and delete their logs.
+    ///
+    /// Lists every process that holds a file under PATH, and every suspect that started before the
+    /// attempt. --kill ends the leftovers (never lnkfix's own shell or parents, never a process
+    /// started after --since, never without --since or --started-after); --delete then deletes
+    /// the files they held and checks they are gone. Exit 0: nothing old remains; 1: leftovers or
+    /// held files remain; 2: bad usage, unreadable paths.
+    Zombies(ZombiesArgs),
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
     /// --apply): one block in the Windows branch of the ninja generator.
     Patch(PatchArgs),
@@ -242,6 +251,44 @@ pub(crate) struct DoctorArgs {
     /// environment does not look like a tvm-ffi one.
     #[arg(long = "tvm-ffi")]
     pub(crate) tvm_ffi: bool,
+    /// The log the next attempt writes: check that no leftover process holds a file in its
+    /// directory or runs under a suspect name (as `lnkfix zombies DIR --since now`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) log: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ZombiesArgs {
+    /// The log files or their directories (a directory covers every file under it).
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// When the attempt started (as triage --since reads it, e.g. 2026-11-30T12:00:00Z): processes
+    /// started before it are leftovers.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) since: Option<String>,
+    /// A file touched when the attempt started: its modification time is the start.
+    #[arg(long = "started-after", value_name = "FILE")]
+    pub(crate) started_after: Option<PathBuf>,
+    /// End the leftovers: SIGTERM, then SIGKILL (TerminateProcess on Windows); needs --since or
+    /// --started-after.
+    #[arg(long)]
+    pub(crate) kill: bool,
+    /// With --kill: then delete the files the leftovers held, once nothing holds them.
+    #[arg(long)]
+    pub(crate) delete: bool,
+    /// Another suspect program, by file name (e.g. ft-serve); repeatable.
+    #[arg(long = "name", value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Leave out the shipped suspect names (symbol-db/suspects.txt): only processes that hold a
+    /// file, and the --name programs, are listed (and ended).
+    #[arg(long = "no-default-names")]
+    pub(crate) no_default_names: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) color: ColorChoice,
 }
 
 #[derive(clap::Args)]
@@ -397,6 +444,28 @@ impl PatchArgs {
     }
 }
 
+impl ZombiesArgs {
+    /// The request; an unreadable `--since` is an error.
+    pub(crate) fn request(&self) -> Result<lnkfix::zombies::ZombiesRequest, String> {
+        let since = self
+            .since
+            .as_deref()
+            .map(lnkfix::triage::parse_time)
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        Ok(lnkfix::zombies::ZombiesRequest {
+            paths: self.paths.clone(),
+            since,
+            started_after: self.started_after.clone(),
+            kill: self.kill,
+            delete: self.delete,
+            names: self.names.clone(),
+            default_names: !self.no_default_names,
+            ..Default::default()
+        })
+    }
+}
+
 impl TriageArgs {
     /// The triage options these arguments ask for; an unreadable `--since` is an error.
     pub(crate) fn options(
@@ -415,6 +484,7 @@ impl TriageArgs {
             extra_rules: self.rules.clone(),
             intended_arch: self.arch_intended.clone(),
             arch_list_env: env("TVM_FFI_ROCM_ARCH_LIST"),
+            list_processes: true,
             diagnose: lnkfix::resolve::DiagnoseOptions {
                 crt: self.crt.map(Flavour::from),
                 log_name: self.log.clone(),

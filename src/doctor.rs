@@ -77,6 +77,9 @@ pub struct DoctorReport {
     pub not_checked: usize,
     /// Whether the environment is a tvm-ffi one (its recipe variables and advice apply).
     pub tvm_ffi: bool,
+    /// With `--log`: the leftovers of the log's directory behind the `log-leftovers` check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zombies: Option<crate::zombies::LaunchCheck>,
 }
 
 /// Options for [`doctor`].
@@ -87,6 +90,9 @@ pub struct DoctorOptions {
     /// Whether to check tvm-ffi's recipe (`Some(true)`: `--tvm-ffi`); `None`: when the
     /// environment looks like a tvm-ffi one (see [`is_tvm_ffi_environment`]).
     pub tvm_ffi: Option<bool>,
+    /// The log the next attempt writes (`--log`): check that no leftover of an earlier attempt
+    /// holds a file in its directory or runs under a suspect name (the rule book's step 0.1).
+    pub log: Option<PathBuf>,
 }
 
 /// Whether the environment is a tvm-ffi bring-up: a `TVM_FFI_*` or `TRITON_*` variable is set,
@@ -206,6 +212,12 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         .tvm_ffi
         .unwrap_or_else(|| is_tvm_ffi_environment(env));
     let mut checks = Vec::new();
+    // Step 0: no leftover of an earlier attempt holds the log's directory (`--log`).
+    let zombies = options.log.as_deref().map(|log| {
+        let (check, found) = leftover_check(log);
+        checks.push(check);
+        found
+    });
     variable_checks(&get, tvm_ffi, &mut checks);
     directory_checks(&get, &mut checks);
     library_checks(&get, options, &mut checks);
@@ -231,6 +243,7 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
         not_checked,
         tvm_ffi,
         checks,
+        zombies: zombies.flatten(),
     }
 }
 
@@ -510,6 +523,76 @@ fn driver_check(get: &Get<'_>, tvm_ffi: bool) -> Check {
     }
 }
 
+/// The `log-leftovers` check: before a relaunch every process that holds a file in the log's
+/// directory, and every suspect by name, is a leftover (it started before the attempt to come).
+/// It fails exactly when `lnkfix zombies DIR --since NOW` would exit 1.
+fn leftover_check(log: &Path) -> (Check, Option<crate::zombies::LaunchCheck>) {
+    let directory = crate::zombies::log_directory(log);
+    let id = "log-leftovers".to_string();
+    if !directory.is_dir() {
+        let check = Check {
+            id,
+            ok: false,
+            checked: false,
+            detail: format!(
+                "not checked: the log's directory {} does not exist",
+                directory.display()
+            ),
+            fix: None,
+        };
+        return (check, None);
+    }
+    let found = crate::zombies::launch_check(log, std::time::SystemTime::now(), true);
+    let check = match (&found.processes, &found.error) {
+        (Some(processes), _) if processes.is_empty() => Check {
+            id,
+            ok: true,
+            checked: true,
+            detail: format!(
+                "no process holds a file in {}, and no suspect (python, ft, ninja, clang, link, ...) is running",
+                found.directory
+            ),
+            fix: None,
+        },
+        (Some(processes), _) => Check {
+            id,
+            ok: false,
+            checked: true,
+            detail: format!(
+                "{} left over from an earlier attempt: {}",
+                if processes.len() == 1 { "one process is" } else { "processes are" },
+                processes
+                    .iter()
+                    .map(|p| {
+                        let what = if p.holds.is_empty() {
+                            format!("suspect name {}", p.matched_name.as_deref().unwrap_or("?"))
+                        } else {
+                            format!("holds {}", p.holds.join(", "))
+                        };
+                        format!("{} {} ({what})", p.pid, p.name)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            fix: Some(format!(
+                "end them and delete their logs before relaunching: {}",
+                found.command
+            )),
+        },
+        (None, error) => Check {
+            id,
+            ok: false,
+            checked: false,
+            detail: format!(
+                "not checked: {}",
+                error.as_deref().unwrap_or("the processes cannot be listed")
+            ),
+            fix: None,
+        },
+    };
+    (check, Some(found))
+}
+
 fn skipped(id: &str, variable: &str) -> Check {
     Check {
         id: id.to_string(),
@@ -550,6 +633,11 @@ pub fn render_text(
         writeln!(out, "{mark} {:<26} {}", check.id, check.detail)?;
         if let Some(fix) = &check.fix {
             writeln!(out, "     {:<26} {} {fix}", "", style.bold("fix:"))?;
+        }
+        if let (Some(zombies), "log-leftovers") = (&report.zombies, check.id.as_str()) {
+            for warning in &zombies.warnings {
+                writeln!(out, "     {:<26} {} {warning}", "", style.warn("warning:"))?;
+            }
         }
     }
     let summary = format!(

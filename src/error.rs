@@ -8,6 +8,7 @@ use crate::explain::NotASymbol;
 use crate::patch::PatchError;
 use crate::rules::RuleError;
 use crate::triage::TriageError;
+use crate::zombies::ZombiesError;
 
 /// Why a command could not produce its report.
 #[derive(Debug, thiserror::Error)]
@@ -57,4 +58,7 @@ pub enum Error {
     /// `patch` could not plan or apply the patch.
     #[error(transparent)]
     Patch(#[from] PatchError),
+    /// `zombies` could not run, or refused to end anything (`--kill` without `--since`).
+    #[error(transparent)]
+    Zombies(#[from] ZombiesError),
 }

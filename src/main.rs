@@ -151,10 +151,18 @@ fn run(command: Command) -> ExitCode {
                 &lnkfix::doctor::DoctorOptions {
                     lib_dirs: args.lib_dirs.clone(),
                     tvm_ffi: args.tvm_ffi.then_some(true),
+                    log: args.log.clone(),
                 },
             );
             render(&report, args.format, args.color)
         }
+        Command::Zombies(args) => match args.request() {
+            Ok(request) => match app::zombies(&request) {
+                Ok(report) => render(&report, args.format, args.color),
+                Err(e) => fail(e),
+            },
+            Err(e) => fail(e),
+        },
         Command::Patch(args) => patch(&args, &env),
         Command::Completions(args) => {
             let mut command = <Cli as clap::CommandFactory>::command();

@@ -149,6 +149,9 @@ pub struct TriageOptions {
     /// Bytes of a stream (stdin) kept in memory before it is spilled to a temporary file
     /// (`None`: 16 MiB).
     pub stream_memory_limit: Option<usize>,
+    /// On a stale or missing log, also list the leftover processes of its directory
+    /// ([`crate::zombies::launch_check`]); the command that ends them is named either way.
+    pub list_processes: bool,
 }
 
 /// One line of the input.
@@ -237,6 +240,8 @@ pub struct TriageReport {
     pub also_seen: Vec<Seen>,
     /// The freshness check, when asked for.
     pub freshness: Option<Freshness>,
+    /// On a stale or missing log: the leftovers of its directory and the command that ends them.
+    pub zombies: Option<crate::zombies::LaunchCheck>,
     /// Problems worth knowing.
     pub warnings: Vec<String>,
     /// Lines read.
@@ -291,7 +296,14 @@ pub fn triage_path(path: &Path, options: &TriageOptions) -> Result<TriageReport,
         {
             let since = attempt_start(options)?;
             let book = RowBook::load(&options.extra_rules)?;
-            let mut report = launch_report(&book, "log-missing", &name, &BTreeMap::new());
+            let zombies =
+                since.map(|s| crate::zombies::launch_check(path, s, options.list_processes));
+            let mut values = BTreeMap::new();
+            if let Some(check) = &zombies {
+                values.insert("zombies_command".into(), check.command.clone());
+            }
+            let mut report = launch_report(&book, "log-missing", &name, &values);
+            report.zombies = zombies;
             report.freshness = since.map(|s| Freshness {
                 log_modified: None,
                 attempt_started: format_rfc3339(s),
@@ -439,6 +451,7 @@ fn empty_report(name: &str) -> TriageReport {
         cascades_ignored: Vec::new(),
         also_seen: Vec::new(),
         freshness: None,
+        zombies: None,
         warnings: Vec::new(),
         lines: 0,
     }
@@ -778,7 +791,10 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
                 let mut values = BTreeMap::new();
                 values.insert("log_modified".into(), format_rfc3339(modified));
                 values.insert("attempt_started".into(), format_rfc3339(since));
+                let check = crate::zombies::launch_check(Path::new(name), since, options.list_processes);
+                values.insert("zombies_command".into(), check.command.clone());
                 let mut report = launch_report(&book, "log-stale", name, &values);
+                report.zombies = Some(check);
                 report.freshness = freshness;
                 return Ok(report);
             }

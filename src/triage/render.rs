@@ -72,6 +72,9 @@ pub fn render_text_with(
     if let Some(rulebook) = &report.rulebook {
         writeln!(out, "{}{}", label("rule book:"), style.dim(rulebook))?;
     }
+    if let Some(check) = &report.zombies {
+        crate::zombies::write_launch_check(check, out, style, "")?;
+    }
     if let Some(arch) = &report.arch {
         if !arch.offload_archs.is_empty() {
             writeln!(out, "{}", style.bold("archs on the JIT command lines:"))?;

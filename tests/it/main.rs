@@ -34,3 +34,4 @@ mod triage_doctor;
 mod triage_inputs;
 mod triage_rows;
 mod windows;
+mod zombies;
