@@ -232,6 +232,10 @@ impl Report for DiagnoseReport {
     fn write_text(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
         crate::report::write_text(&self.diagnosis, &self.book, out, style)?;
         if let Some(verification) = &self.verify {
+            // The full report ends with a blank line; the short one does not.
+            if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+                writeln!(out)?;
+            }
             crate::verify::write_text(verification, out, style)?;
         }
         match &self.patch {

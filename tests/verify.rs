@@ -844,6 +844,36 @@ def _generate_ninja_build(name, extra_ldflags, backend=None):
             !unverified.contains("msvcrt.lib") && want.contains("msvcrt.lib"),
             "{unverified:?}"
         );
+        // The same from a saved diagnosis (its log is still there), and in diagnose's preview.
+        std::fs::write(build.path().join("saved.json"), &diagnosed.stdout).unwrap();
+        let output = run(
+            build.path(),
+            &["patch", "extension.py", "--from", "saved.json", "--verify"],
+            &library_args(true),
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", show(&output));
+        assert_eq!(
+            added_libraries(&String::from_utf8_lossy(&output.stdout)),
+            want
+        );
+        let preview = run(
+            build.path(),
+            &[
+                "diagnose",
+                "--format",
+                "json",
+                &log,
+                "--verify",
+                "--patch",
+                "extension.py",
+            ],
+            &library_args(true),
+        );
+        let preview = json(&preview);
+        assert_eq!(
+            added_libraries(preview["patch"]["diff"].as_str().unwrap()),
+            want
+        );
         // And --apply applies exactly that.
         let output = run(
             build.path(),

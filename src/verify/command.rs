@@ -221,6 +221,7 @@ fn cmd_payload(text: &str, directory: &Path) -> Option<String> {
     }
     // The switches before /C (or /K): /S /Q /D /E:ON /V:OFF ...
     let mut rest = &text[end..];
+    let mut strip_always = false;
     loop {
         rest = rest.trim_start();
         let token_end = rest.find([' ', '\t', '"']).unwrap_or(rest.len());
@@ -229,22 +230,24 @@ fn cmd_payload(text: &str, directory: &Path) -> Option<String> {
             return None;
         }
         rest = &rest[token_end..];
+        strip_always |= token.eq_ignore_ascii_case("/s");
         if token.eq_ignore_ascii_case("/c") || token.eq_ignore_ascii_case("/k") {
             break;
         }
     }
     let payload = rest.trim();
-    let quotes = payload.matches('"').count();
-    let special = payload.contains(['&', '<', '>', '(', ')', '@', '^', '|']);
-    // cmd keeps the quotes only around exactly one quoted name of an existing program, with
-    // nothing special around it.
-    let names_program = || {
+    // cmd keeps the quotes only when, without /S, there are exactly two, nothing special
+    // (`&<>()@^|`) and some whitespace between them, and they enclose the name of a program.
+    let keeps_quotes = || {
         let inner = payload[1..].split('"').next().unwrap_or("");
-        directory
-            .join(crate::discover::native_path(inner))
-            .is_file()
+        payload.matches('"').count() == 2
+            && !inner.contains(['&', '<', '>', '(', ')', '@', '^', '|'])
+            && inner.contains([' ', '\t'])
+            && directory
+                .join(crate::discover::native_path(inner))
+                .is_file()
     };
-    if payload.starts_with('"') && (quotes != 2 || special || !names_program()) {
+    if payload.starts_with('"') && (strip_always || !keeps_quotes()) {
         let inner = &payload[1..];
         return Some(match inner.rfind('"') {
             Some(last) => format!("{}{}", &inner[..last], &inner[last + 1..]),
@@ -655,6 +658,28 @@ mod tests {
         );
         // A caret escapes in cmd.
         assert_eq!(cmd_segments("a ^& b && c"), ["a & b", "c"]);
+        // cmd keeps the quotes of one quoted program that exists; /S, or anything special,
+        // removes the outer pair.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("my linker.exe"), "").unwrap();
+        assert_eq!(
+            cmd_payload(r#"cmd /c "my linker.exe""#, dir.path()).unwrap(),
+            r#""my linker.exe""#
+        );
+        assert_eq!(
+            cmd_payload(r#"cmd /s /c "my linker.exe""#, dir.path()).unwrap(),
+            "my linker.exe"
+        );
+        assert_eq!(
+            cmd_payload(r#"cmd /c "lld-link "a b.obj" /out:x.dll""#, dir.path()).unwrap(),
+            r#"lld-link "a b.obj" /out:x.dll"#
+        );
+        assert_eq!(
+            cmd_payload("cmd.exe /d /c lld-link a.obj", dir.path()).unwrap(),
+            "lld-link a.obj"
+        );
+        assert!(cmd_payload("cmake -E echo", dir.path()).is_none());
+        assert!(cmd_payload("cmd.exe /q", dir.path()).is_none());
     }
 
     #[test]

@@ -493,6 +493,80 @@ fn contains_flag(flags: &[String], flag: &str) -> bool {
     flags.iter().any(|f| f.eq_ignore_ascii_case(flag))
 }
 
+/// How one run ended.
+enum Ran {
+    /// The link succeeded, or reached the time limit: no further round.
+    Done,
+    /// The link failed; its output is saved in this file for the next diagnosis.
+    Failed(PathBuf),
+}
+
+/// Runs `command` with `flags` once (round `round`, which added `added`), and records the run.
+fn run_round(
+    command: &LinkCommand,
+    flags: &[String],
+    added: Vec<String>,
+    round: u32,
+    options: &VerifyOptions,
+    scratch: &Path,
+    verification: &mut Verification,
+) -> Result<Ran, String> {
+    let prepared = redirect::prepare(command, &flags_for_run(flags), scratch)
+        .map_err(|e| VerifyError::Scratch(e).to_string())?;
+    verification.command_line = winargs::join_command_line(&prepared.argv);
+    verification.command = prepared.argv.clone();
+    verification.redirected = prepared.redirected;
+    verification.response_files = prepared.response_files;
+    verification.flags = flags.to_vec();
+    let finished = run::run(&prepared.argv, &command.directory, options.timeout).map_err(|source| {
+        let program = run::resolve_program(&command.program, &command.directory);
+        let mut error = VerifyError::Start {
+            program: program.display().to_string(),
+            source,
+        }
+        .to_string();
+        if program.components().count() == 1 {
+            error.push_str(
+                " (not on PATH: run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
+            );
+        }
+        error
+    })?;
+    let exit_code = finished.status.and_then(|s| s.code());
+    verification.rounds = round;
+    verification.history.push(Round {
+        round,
+        added,
+        exit_code,
+        timed_out: finished.timed_out,
+    });
+    verification.exit_code = exit_code;
+    verification.timed_out = finished.timed_out;
+    verification.output = String::from_utf8_lossy(&finished.output).into_owned();
+    verification.output_discarded_bytes = finished.discarded;
+    if finished.status.is_some_and(|s| s.success()) {
+        verification.ok = true;
+        verification.verified_round = Some(round);
+        verification.remaining.clear();
+        return Ok(Ran::Done);
+    }
+    if finished.timed_out {
+        verification.remaining = vec![Remaining {
+            kind: "time-limit",
+            text: format!(
+                "the link ran longer than {} s and was stopped, with every process it started (--verify-timeout)",
+                options.timeout.as_secs()
+            ),
+            library: None,
+        }];
+        return Ok(Ran::Done);
+    }
+    let round_log = scratch.join(format!("round-{round}.log"));
+    std::fs::write(&round_log, &finished.output)
+        .map_err(|e| VerifyError::Scratch(format!("{}: {e}", round_log.display())).to_string())?;
+    Ok(Ran::Failed(round_log))
+}
+
 /// Verifies `subject.flags`: finds the command, runs it, and diagnoses what still fails with
 /// `diagnose_output` (a log file to its diagnosis, with the options of the first diagnosis).
 pub fn verify(
@@ -519,71 +593,27 @@ pub fn verify(
     verification.directory = command.directory.display().to_string();
     verification.directory_source = located.directory_source.clone();
     verification.notes = command.notes.clone();
+    let last = options.rounds.max(1);
     let mut flags = subject.flags.clone();
     let mut added = flags.clone();
-    for round in 1..=options.rounds.max(1) {
-        let prepared = match redirect::prepare(command, &flags_for_run(&flags), scratch.path()) {
-            Ok(prepared) => prepared,
-            Err(e) => {
-                verification.error = Some(VerifyError::Scratch(e).to_string());
-                break;
-            }
-        };
-        verification.command_line = winargs::join_command_line(&prepared.argv);
-        verification.command = prepared.argv.clone();
-        verification.redirected = prepared.redirected;
-        verification.response_files = prepared.response_files;
-        verification.flags = flags.clone();
-        let finished = match run::run(&prepared.argv, &command.directory, options.timeout) {
-            Ok(finished) => finished,
-            Err(source) => {
-                verification.error = Some(
-                    VerifyError::Start {
-                        program: run::resolve_program(&command.program, &command.directory)
-                            .display()
-                            .to_string(),
-                        source,
-                    }
-                    .to_string(),
-                );
-                break;
-            }
-        };
-        let exit_code = finished.status.and_then(|s| s.code());
-        verification.rounds = round;
-        verification.history.push(Round {
+    for round in 1..=last {
+        let ran = run_round(
+            command,
+            &flags,
+            added,
             round,
-            added: std::mem::take(&mut added),
-            exit_code,
-            timed_out: finished.timed_out,
-        });
-        verification.exit_code = exit_code;
-        verification.timed_out = finished.timed_out;
-        verification.output = String::from_utf8_lossy(&finished.output).into_owned();
-        verification.output_discarded_bytes = finished.discarded;
-        if finished.status.is_some_and(|s| s.success()) {
-            verification.ok = true;
-            verification.verified_round = Some(round);
-            verification.remaining.clear();
-            break;
-        }
-        if finished.timed_out {
-            verification.remaining = vec![Remaining {
-                kind: "time-limit",
-                text: format!(
-                    "the link ran longer than {} s and was stopped, with every process it started (--verify-timeout)",
-                    options.timeout.as_secs()
-                ),
-                library: None,
-            }];
-            break;
-        }
-        let round_log = scratch.path().join(format!("round-{round}.log"));
-        if let Err(e) = std::fs::write(&round_log, &finished.output) {
-            verification.error =
-                Some(VerifyError::Scratch(format!("{}: {e}", round_log.display())).to_string());
-            break;
-        }
+            options,
+            scratch.path(),
+            &mut verification,
+        );
+        let round_log = match ran {
+            Ok(Ran::Done) => break,
+            Ok(Ran::Failed(round_log)) => round_log,
+            Err(error) => {
+                verification.error = Some(error);
+                break;
+            }
+        };
         let diagnosis = match diagnose_output(&round_log) {
             Ok(diagnosis) => diagnosis,
             Err(e) => {
@@ -599,7 +629,7 @@ pub fn verify(
             .cloned()
             .collect();
         verification.diagnoses.push(diagnosis);
-        if new.is_empty() || round == options.rounds.max(1) {
+        if new.is_empty() || round == last {
             break;
         }
         flags.extend(new.iter().cloned());
@@ -614,7 +644,6 @@ pub fn write_text(
     out: &mut dyn Write,
     style: Style,
 ) -> io::Result<()> {
-    writeln!(out)?;
     let v = verification;
     if v.ok {
         let round = v.verified_round.unwrap_or(v.rounds);
@@ -646,6 +675,15 @@ pub fn write_text(
             style.warn("NOT VERIFIED"),
             v.error.as_deref().unwrap_or("unknown reason")
         )?;
+        if !v.command.is_empty() {
+            writeln!(out, "  command from {}", v.found)?;
+            writeln!(
+                out,
+                "  would have run in {} ({})",
+                v.directory, v.directory_source
+            )?;
+            writeln!(out, "  would have run: {}", v.command_line)?;
+        }
         return Ok(());
     } else {
         let how = if v.timed_out {
@@ -703,7 +741,11 @@ pub fn write_text(
         writeln!(out, "  {}", style.dim(&format!("note: {note}")))?;
     }
     if let Some(error) = &v.error {
-        writeln!(out, "  {}", style.warn(&format!("stopped: {error}")))?;
+        writeln!(
+            out,
+            "  {}",
+            style.warn(&format!("stopped after round {}: {error}", v.rounds))
+        )?;
     }
     if !v.ok {
         if !v.remaining.is_empty() {

@@ -4,9 +4,10 @@
 //! runs (docs/RULES.md §17).
 //!
 //! The syntax read: `name = value` bindings, `rule`, `build` (explicit, implicit `|`, order-only
-//! `||` and validation `|@` parts), indented bindings of both, `include` and `subninja` (read in the
-//! same scope), `default`, `pool` and comments; `$$`, `$ `, `$:`, `$\n` continuations, `$name`
-//! and `${name}`. Variables resolve as ninja resolves them for a command: `$in`/`$out` and the
+//! `||` and validation `|@` parts), indented bindings of both, `include` and `subninja`, `default`,
+//! `pool` and comments; `$$`, `$ `, `$:`, `$^`, `$\n` continuations, `$name` and `${name}`. A
+//! `subninja` is read into the including file's scope (ninja gives it a scope of its own, which
+//! matters only when it shadows a variable or rule of the same name). Variables resolve as ninja resolves them for a command: `$in`/`$out` and the
 //! statement's bindings, then the rule's, then the file's. Paths in `$in`/`$out` are quoted by the
 //! Windows argument rules when they hold a space or a quote.
 
@@ -40,6 +41,14 @@ pub struct Edge {
     pub line: usize,
     /// The file it is in.
     pub file: PathBuf,
+}
+
+/// The block indented lines belong to.
+enum Block {
+    None,
+    Rule(String),
+    Edge(usize),
+    Pool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -144,6 +153,10 @@ fn parse_value(text: &str) -> Value {
         match next {
             '$' | ' ' | ':' => {
                 literal.push(next);
+                at += 2;
+            }
+            '^' => {
+                literal.push('\n');
                 at += 2;
             }
             '{' => {
@@ -266,12 +279,6 @@ impl BuildFile {
         }
         let bytes = std::fs::read(path).map_err(|e| error(0, e.to_string()))?;
         let text = String::from_utf8_lossy(&bytes);
-        enum Block {
-            None,
-            Rule(String),
-            Edge(usize),
-            Pool,
-        }
         let mut block = Block::None;
         for (number, indented, line) in logical_lines(&text) {
             let trimmed = line.trim();
@@ -279,72 +286,88 @@ impl BuildFile {
                 continue;
             }
             if indented {
-                let Some((name, value)) = trimmed.split_once('=') else {
-                    return Err(error(
-                        number,
-                        format!("expected `name = value`, got `{trimmed}`"),
-                    ));
-                };
-                let (name, value) = (name.trim().to_string(), parse_value(value.trim_start()));
-                match &block {
-                    Block::Rule(rule) => {
-                        if let Some(rule) = self.rules.get_mut(rule) {
-                            rule.bindings.insert(name, value);
-                        }
-                    }
-                    Block::Edge(index) => {
-                        let evaluated = self.evaluate(&value, &self.edges[*index].bindings);
-                        self.edges[*index].bindings.insert(name, evaluated);
-                    }
-                    Block::Pool => {}
-                    Block::None => {
-                        return Err(error(
-                            number,
-                            "an indented binding outside a rule or build".into(),
-                        ))
-                    }
-                }
-                continue;
-            }
-            let (keyword, rest) = trimmed.split_once([' ', '\t']).unwrap_or((trimmed, ""));
-            let rest = rest.trim_start();
-            block = Block::None;
-            match keyword {
-                "rule" => {
-                    self.rules.insert(rest.trim().to_string(), Rule::default());
-                    block = Block::Rule(rest.trim().to_string());
-                }
-                "pool" => block = Block::Pool,
-                "default" => {
-                    let no_bindings = HashMap::new();
-                    for raw in split_paths(rest) {
-                        let target = self.evaluate(&parse_value(&raw), &no_bindings);
-                        self.defaults.push(target);
-                    }
-                }
-                "include" | "subninja" => {
-                    let name = self.evaluate(&parse_value(rest.trim()), &HashMap::new());
-                    let included = base.join(crate::discover::native_path(&name));
-                    self.read_into(&included, base, depth + 1)?;
-                }
-                "build" => {
-                    let colon = unescaped_colon(rest)
-                        .ok_or_else(|| error(number, "a build statement without `:`".into()))?;
-                    let edge =
-                        self.build_statement(&rest[..colon], &rest[colon + 1..], number, path)?;
-                    self.edges.push(edge);
-                    block = Block::Edge(self.edges.len() - 1);
-                }
-                _ => {
-                    let Some((name, value)) = trimmed.split_once('=') else {
-                        return Err(error(number, format!("unknown statement `{keyword}`")));
-                    };
-                    let value = self.evaluate(&parse_value(value.trim_start()), &HashMap::new());
-                    self.variables.insert(name.trim().to_string(), value);
-                }
+                self.binding(&block, trimmed)
+                    .map_err(|reason| error(number, reason))?;
+            } else {
+                block = self.statement(trimmed, number, path, base, depth)?;
             }
         }
         Ok(())
+    }
+
+    /// An indented `name = value` of the block it is in.
+    fn binding(&mut self, block: &Block, trimmed: &str) -> Result<(), String> {
+        let Some((name, value)) = trimmed.split_once('=') else {
+            return Err(format!("expected `name = value`, got `{trimmed}`"));
+        };
+        let (name, value) = (name.trim().to_string(), parse_value(value.trim_start()));
+        match block {
+            Block::Rule(rule) => {
+                if let Some(rule) = self.rules.get_mut(rule) {
+                    rule.bindings.insert(name, value);
+                }
+            }
+            Block::Edge(index) => {
+                let evaluated = self.evaluate(&value, &self.edges[*index].bindings);
+                self.edges[*index].bindings.insert(name, evaluated);
+            }
+            Block::Pool => {}
+            Block::None => return Err("an indented binding outside a rule or build".into()),
+        }
+        Ok(())
+    }
+
+    /// A statement at the start of a line; returns the block its indented lines belong to.
+    fn statement(
+        &mut self,
+        trimmed: &str,
+        number: usize,
+        path: &Path,
+        base: &Path,
+        depth: usize,
+    ) -> Result<Block, NinjaError> {
+        let error = |reason: String| NinjaError {
+            path: path.display().to_string(),
+            line: number,
+            reason,
+        };
+        let (keyword, rest) = trimmed.split_once([' ', '\t']).unwrap_or((trimmed, ""));
+        let rest = rest.trim_start();
+        let none = HashMap::new();
+        match keyword {
+            "rule" => {
+                self.rules.insert(rest.trim().to_string(), Rule::default());
+                return Ok(Block::Rule(rest.trim().to_string()));
+            }
+            "pool" => return Ok(Block::Pool),
+            "default" => {
+                for raw in split_paths(rest) {
+                    let target = self.evaluate(&parse_value(&raw), &none);
+                    self.defaults.push(target);
+                }
+            }
+            "include" | "subninja" => {
+                let name = self.evaluate(&parse_value(rest.trim()), &none);
+                let included = base.join(crate::discover::native_path(&name));
+                self.read_into(&included, base, depth + 1)?;
+            }
+            "build" => {
+                let colon = unescaped_colon(rest)
+                    .ok_or_else(|| error("a build statement without `:`".into()))?;
+                let edge =
+                    self.build_statement(&rest[..colon], &rest[colon + 1..], number, path)?;
+                self.edges.push(edge);
+                return Ok(Block::Edge(self.edges.len() - 1));
+            }
+            _ => {
+                let Some((name, value)) = trimmed.split_once('=') else {
+                    return Err(error(format!("unknown statement `{keyword}`")));
+                };
+                let value = self.evaluate(&parse_value(value.trim_start()), &none);
+                self.variables.insert(name.trim().to_string(), value);
+            }
+        }
+        Ok(Block::None)
     }
 
     fn build_statement(

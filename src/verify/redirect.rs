@@ -198,27 +198,13 @@ fn redirect_words(
             (driver, word.as_str()),
             (Driver::Gnu, "-shared") | (Driver::Cl, "/LD" | "/LDd" | "-LD" | "-LDd")
         );
-        if driver == Driver::Gnu {
-            if let Some(list) = word.strip_prefix("-Wl,") {
-                let mut changed = Vec::new();
-                for part in list.split(',') {
-                    match linker_output(part) {
-                        Some((prefix, value)) => {
-                            let to = scratch.file(value);
-                            names_output |= prefix.to_ascii_lowercase().ends_with("out:");
-                            record(&word, value, &to, redirected);
-                            changed.push(format!("{prefix}{}", text(&to)));
-                        }
-                        None => {
-                            dll |= part.eq_ignore_ascii_case("/dll");
-                            changed.push(part.to_string());
-                        }
-                    }
-                }
-                *words[index] = format!("-Wl,{}", changed.join(","));
-                index += 1;
-                continue;
-            }
+        if let Some(list) = word.strip_prefix("-Wl,").filter(|_| driver == Driver::Gnu) {
+            let (rewritten, named, is_dll) = redirect_comma_list(&word, list, scratch, redirected);
+            names_output |= named;
+            dll |= is_dll;
+            *words[index] = rewritten;
+            index += 1;
+            continue;
         }
         if let Some((prefix, value)) = joined_driver_output(driver, &word) {
             let to = scratch.file(value);
@@ -243,6 +229,34 @@ fn redirect_words(
         }
     }
     (names_output, dll)
+}
+
+/// `-Wl,A,B,...` with the outputs among A, B, ... redirected; whether it names the output, and
+/// whether it holds `/dll`.
+fn redirect_comma_list(
+    word: &str,
+    list: &str,
+    scratch: &mut Scratch<'_>,
+    redirected: &mut Vec<Redirect>,
+) -> (String, bool, bool) {
+    let mut names_output = false;
+    let mut dll = false;
+    let mut parts = Vec::new();
+    for part in list.split(',') {
+        match linker_output(part) {
+            Some((prefix, value)) => {
+                let to = scratch.file(value);
+                names_output |= prefix.to_ascii_lowercase().ends_with("out:");
+                record(word, value, &to, redirected);
+                parts.push(format!("{prefix}{}", text(&to)));
+            }
+            None => {
+                dll |= part.eq_ignore_ascii_case("/dll");
+                parts.push(part.to_string());
+            }
+        }
+    }
+    (format!("-Wl,{}", parts.join(",")), names_output, dll)
 }
 
 fn record(option: &str, file: &str, to: &Path, redirected: &mut Vec<Redirect>) {

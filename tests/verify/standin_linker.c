@@ -158,7 +158,9 @@ static void hang(const char *object, const char *self) {
     GetModuleFileNameW(NULL, module, MAX_PATH);
     char command[16384];
     snprintf(command, sizeof command, "\"%s\" --sleep \"%s\"", narrow(module), pid_file);
-    STARTUPINFOW startup = {sizeof startup};
+    STARTUPINFOW startup;
+    memset(&startup, 0, sizeof startup);
+    startup.cb = sizeof startup;
     PROCESS_INFORMATION process;
     CreateProcessW(NULL, wide(command), NULL, NULL, FALSE, 0, NULL, NULL, &startup, &process);
     (void)self;
