@@ -127,6 +127,120 @@ fn ninja_log(output: &str, command: &str, linker_output: &str) -> String {
     )
 }
 
+/// Real logs people posted: the failed link command is found where each build printed it (CMake's
+/// `LINK: command`, under ninja's `FAILED:` inside `cmd.exe /C`, clang++ by its 8.3 name, link.exe
+/// by a quoted path, an old ninja's `FAILED:` line holding gyp's wrapper), its response file is
+/// named when it is missing, and with it in place every output the command names is redirected;
+/// the program itself, a path on the machine that ran the build, cannot start here.
+#[test]
+fn real_logs_name_their_failed_link_commands() {
+    let examples = common::root().join("../shared/examples");
+    let cases: [(&str, &str, Option<&str>, &str, &[&str]); 5] = [
+        (
+            "005",
+            "line 4, CMake's `LINK: command`",
+            Some(r"CMakeFiles\torch_hip.rsp"),
+            r"C:\Python313\Lib\site-packages\_rocm_sdk_devel\lib\llvm\bin\lld-link.exe",
+            &[r"bin\torch_hip.dll", r"lib\torch_hip.lib", r"bin\torch_hip.pdb"],
+        ),
+        (
+            "028",
+            "line 3, under ninja's `FAILED: bin/RelWithDebInfo/OpenAL32.dll lib/RelWithDebInfo/OpenAL32.lib`",
+            Some(r"CMakeFiles\OpenAL.RelWithDebInfo.rsp"),
+            r"C:\PROGRA~1\LLVM\bin\CLANG_~1.EXE",
+            &[r"bin\RelWithDebInfo\OpenAL32.dll", r"lib\RelWithDebInfo\OpenAL32.lib", r"bin\RelWithDebInfo\OpenAL32.pdb"],
+        ),
+        (
+            "057",
+            "line 3, under ninja's `FAILED: bin/liborg_custusx_filter_airways.dll source/plugins/org_custusx_filter_airways.lib`",
+            Some("CMakeFiles/org_custusx_filter_airways.rsp"),
+            r"C:\PROGRA~2\MICROS~1.0\VC\bin\amd64\link.exe",
+            &[r"bin\liborg_custusx_filter_airways.dll", r"source\plugins\org_custusx_filter_airways.lib", r"bin\liborg_custusx_filter_airways.pdb"],
+        ),
+        (
+            "060",
+            "line 5, under ninja's `FAILED: fused.pyd`",
+            None,
+            r"C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\VC\Tools\MSVC\14.16.27023\bin\Hostx64\x64/link.exe",
+            &["fused.pyd"],
+        ),
+        ("074", "line 4, ninja's `FAILED:` line", Some("electron.exe.rsp"), "link.exe", &["electron.exe"]),
+    ];
+    for (id, where_found, response_file, program, outputs) in cases {
+        let log = examples.join(format!("{id}.log"));
+        let log = text(&log);
+        let build = tempfile::Builder::new()
+            .prefix("lnkfix-verify-real-")
+            .tempdir()
+            .unwrap();
+        if let Some(name) = response_file {
+            // Without it, the verification stops and names it.
+            let output = lnkfix(
+                build.path(),
+                &[
+                    "diagnose",
+                    "--format",
+                    "json",
+                    &log,
+                    "--verify",
+                    "--build-dir",
+                    ".",
+                ],
+            );
+            assert_eq!(output.status.code(), Some(4), "{id}: {}", show(&output));
+            let v = &json(&output)["verify"];
+            assert_eq!(v["rounds"], 0, "{id}");
+            let error = v["error"].as_str().unwrap();
+            let file = name.rsplit(['\\', '/']).next().unwrap();
+            assert!(
+                error.contains("response file") && error.contains(file),
+                "{id}: {error}"
+            );
+            let path = build.path().join(lnkfix::discover::native_path(name));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "a.obj\r\n").unwrap();
+        }
+        let before = listing(build.path());
+        let output = lnkfix(
+            build.path(),
+            &[
+                "diagnose",
+                "--format",
+                "json",
+                &log,
+                "--verify",
+                "--build-dir",
+                ".",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(4), "{id}: {}", show(&output));
+        let v = &json(&output)["verify"];
+        assert_eq!(v["found"], format!("{log} {where_found}"), "{id}");
+        assert_eq!(v["rounds"], 0, "{id}: {v:#}");
+        assert!(
+            v["error"].as_str().unwrap().starts_with("cannot start "),
+            "{id}: {v:#}"
+        );
+        let ran = strings(&v["command"]);
+        assert_eq!(ran[0], program, "{id}");
+        let redirected: Vec<&str> = v["redirected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["file"].as_str().unwrap())
+            .collect();
+        assert_eq!(redirected, outputs, "{id}: {v:#}");
+        for r in v["redirected"].as_array().unwrap() {
+            let to = r["to"].as_str().unwrap();
+            assert!(
+                ran.iter().any(|w| w.ends_with(to)),
+                "{id}: {to} not in {ran:?}"
+            );
+        }
+        assert_eq!(listing(build.path()), before, "{id}");
+    }
+}
+
 #[cfg(not(windows))]
 mod linux {
     //! With the real linkers. lld-link is a Linux program here, so these run on Linux only; the
@@ -707,6 +821,90 @@ mod linux {
         assert!(v["notes"][0].as_str().unwrap().contains("cmd.exe"), "{v:#}");
         untouched.check("build.ninja with cmd /C");
         assert_eq!(listing(build.path()), before);
+    }
+
+    /// The link done by a compiler driver, as CMake and tvm-ffi do it: clang-19 as a GNU-style
+    /// driver with `-fuse-ld=lld-link` (the flags go through `-Xlinker`), and clang-cl (clang-19 by
+    /// that name) with `/link` (the flags go after it). The failed link is run for real first, and
+    /// its output is the log.
+    #[test]
+    fn compiler_drivers_take_the_flags_their_way() {
+        let commands = [
+            (
+                "clang-19 --target=x86_64-pc-windows-msvc -fuse-ld=lld-link -nostdlib -shared -Xlinker /nodefaultlib -o link/md.dll obj/md/app.obj",
+                "-Xlinker",
+            ),
+            (
+                "bin/clang-cl-19 --target=x86_64-pc-windows-msvc -fuse-ld=lld obj/md/app.obj /LD /Fe:link/md.dll /link /nodefaultlib",
+                "/link",
+            ),
+        ];
+        for (command, how) in commands {
+            let build = build_dir("lnkfix-verify-");
+            symlink(
+                Path::new("/usr/bin/clang-19"),
+                &build.path().join("bin/clang-cl-19"),
+            );
+            std::fs::create_dir_all(build.path().join("link")).unwrap();
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let failed = Command::new(
+                build
+                    .path()
+                    .join(words[0])
+                    .to_str()
+                    .filter(|_| words[0].contains('/'))
+                    .unwrap_or(words[0]),
+            )
+            .args(&words[1..])
+            .current_dir(build.path())
+            .output()
+            .unwrap_or_else(|e| panic!("{command}: {e}"));
+            assert_eq!(failed.status.code(), Some(1), "{command}");
+            let untouched = Untouched::create(build.path().join("link/md.dll"));
+            let linker_output = String::from_utf8_lossy(&failed.stderr).into_owned();
+            assert!(
+                linker_output.contains("undefined symbol: __security_cookie"),
+                "{linker_output}"
+            );
+            std::fs::write(
+                build.path().join("build.log"),
+                ninja_log("link/md.dll", command, &linker_output),
+            )
+            .unwrap();
+            let before = listing(build.path());
+            let output = run(
+                build.path(),
+                &["diagnose", "--format", "json", "build.log", "--verify"],
+                &library_args(true),
+            );
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{command}: {}",
+                show(&output)
+            );
+            let json = json(&output);
+            let v = &json["verify"];
+            assert_eq!(v["ok"], true, "{command}: {v:#}");
+            let ran = strings(&v["command"]);
+            let flags = strings(&json["link_flags"]);
+            if how == "-Xlinker" {
+                let passed: Vec<String> = ran
+                    .chunks(2)
+                    .rev()
+                    .take(flags.len())
+                    .rev()
+                    .map(|pair| pair.join(" "))
+                    .collect();
+                let want: Vec<String> = flags.iter().map(|f| format!("-Xlinker {f}")).collect();
+                assert_eq!(passed.join(" "), want.join(" "), "{ran:?}");
+            } else {
+                let link = ran.iter().position(|w| w == "/link").unwrap();
+                assert!(ran[link..].ends_with(&flags), "{ran:?}");
+            }
+            untouched.check(command);
+            assert_eq!(listing(build.path()), before, "{command}");
+        }
     }
 
     /// The shape of tvm-ffi's generator, cut down (as tests/patch_cases.rs has it).

@@ -330,6 +330,18 @@ fn find_program(words: &[String], depth: usize) -> Option<(Vec<String>, Option<S
     None
 }
 
+/// Whether `text` is a command that is, or holds, a known linker or driver (inside `cmd /C` or a
+/// wrapper too).
+pub fn names_a_program(text: &str) -> bool {
+    let segments = match cmd_payload(text, Path::new(".")) {
+        Some(payload) => cmd_segments(&payload),
+        None => vec![text.to_string()],
+    };
+    segments
+        .iter()
+        .any(|s| find_program(&winargs::split_command_line(s), 0).is_some())
+}
+
 /// A word that starts an option (`/x`, `-x`), not a path such as `/home/a.obj`.
 pub(crate) fn is_option(word: &str) -> bool {
     let Some(rest) = word.strip_prefix(['/', '-']) else {

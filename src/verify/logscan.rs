@@ -12,6 +12,8 @@ use crate::linklog::{clean, LineReader};
 pub enum Shape {
     /// The line after ninja's `FAILED: OUTPUTS` (the outputs as listed).
     NinjaFailed(String),
+    /// ninja's `FAILED:` line itself: ninja before 1.8 printed the command there.
+    NinjaFailedLine,
     /// CMake's `LINK: command "..." failed` (`cmake -E vs_link_*`).
     CmakeLink,
     /// A line that starts with a known linker or driver.
@@ -39,6 +41,7 @@ impl Candidate {
                     self.line
                 )
             }
+            Shape::NinjaFailedLine => format!("{log} line {}, ninja's `FAILED:` line", self.line),
             Shape::CmakeLink => format!("{log} line {}, CMake's `LINK: command`", self.line),
             Shape::CommandLine => format!("{log} line {}", self.line),
         }
@@ -116,6 +119,13 @@ pub fn scan(reader: Box<dyn Read>, max_line_bytes: usize) -> std::io::Result<Log
             }
             if let Some(rest) = text.strip_prefix("FAILED:") {
                 let outputs = failed_outputs(rest);
+                if super::command::names_a_program(&outputs) {
+                    found.candidates.push(Candidate {
+                        line: number,
+                        text: outputs.clone(),
+                        shape: Shape::NinjaFailedLine,
+                    });
+                }
                 found.failed_outputs.push(outputs.clone());
                 after_failed = Some(outputs);
                 continue;
@@ -237,6 +247,22 @@ LINK: command \"C:\\LLVM\\bin\\lld-link.exe /nologo @CMakeFiles\\t.rsp /out:bin\
             .map(|c| c.line)
             .collect();
         assert_eq!(order, [6, 3, 2, 10, 9, 8]);
+    }
+
+    #[test]
+    fn older_ninja_printed_the_command_on_the_failed_line() {
+        let found = scan_text("FAILED: python.exe gyp-win-tool link-wrapper environment.x64 False link.exe /OUT:e.exe @e.exe.rsp\n   Creating library e.lib\n");
+        assert_eq!(found.candidates[0].shape, Shape::NinjaFailedLine);
+        assert!(found.candidates[0]
+            .text
+            .starts_with("python.exe gyp-win-tool"));
+        // Outputs are not a command.
+        let found =
+            scan_text("FAILED: bin/x.dll lib/x.lib\nlld-link: error: undefined symbol: f\n");
+        assert!(found
+            .candidates
+            .iter()
+            .all(|c| c.shape != Shape::NinjaFailedLine));
     }
 
     #[test]

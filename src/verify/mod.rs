@@ -187,12 +187,14 @@ pub enum VerifyError {
         looked: String,
     },
     /// The command was found but cannot be used.
-    #[error("{found}: {rejected}")]
+    #[error("{found}: {rejected}{hint}")]
     Unusable {
         /// Where it was found.
         found: String,
         /// Why it cannot be used.
         rejected: Rejected,
+        /// What may help (empty, or a parenthesised sentence with a leading space).
+        hint: String,
     },
     /// The build file cannot be read.
     #[error(transparent)]
@@ -254,7 +256,11 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
                 found,
                 directory_source,
             }),
-            Err(rejected) => Err(VerifyError::Unusable { found, rejected }),
+            Err(rejected) => Err(VerifyError::Unusable {
+                found,
+                rejected,
+                hint: String::new(),
+            }),
         };
     }
     let mut looked = Vec::new();
@@ -271,16 +277,25 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
             }
         })?;
         failed_outputs = scanned.failed_outputs.clone();
-        let (directory, directory_source) = match (&given_directory, &scanned.entering_directory) {
+        let entered = scanned
+            .entering_directory
+            .as_ref()
+            .filter(|(dir, _)| Path::new(dir).is_dir());
+        let fallback = given_directory.is_none() && entered.is_none();
+        let (directory, directory_source) = match (&given_directory, entered) {
             (Some(given), _) => given.clone(),
-            (None, Some((dir, line))) if Path::new(dir).is_dir() => (
+            (None, Some((dir, line))) => (
                 absolute(Path::new(dir)),
                 format!("ninja's `Entering directory` ({} line {line})", subject.log_name),
             ),
-            _ => (
+            (None, None) => (
                 current_dir(),
-                "the current directory: the log does not say where the build ran, --build-dir names it"
-                    .to_string(),
+                match &scanned.entering_directory {
+                    Some((dir, line)) => format!(
+                        "the current directory: the log's build directory {dir} (line {line}) is not here, --build-dir names it"
+                    ),
+                    None => "the current directory: the log does not say where the build ran, --build-dir names it".to_string(),
+                },
             ),
         };
         let context = ParseContext {
@@ -299,7 +314,16 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
                     })
                 }
                 Err(rejected @ Rejected::ResponseFile { .. }) => {
-                    return Err(VerifyError::Unusable { found, rejected })
+                    let hint = if fallback {
+                        format!(" (looked for in {directory_source})")
+                    } else {
+                        String::new()
+                    };
+                    return Err(VerifyError::Unusable {
+                        found,
+                        rejected,
+                        hint,
+                    });
                 }
                 Err(rejected) => looked.push(format!("{found}: {rejected}")),
             }
@@ -367,6 +391,7 @@ fn from_build_file(
                 Err(rejected) => Err(VerifyError::Unusable {
                     found: describe(edge),
                     rejected,
+                    hint: String::new(),
                 }),
             };
         }
@@ -529,6 +554,8 @@ fn run_round(
             error.push_str(
                 " (not on PATH: run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
             );
+        } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
+            error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
         }
         error
     })?;
@@ -576,7 +603,13 @@ pub fn verify(
 ) -> Verification {
     let located = match locate(subject, options) {
         Ok(located) => located,
-        Err(error) => return Verification::failed(error.to_string(), String::new()),
+        Err(error) => {
+            let found = match &error {
+                VerifyError::Unusable { found, .. } => found.clone(),
+                _ => String::new(),
+            };
+            return Verification::failed(error.to_string(), found);
+        }
     };
     let scratch = match tempfile::Builder::new().prefix("lnkfix-verify-").tempdir() {
         Ok(dir) => dir,

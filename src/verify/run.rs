@@ -30,11 +30,21 @@ pub struct Finished {
 /// directory (where the build ran it), a bare name is looked up on `PATH`.
 pub fn resolve_program(program: &str, directory: &Path) -> PathBuf {
     let native = crate::discover::native_path(program);
-    if program.contains(['/', '\\']) && native.is_relative() {
+    if program.contains(['/', '\\']) && native.is_relative() && !is_windows_absolute(program) {
         directory.join(native)
     } else {
         native
     }
+}
+
+/// `C:\x`, `C:/x` or `\\server\share`: absolute on Windows, whatever system reads it.
+pub fn is_windows_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    (bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/'))
+        || path.starts_with("\\\\")
 }
 
 /// Reads a stream to its end, keeping up to [`OUTPUT_LIMIT`] bytes.
