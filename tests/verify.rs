@@ -135,7 +135,9 @@ fn ninja_log(output: &str, command: &str, linker_output: &str) -> String {
 #[test]
 fn real_logs_name_their_failed_link_commands() {
     let examples = common::root().join("../shared/examples");
-    let cases: [(&str, &str, Option<&str>, &str, &[&str]); 5] = [
+    // The log, where the command is found, the response file it needs, its program, its outputs.
+    type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a str, &'a [&'a str]);
+    let cases: [Case; 5] = [
         (
             "005",
             "line 4, CMake's `LINK: command`",
