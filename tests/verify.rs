@@ -134,43 +134,59 @@ fn ninja_log(output: &str, command: &str, linker_output: &str) -> String {
 /// the program itself, a path on the machine that ran the build, cannot start here.
 #[test]
 fn real_logs_name_their_failed_link_commands() {
-    let examples = common::root().join("../shared/examples");
+    let shared = common::root().join("../shared");
     // The log, where the command is found, the response file it needs, its program, its outputs.
     type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a str, &'a [&'a str]);
-    let cases: [Case; 5] = [
+    let cases: [Case; 7] = [
         (
-            "005",
+            "examples/005.log",
             "line 4, CMake's `LINK: command`",
             Some(r"CMakeFiles\torch_hip.rsp"),
             r"C:\Python313\Lib\site-packages\_rocm_sdk_devel\lib\llvm\bin\lld-link.exe",
             &[r"bin\torch_hip.dll", r"lib\torch_hip.lib", r"bin\torch_hip.pdb"],
         ),
         (
-            "028",
+            "examples/028.log",
             "line 3, under ninja's `FAILED: bin/RelWithDebInfo/OpenAL32.dll lib/RelWithDebInfo/OpenAL32.lib`",
             Some(r"CMakeFiles\OpenAL.RelWithDebInfo.rsp"),
             r"C:\PROGRA~1\LLVM\bin\CLANG_~1.EXE",
             &[r"bin\RelWithDebInfo\OpenAL32.dll", r"lib\RelWithDebInfo\OpenAL32.lib", r"bin\RelWithDebInfo\OpenAL32.pdb"],
         ),
         (
-            "057",
+            "examples/057.log",
             "line 3, under ninja's `FAILED: bin/liborg_custusx_filter_airways.dll source/plugins/org_custusx_filter_airways.lib`",
             Some("CMakeFiles/org_custusx_filter_airways.rsp"),
             r"C:\PROGRA~2\MICROS~1.0\VC\bin\amd64\link.exe",
             &[r"bin\liborg_custusx_filter_airways.dll", r"source\plugins\org_custusx_filter_airways.lib", r"bin\liborg_custusx_filter_airways.pdb"],
         ),
         (
-            "060",
+            "examples/060.log",
             "line 5, under ninja's `FAILED: fused.pyd`",
             None,
             r"C:\Program Files (x86)\Microsoft Visual Studio\2017\Community\VC\Tools\MSVC\14.16.27023\bin\Hostx64\x64/link.exe",
             &["fused.pyd"],
         ),
-        ("074", "line 4, ninja's `FAILED:` line", Some("electron.exe.rsp"), "link.exe", &["electron.exe"]),
+        ("examples/074.log", "line 4, ninja's `FAILED:` line", Some("electron.exe.rsp"), "link.exe", &["electron.exe"]),
+        // An old ninja's FAILED: line holding gyp's wrapper, hard-wrapped by the console.
+        (
+            "examples2/logs/008.log",
+            "line 3, ninja's `FAILED:` line",
+            Some("node.dll.rsp"),
+            "link.exe",
+            &["node.dll.lib", "node.dll"],
+        ),
+        // MSBuild's `Link:` echo: an unquoted program path with spaces, wrapped at 119 columns,
+        // then the inputs one per line.
+        (
+            "examples2/logs/016.log",
+            "line 2",
+            None,
+            r"D:\Program Files (x86)\Microsoft Visual Studio 12.0\VC\bin\link.exe",
+            &[r"..\..\build\LibVs.dll", r"..\..\build\LibVs.pdb", r"..\..\build\LibVs.lib"],
+        ),
     ];
     for (id, where_found, response_file, program, outputs) in cases {
-        let log = examples.join(format!("{id}.log"));
-        let log = text(&log);
+        let log = text(&shared.join(id));
         let build = tempfile::Builder::new()
             .prefix("lnkfix-verify-real-")
             .tempdir()

@@ -159,6 +159,12 @@ pub enum Rejected {
     /// No command at all.
     #[error("no command")]
     Empty,
+    /// A linker's message (`LINK : fatal error LNK1104: ...`), not a command.
+    #[error("`{line}` is a message of the linker, not a command")]
+    Message {
+        /// The line.
+        line: String,
+    },
     /// The program (and no program within it) is a known linker or driver.
     #[error("`{program}` is not a linker or compiler driver lnkfix re-runs ({known})")]
     UnknownProgram {
@@ -330,6 +336,37 @@ fn find_program(words: &[String], depth: usize) -> Option<(Vec<String>, Option<S
     None
 }
 
+/// Splits a command line by the Windows rules, with one repair: a program path with spaces that
+/// is not quoted, as MSBuild echoes its tools (`C:\Program Files (x86)\...\link.exe /OUT:...`),
+/// is taken whole when it ends in a known program's `.exe`.
+pub fn split_command(text: &str) -> Vec<String> {
+    let words = winargs::split_command_line(text);
+    let first_is_known = words.first().is_some_and(|p| program_driver(p).is_some());
+    if first_is_known || text.trim_start().starts_with('"') {
+        return words;
+    }
+    let lower = text.to_ascii_lowercase();
+    for (at, _) in lower.match_indices(".exe") {
+        let end = at + ".exe".len();
+        if !(end == text.len() || text[end..].starts_with([' ', '\t'])) {
+            continue;
+        }
+        let program = text[..end].trim_start();
+        // One path: absolute, no quote, no option and no other program inside it.
+        let one_path = crate::verify::run::is_windows_absolute(program)
+            && !program.contains(['"', '\t'])
+            && !program.contains(" -")
+            && !program.contains(" /")
+            && !lower[..at].contains(".exe ");
+        if one_path && program.contains(' ') && program_driver(program).is_some() {
+            let mut out = vec![program.to_string()];
+            out.extend(winargs::split_arguments(&text[end..]));
+            return out;
+        }
+    }
+    words
+}
+
 /// Whether `text` is a command that is, or holds, a known linker or driver (inside `cmd /C` or a
 /// wrapper too).
 pub fn names_a_program(text: &str) -> bool {
@@ -339,7 +376,7 @@ pub fn names_a_program(text: &str) -> bool {
     };
     segments
         .iter()
-        .any(|s| find_program(&winargs::split_command_line(s), 0).is_some())
+        .any(|s| find_program(&split_command(s), 0).is_some())
 }
 
 /// A word that starts an option (`/x`, `-x`), not a path such as `/home/a.obj`.
@@ -360,9 +397,9 @@ fn is_source(word: &str) -> bool {
     !is_option(word) && SOURCE_EXTENSIONS.iter().any(|e| lower.ends_with(e))
 }
 
-/// Whether the words link, for `driver`: `Err` with the reason when they only compile, build a
-/// library, or compile sources into the build directory as well.
-fn check_links(driver: Driver, words: &[&str]) -> Result<(), String> {
+/// Whether the words link, for `driver` (`program`): `Err` with the reason when they only compile,
+/// build a library, or compile sources into the build directory as well.
+fn check_links(driver: Driver, program: &str, words: &[&str]) -> Result<(), String> {
     match driver {
         Driver::Linker => {
             if let Some(first) = words.first().map(|w| w.to_ascii_lowercase()) {
@@ -386,9 +423,11 @@ fn check_links(driver: Driver, words: &[&str]) -> Result<(), String> {
                 if matches!(option, Some("c" | "E" | "EP" | "P" | "Zs")) {
                     return Err(format!("{word}: compile only"));
                 }
-                if is_source(word) {
+                // cl.exe writes the objects of the sources it compiles into the working directory;
+                // clang-cl, like clang, keeps them in temporary files.
+                if is_source(word) && program_name(program) == "cl" {
                     return Err(format!(
-                        "{word}: it compiles sources too, whose objects would be written into the build"
+                        "{word}: cl compiles sources too, and writes their objects into the build"
                     ));
                 }
             }
@@ -504,8 +543,14 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
             directory = directory.join(crate::discover::native_path(&target));
             continue;
         }
-        let words = winargs::split_command_line(segment);
+        let words = split_command(segment);
         if words.is_empty() {
+            continue;
+        }
+        if words.get(1).is_some_and(|w| w == ":") {
+            first_rejection.get_or_insert(Rejected::Message {
+                line: segment.chars().take(80).collect(),
+            });
             continue;
         }
         match find_program(&words, 0) {
@@ -550,9 +595,11 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
         directory,
         notes,
     };
-    check_links(driver, &command.words()).map_err(|reason| Rejected::NotLinking {
-        program: command.program.clone(),
-        reason,
+    check_links(driver, &command.program, &command.words()).map_err(|reason| {
+        Rejected::NotLinking {
+            program: command.program.clone(),
+            reason,
+        }
     })?;
     Ok(command)
 }
@@ -695,6 +742,30 @@ mod tests {
     }
 
     #[test]
+    fn unquoted_program_paths_as_msbuild_echoes_them() {
+        let text = r#"D:\Program Files (x86)\Microsoft Visual Studio 12.0\VC\bin\link.exe /ERRORREPORT:QUEUE /OUT:"..\..\build\LibVs.dll" /NOLOGO"#;
+        let words = split_command(text);
+        assert_eq!(
+            words,
+            [
+                r"D:\Program Files (x86)\Microsoft Visual Studio 12.0\VC\bin\link.exe",
+                "/ERRORREPORT:QUEUE",
+                r"/OUT:..\..\build\LibVs.dll",
+                "/NOLOGO"
+            ]
+        );
+        // Quoted, or no known program: the plain rules.
+        assert_eq!(
+            split_command(r#""C:\a b\link.exe" x"#),
+            [r"C:\a b\link.exe", "x"]
+        );
+        assert_eq!(
+            split_command(r"C:\a b\tool.exe x"),
+            [r"C:\a", r"b\tool.exe", "x"]
+        );
+    }
+
+    #[test]
     fn wrappers_holding_the_command_in_one_argument() {
         // gyp-win-tool: the link command is one quoted argument of the wrapper.
         let text = r#"python.exe gyp-win-tool link-with-manifests environment.x64 True electron.exe "python.exe gyp-win-tool link-wrapper environment.x64 False link.exe /nologo /OUT:electron.exe /DLL" 1 mt.exe rc.exe"#;
@@ -732,6 +803,10 @@ mod tests {
             Rejected::Refused { .. }
         ));
         assert!(matches!(rejected(""), Rejected::Empty));
+        assert!(matches!(
+            rejected("LINK : fatal error LNK1104: cannot open file 'x.lib'"),
+            Rejected::Message { .. }
+        ));
         if !cfg!(windows) {
             assert!(matches!(
                 rejected("link a.obj /out:a.exe"),

@@ -87,90 +87,189 @@ fn failed_outputs(rest: &str) -> String {
     rest.to_string()
 }
 
-/// Whether a line starts with a program lnkfix re-runs (by the program-name rule).
+/// Whether a line starts with a program lnkfix re-runs (by the program-name rule), and is not
+/// one of link.exe's messages (`LINK : fatal error LNK1181: ...`).
 fn starts_with_known_program(text: &str) -> bool {
-    let words = super::winargs::split_command_line(text);
-    words
-        .first()
-        .is_some_and(|p| super::command::program_driver(p).is_some())
-        || text.to_ascii_lowercase().starts_with("cmd")
-            && super::command::program_name(words.first().map_or("", |w| w)) == "cmd"
+    let words = super::command::split_command(text);
+    let Some(first) = words.first() else {
+        return false;
+    };
+    if words.get(1).is_some_and(|w| w == ":") {
+        return false;
+    }
+    super::command::program_driver(first).is_some() || super::command::program_name(first) == "cmd"
+}
+
+/// The leading part of a line that is not the command: MSBuild's `N>`, then spaces. Returns its
+/// length in bytes and how many spaces it holds.
+fn indentation(line: &str) -> (usize, usize) {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let after = if digits > 0 && line[digits..].starts_with('>') {
+        digits + 1
+    } else {
+        0
+    };
+    let spaces = line[after..].bytes().take_while(|b| *b == b' ').count();
+    (after + spaces, spaces)
+}
+
+/// A candidate whose command may go on over the next lines.
+struct Open {
+    candidate: Candidate,
+    /// Spaces before the command on its first line.
+    indent: usize,
+    /// Characters of its first line.
+    width: usize,
+    /// Characters of its last line.
+    last: usize,
+    /// Whether the first line looks cut by a console: at a console width, or with a quote left
+    /// open.
+    cut: bool,
+}
+
+impl Open {
+    /// Adds `line` to the command when it continues it: a console hard-wrapped the command (its
+    /// first line ends at a console width or leaves a quote open, and the line before was as long
+    /// as the first), or MSBuild echoes the arguments (its response file) one per line at the
+    /// command's indentation.
+    fn take(&mut self, line: &str) -> bool {
+        let (prefix, spaces) = indentation(line);
+        let rest = line[prefix..].trim_end();
+        if rest.is_empty() || rest.starts_with("FAILED:") || rest.starts_with("ninja:") {
+            return false;
+        }
+        let looks_like_a_record = rest.starts_with("LINK:")
+            || rest.contains(": error")
+            || rest.contains(": warning")
+            || rest.contains(" error LNK")
+            || rest.contains(" warning LNK");
+        if self.cut && self.last == self.width && !looks_like_a_record {
+            // Cut mid-token: no separator.
+            let kept = spaces.saturating_sub(self.indent);
+            self.candidate.text.push_str(&" ".repeat(kept));
+            self.candidate.text.push_str(rest);
+        } else if self.indent > 0 && spaces == self.indent && !starts_with_known_program(rest) {
+            self.candidate.text.push(' ');
+            self.candidate.text.push_str(rest);
+        } else {
+            return false;
+        }
+        self.last = line.chars().count();
+        true
+    }
+}
+
+/// The scan's state between lines.
+#[derive(Default)]
+struct Scanner {
+    found: LogCommands,
+    /// After `FAILED:`: its outputs, until the command line comes.
+    after_failed: Option<String>,
+    open: Option<Open>,
+}
+
+impl Scanner {
+    fn close(&mut self) {
+        if let Some(open) = self.open.take() {
+            // An old ninja's `FAILED:` line is a command only when it names a program.
+            let failed_line = open.candidate.shape == Shape::NinjaFailedLine;
+            if !failed_line || super::command::names_a_program(&open.candidate.text) {
+                if failed_line {
+                    // The command was on the line itself: what follows is its output.
+                    self.after_failed = None;
+                }
+                self.found.candidates.push(open.candidate);
+            }
+        }
+    }
+
+    fn open(&mut self, line: &str, number: u64, text: &str, shape: Shape) {
+        self.close();
+        let width = line.chars().count();
+        self.open = Some(Open {
+            candidate: Candidate {
+                line: number,
+                text: text.to_string(),
+                shape,
+            },
+            indent: indentation(line).1,
+            width,
+            last: width,
+            cut: width >= 80
+                && (line.matches('"').count() % 2 == 1
+                    || crate::linklog::CONSOLE_WIDTHS
+                        .iter()
+                        .any(|&w| width == w || width + 1 == w)),
+        });
+    }
+
+    fn line(&mut self, number: u64, line: &str) {
+        if self.open.as_mut().is_some_and(|open| open.take(line)) {
+            return;
+        }
+        self.close();
+        let text = strip_tool_prefix(line).trim_end();
+        if text.is_empty() {
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("FAILED:") {
+            let outputs = failed_outputs(rest);
+            self.found.failed_outputs.push(outputs.clone());
+            self.open(line, number, &outputs, Shape::NinjaFailedLine);
+            self.after_failed = Some(outputs);
+            return;
+        }
+        if let Some(outputs) = self.after_failed.take() {
+            self.open(line, number, text, Shape::NinjaFailed(outputs));
+            return;
+        }
+        if let Some(rest) = text
+            .strip_prefix("ninja: Entering directory `")
+            .or_else(|| text.split_once("Entering directory '").map(|(_, r)| r))
+        {
+            let dir = rest.trim_end_matches(['\'', '`']);
+            self.found.entering_directory = Some((dir.to_string(), number));
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("LINK: command \"") {
+            if let Some(end) = rest.rfind("\" failed") {
+                self.found.candidates.push(Candidate {
+                    line: number,
+                    text: rest[..end].to_string(),
+                    shape: Shape::CmakeLink,
+                });
+            }
+            return;
+        }
+        // Supervisor prefixes (timestamps, `worker |`) come off only for this check: they
+        // would also take `LINK:` and `FAILED:` apart.
+        for candidate in [text, clean::strip_prefixes(text)] {
+            if starts_with_known_program(candidate) {
+                self.open(line, number, candidate, Shape::CommandLine);
+                return;
+            }
+        }
+    }
 }
 
 /// Reads `reader` (a log) for link commands.
 pub fn scan(reader: Box<dyn Read>, max_line_bytes: usize) -> std::io::Result<LogCommands> {
-    let mut found = LogCommands::default();
+    let mut scanner = Scanner::default();
     let mut lines = LineReader::new(reader, max_line_bytes)?;
     let mut raw = String::new();
-    // After `FAILED:`: its outputs, until the command line comes.
-    let mut after_failed: Option<String> = None;
     while lines.next_line(&mut raw)? {
         let number = lines.line_number;
         let unescaped = clean::strip_escapes(&raw);
-        let expanded = if clean::looks_like_python_repr(&unescaped) {
-            clean::expand_python_repr(&unescaped)
+        if clean::looks_like_python_repr(&unescaped) {
+            for line in clean::expand_python_repr(&unescaped) {
+                scanner.line(number, &line);
+            }
         } else {
-            vec![unescaped.into_owned()]
-        };
-        for line in &expanded {
-            let text = strip_tool_prefix(line).trim_end();
-            if text.is_empty() {
-                continue;
-            }
-            if let Some(rest) = text.strip_prefix("FAILED:") {
-                let outputs = failed_outputs(rest);
-                if super::command::names_a_program(&outputs) {
-                    found.candidates.push(Candidate {
-                        line: number,
-                        text: outputs.clone(),
-                        shape: Shape::NinjaFailedLine,
-                    });
-                }
-                found.failed_outputs.push(outputs.clone());
-                after_failed = Some(outputs);
-                continue;
-            }
-            if let Some(outputs) = after_failed.take() {
-                found.candidates.push(Candidate {
-                    line: number,
-                    text: text.to_string(),
-                    shape: Shape::NinjaFailed(outputs),
-                });
-                continue;
-            }
-            if let Some(rest) = text
-                .strip_prefix("ninja: Entering directory `")
-                .or_else(|| text.split_once("Entering directory '").map(|(_, r)| r))
-            {
-                let dir = rest.trim_end_matches(['\'', '`']);
-                found.entering_directory = Some((dir.to_string(), number));
-                continue;
-            }
-            if let Some(rest) = text.strip_prefix("LINK: command \"") {
-                if let Some(end) = rest.rfind("\" failed") {
-                    found.candidates.push(Candidate {
-                        line: number,
-                        text: rest[..end].to_string(),
-                        shape: Shape::CmakeLink,
-                    });
-                }
-                continue;
-            }
-            // Supervisor prefixes (timestamps, `worker |`) come off only for this check: they
-            // would also take `LINK:` and `FAILED:` apart.
-            for candidate in [text, clean::strip_prefixes(text)] {
-                if starts_with_known_program(candidate) {
-                    found.candidates.push(Candidate {
-                        line: number,
-                        text: candidate.to_string(),
-                        shape: Shape::CommandLine,
-                    });
-                    break;
-                }
-            }
+            scanner.line(number, &unescaped);
         }
     }
-    Ok(found)
+    scanner.close();
+    Ok(scanner.found)
 }
 
 /// The candidates in the order to try them: the nearest before `first_error_line` (the log's
@@ -263,6 +362,41 @@ LINK: command \"C:\\LLVM\\bin\\lld-link.exe /nologo @CMakeFiles\\t.rsp /out:bin\
             .candidates
             .iter()
             .all(|c| c.shape != Shape::NinjaFailedLine));
+    }
+
+    #[test]
+    fn wrapped_and_echoed_commands_are_joined() {
+        // A console wrapped an old ninja's FAILED: line: every piece as long as the first.
+        let line1 = "FAILED: python.exe gyp-win-tool link-with-manifests environment.x86 True node.dll \"python.exe gyp-win-tool link-wrap";
+        let line2 = "per environment.x86 False link.exe /nologo /IMPLIB:node.dll.lib /DLL /OUT:node.dll @node.dll.rsp\" 2 mt.exe rc.exe \"o";
+        assert_eq!(line1.len(), line2.len());
+        let log = format!(
+            "{line1}\n{line2}\nbj\\x.manifest\"\nMSVCRT.lib(MSVCR120.dll) : error LNK2005: x\n"
+        );
+        let found = scan_text(&log);
+        assert_eq!(found.candidates.len(), 1, "{found:?}");
+        assert_eq!(found.candidates[0].shape, Shape::NinjaFailedLine);
+        assert!(
+            found.candidates[0].text.ends_with("link-wrapper environment.x86 False link.exe /nologo /IMPLIB:node.dll.lib /DLL /OUT:node.dll @node.dll.rsp\" 2 mt.exe rc.exe \"obj\\x.manifest\""),
+            "{}",
+            found.candidates[0].text
+        );
+        // MSBuild: the command wrapped with its indentation, then one input per line at the same
+        // indentation, then the error.
+        // 119 characters: a 120-column console.
+        let prefix = "  C:\\VS\\bin\\link.exe /OUT:x.dll /";
+        let a = format!("{prefix}{}", "X".repeat(119 - prefix.len()));
+        let b = format!("  NOLOGO{}", "Y".repeat(a.len() - 8));
+        let log = format!("Link:\n{a}\n{b}\n  /DLL a.obj\n  b.obj\nLINK : fatal error LNK1181: cannot open input file 'c.lib'\n");
+        let found = scan_text(&log);
+        assert_eq!(found.candidates.len(), 1, "{found:?}");
+        let text = &found.candidates[0].text;
+        assert!(
+            text.starts_with("C:\\VS\\bin\\link.exe /OUT:x.dll /XXXX"),
+            "{text}"
+        );
+        assert!(text.contains("XNOLOGOY"), "{text}");
+        assert!(text.ends_with("YYY/DLL a.obj b.obj"), "{text}");
     }
 
     #[test]
