@@ -71,11 +71,11 @@ static void sleep_seconds(int seconds) { sleep((unsigned)seconds); }
 static long process_id(void) { return (long)getpid(); }
 #endif
 
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
 static int starts_with_ci(const char *text, const char *prefix) {
     for (; *prefix; text++, prefix++) {
-        char a = *text, b = *prefix;
-        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
-        if (a != b) return 0;
+        if (!*text || lower(*text) != lower(*prefix)) return 0;
     }
     return 1;
 }
