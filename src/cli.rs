@@ -166,11 +166,11 @@ pub(crate) struct VerifyArgs {
     pub(crate) link_command: Option<String>,
     /// With --verify: at most this many runs; each later run adds what the diagnosis of the
     /// previous run's output finds.
-    #[arg(long = "verify-rounds", value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=10))]
+    #[arg(long = "verify-rounds", value_name = "N", default_value_t = 2, requires = "verify", value_parser = clap::value_parser!(u32).range(1..=10))]
     pub(crate) rounds: u32,
     /// With --verify: the time limit of each run, in seconds; then the link and everything it
     /// started are stopped.
-    #[arg(long = "verify-timeout", value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    #[arg(long = "verify-timeout", value_name = "SECONDS", default_value_t = 120, requires = "verify", value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub(crate) timeout: u64,
 }
 
