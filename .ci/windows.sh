@@ -13,8 +13,9 @@
 # 3. Builds lnkfix.exe (release).
 # 4. Prepares on Linux what the tests cannot make under Wine (no bash, clang, lld-link, llvm-*,
 #    python3, pip, cargo there): tests/fixtures/build.sh into target/fixtures, the index fixtures,
-#    the tvm-ffi releases, `cargo metadata`, and the Linux binary's answers for every shared
-#    example and generated log (compared with lnkfix.exe's by tests/it/windows.rs). In target/prepared.
+#    the tvm-ffi releases, `cargo metadata`, the stand-in linker of tests/it/verify.rs (mingw-w64),
+#    and the Linux binary's answers for every shared example and generated log (compared with
+#    lnkfix.exe's by tests/it/windows.rs). In target/prepared.
 # 5. Builds the tests for the Windows target and runs them with Wine as the runner.
 #
 # Environment: LNKFIX_WINDOWS_TARGET_DIR (default target/windows) is the Windows build's target
@@ -103,6 +104,10 @@ timings+=("$(printf '%-28s %d bytes' "lnkfix.exe size" "$size")")
 prepare() {
     bash tests/fixtures/build.sh "$repo/target/fixtures"
     bash tests/patch/fetch_tvm_ffi.sh "$prep/tvm-ffi"
+    # The stand-in linker that tests/verify.rs runs through `lnkfix.exe --verify`.
+    mkdir -p "$prep/verify"
+    x86_64-w64-mingw32-gcc -municode -O2 -s -static -Wall -Wextra -Werror \
+        -o "$prep/verify/lld-link.exe" tests/verify/standin_linker.c
     deb_cargo metadata --locked --format-version 1 > "$prep/cargo-metadata.json"
     # The index fixtures are built by the test helper itself (tests/it/common.rs), kept here.
     LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test it \
@@ -154,4 +159,10 @@ if [ "$ran" -lt 10 ]; then
     echo "windows.sh: tests/it/windows.rs ran $ran tests under Wine; expected at least 10" >&2
     exit 1
 fi
-echo "windows.sh: all tests passed under Wine (tests/it/windows.rs: $ran)"
+# The same for tests/it/verify.rs: its Windows tests run the stand-in linker through lnkfix.exe.
+ran_verify=$(grep -cE '^test verify::[A-Za-z0-9_:]+ \.\.\. ok$' "$test_log" || true)
+if [ "$ran_verify" -lt 4 ]; then
+    echo "windows.sh: tests/it/verify.rs ran $ran_verify tests under Wine; expected at least 4" >&2
+    exit 1
+fi
+echo "windows.sh: all tests passed under Wine (tests/it/windows.rs: $ran, tests/it/verify.rs: $ran_verify)"

@@ -17,6 +17,7 @@ use crate::patch;
 use crate::report::Style;
 use crate::resolve::{self, DiagnoseOptions, Diagnosis, VerdictKind};
 use crate::rules::{Flavour, RuleBook};
+use crate::verify::{Verification, VerifyOptions};
 
 /// How a command ended: the process exit code. One enum for every command; the README's table
 /// lists what each code means for each.
@@ -31,6 +32,8 @@ pub enum Status {
     Usage = 2,
     /// 3: `triage` matched nothing it knows.
     Unclassified = 3,
+    /// 4: `--verify`: the link still fails with the fix (or could not be run again).
+    NotVerified = 4,
 }
 
 impl Status {
@@ -157,6 +160,8 @@ pub struct DiagnoseRequest {
     pub build_dir: Option<PathBuf>,
     /// Also plan the patch for this `extension.py`.
     pub patch: Option<PathBuf>,
+    /// Run the failed link again with the answer (`--verify`).
+    pub verify: Option<VerifyOptions>,
 }
 
 /// The patch `diagnose --patch` previews.
@@ -219,11 +224,20 @@ pub struct DiagnoseReport {
     pub book: RuleBook,
     /// The patch preview, when asked for.
     pub patch: Option<PatchPreview>,
+    /// The verification, when asked for.
+    pub verify: Option<Verification>,
 }
 
 impl Report for DiagnoseReport {
     fn write_text(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
         crate::report::write_text(&self.diagnosis, &self.book, out, style)?;
+        if let Some(verification) = &self.verify {
+            // The full report ends with a blank line; the short one does not.
+            if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+                writeln!(out)?;
+            }
+            crate::verify::write_text(verification, out, style)?;
+        }
         match &self.patch {
             Some(preview) => preview.write_text(out),
             None => Ok(()),
@@ -231,19 +245,24 @@ impl Report for DiagnoseReport {
     }
 
     fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        match &self.patch {
+        if self.patch.is_none() && self.verify.is_none() {
             // Straight from the types: no intermediate `Value` for the common case.
-            None => crate::report::write_json(&self.diagnosis, out),
-            Some(preview) => {
-                let mut value = serde_json::to_value(&self.diagnosis).map_err(io::Error::other)?;
-                value["patch"] = preview.to_json();
-                write_json_value(&value, out)
-            }
+            return crate::report::write_json(&self.diagnosis, out);
         }
+        let mut value = serde_json::to_value(&self.diagnosis).map_err(io::Error::other)?;
+        if let Some(verification) = &self.verify {
+            value["verify"] = serde_json::to_value(verification).map_err(io::Error::other)?;
+        }
+        if let Some(preview) = &self.patch {
+            value["patch"] = preview.to_json();
+        }
+        write_json_value(&value, out)
     }
 
     fn status(&self) -> Status {
-        if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+        if self.verify.as_ref().is_some_and(|v| !v.ok) {
+            Status::NotVerified
+        } else if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
             Status::Ok
         } else {
             Status::Found
@@ -253,6 +272,65 @@ impl Report for DiagnoseReport {
     fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
         Some(crate::annotations::from_diagnosis(&self.diagnosis))
     }
+}
+
+/// The diagnosis's JSON document with the flags that verified: `link_flags` as the verification
+/// ran them, and the symbols the later rounds resolved (the patch takes libraries and their
+/// directories from both).
+pub fn verified_diagnosis(
+    diagnosis: &serde_json::Value,
+    verification: &Verification,
+) -> serde_json::Value {
+    let mut value = diagnosis.clone();
+    value["link_flags"] = verification.flags.clone().into();
+    let mut symbols = value["symbols"].as_array().cloned().unwrap_or_default();
+    for later in &verification.diagnoses {
+        if let Ok(serde_json::Value::Array(more)) = serde_json::to_value(&later.symbols) {
+            symbols.extend(more.into_iter().filter(|s| !s["library"].is_null()));
+        }
+    }
+    value["symbols"] = symbols.into();
+    value
+}
+
+/// The log's first unresolved symbol or linker error: the failed command is the one before it.
+fn first_error_line(diagnosis: &Diagnosis) -> Option<u64> {
+    let symbols = diagnosis.symbols.iter().map(|s| s.symbol.first_line);
+    let errors = diagnosis
+        .findings
+        .iter()
+        .filter(|f| {
+            f.code.starts_with("LNK1") || f.code.starts_with("LNK2") || f.code.contains("error")
+        })
+        .map(|f| f.line);
+    symbols.chain(errors).min()
+}
+
+/// Verifies `subject` (the flags, the log showing the failed link; or `--link-command`,
+/// `--build-dir`): later rounds diagnose the link's output with `request`'s options and the
+/// flavour decided.
+fn run_verification(
+    request: &DiagnoseRequest,
+    options: &VerifyOptions,
+    subject: &crate::verify::Subject<'_>,
+    flavour: Option<Flavour>,
+    env: &Environment<'_>,
+) -> Verification {
+    let round_request = DiagnoseRequest {
+        crt: request.crt.or(flavour),
+        build_dir: None,
+        patch: None,
+        verify: None,
+        ..request.clone()
+    };
+    let diagnose_output = |path: &Path| {
+        let mut round = round_request.clone();
+        round.log = path.to_string_lossy().into_owned();
+        diagnose(&round, env)
+            .map(|report| report.diagnosis)
+            .map_err(|e| e.to_string())
+    };
+    crate::verify::verify(subject, options, &diagnose_output)
 }
 
 fn open_log(path: &str) -> Result<Box<dyn Read>, Error> {
@@ -345,7 +423,15 @@ pub fn rule_book(rules: &[PathBuf]) -> Result<RuleBook, Error> {
 pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<DiagnoseReport, Error> {
     let book = rule_book(&request.rules)?;
     let log = &request.log;
-    let reader = open_log(log)?;
+    // Verification reads the log a second time: standard input is kept in a temporary file.
+    let spooled = match (&request.verify, log.as_str()) {
+        (Some(_), "-") => Some(spool_stdin()?),
+        _ => None,
+    };
+    let reader = match &spooled {
+        Some(file) => open_log(&file.path().to_string_lossy())?,
+        None => open_log(log)?,
+    };
     let failure = crate::symbols::collect(reader, request.read_limits).map_err(|e| Error::Log {
         path: log.clone(),
         reason: format!("cannot read: {e}"),
@@ -411,6 +497,27 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         // Freeing a large index costs tens of milliseconds at exit and buys nothing.
         std::mem::forget(s.index);
     }
+    let verify = request.verify.as_ref().map(|options| {
+        let log_path = match &spooled {
+            Some(file) => file.path().to_path_buf(),
+            None => PathBuf::from(log),
+        };
+        let subject = crate::verify::Subject {
+            log: Some(&log_path),
+            log_name: log,
+            first_error_line: first_error_line(&diagnosis),
+            flags: diagnosis.link_flags.clone(),
+            max_line_bytes: request.read_limits.max_line_bytes,
+        };
+        let mut verification =
+            run_verification(request, options, &subject, diagnosis.crt.flavour, env);
+        if diagnosis.link_flags_by_flavour.is_some() {
+            verification.notes.push(
+                "the CRT flavour is unknown: only the flags both flavours need were appended (--crt names it)".into(),
+            );
+        }
+        verification
+    });
     let patch = match &request.patch {
         None => None,
         Some(path) => {
@@ -418,10 +525,13 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
                 path: path.clone(),
                 source,
             })?;
-            let value = serde_json::to_value(&diagnosis).map_err(|e| Error::Log {
+            let mut value = serde_json::to_value(&diagnosis).map_err(|e| Error::Log {
                 path: log.clone(),
                 reason: format!("cannot serialise the diagnosis: {e}"),
             })?;
+            if let Some(verification) = verify.as_ref().filter(|v| v.ok) {
+                value = verified_diagnosis(&value, verification);
+            }
             let plan = patch::plan_from_diagnosis(&value, log, false);
             Some(PatchPreview {
                 target: path.clone(),
@@ -434,7 +544,20 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         diagnosis,
         book,
         patch,
+        verify,
     })
+}
+
+/// Standard input, copied into a temporary file.
+fn spool_stdin() -> Result<tempfile::NamedTempFile, Error> {
+    let failed = |source| Error::Read {
+        path: PathBuf::from("-"),
+        source,
+    };
+    let mut file = tempfile::NamedTempFile::new().map_err(failed)?;
+    io::copy(&mut io::stdin().lock(), &mut file).map_err(failed)?;
+    file.flush().map_err(failed)?;
+    Ok(file)
 }
 
 /// Everything `explain` reads.
@@ -642,6 +765,8 @@ pub struct PatchReport {
     pub recorded_sha256: Option<String>,
     /// The change, or that none is needed.
     pub outcome: patch::PatchOutcome,
+    /// The verification, with `--verify`: the patch carries the flags that verified.
+    pub verification: Option<Verification>,
 }
 
 impl PatchReport {
@@ -652,6 +777,22 @@ impl PatchReport {
             .clone()
             .unwrap_or_else(|| patch::sha256_hex(&self.original))
     }
+
+    /// Whether the patch may be written or applied: always without `--verify`; with it, only
+    /// when the fix verified, unless `force`.
+    pub fn may_write(&self, force: bool) -> bool {
+        force || self.verification.as_ref().is_none_or(|v| v.ok)
+    }
+
+    /// The exit status once the patch was written (or needed no change): [`Status::NotVerified`]
+    /// when `--verify` was asked for and the fix did not verify (a forced patch included).
+    pub fn status(&self) -> Status {
+        if self.verification.as_ref().is_some_and(|v| !v.ok) {
+            Status::NotVerified
+        } else {
+            Status::Ok
+        }
+    }
 }
 
 /// Plans the patch of `extension.py` from a log or a saved diagnosis.
@@ -661,22 +802,32 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
         source,
     })?;
     // A saved diagnosis, or a log diagnosed now with the same options as `diagnose`.
-    let (diagnosis, recorded_sha256) = match patch::read_saved_diagnosis(Path::new(&request.from)) {
-        Some(value) => {
-            let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
-            (value, recorded)
-        }
-        None => {
-            let mut diagnose = request.diagnose.clone();
-            diagnose.log = request.from.clone();
-            diagnose.patch = None;
-            let report = self::diagnose(&diagnose, env)?;
-            let value = serde_json::to_value(&report.diagnosis).map_err(|e| Error::Log {
-                path: request.from.clone(),
-                reason: format!("cannot serialise the diagnosis: {e}"),
-            })?;
-            (value, None)
-        }
+    let (diagnosis, recorded_sha256, verification) =
+        match patch::read_saved_diagnosis(Path::new(&request.from)) {
+            Some(value) => {
+                let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
+                let verification = request
+                    .diagnose
+                    .verify
+                    .as_ref()
+                    .map(|options| verify_saved_diagnosis(&value, request, options, env));
+                (value, recorded, verification)
+            }
+            None => {
+                let mut diagnose = request.diagnose.clone();
+                diagnose.log = request.from.clone();
+                diagnose.patch = None;
+                let report = self::diagnose(&diagnose, env)?;
+                let value = serde_json::to_value(&report.diagnosis).map_err(|e| Error::Log {
+                    path: request.from.clone(),
+                    reason: format!("cannot serialise the diagnosis: {e}"),
+                })?;
+                (value, None, report.verify)
+            }
+        };
+    let diagnosis = match verification.as_ref().filter(|v| v.ok) {
+        Some(verified) => verified_diagnosis(&diagnosis, verified),
+        None => diagnosis,
     };
     if diagnosis["crt"]["flavour"].is_null() && !diagnosis["link_flags_by_flavour"].is_null() {
         return Err(Error::FlavourUnknown {
@@ -691,5 +842,44 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
         original,
         recorded_sha256,
         outcome,
+        verification,
     })
+}
+
+/// Verifies a saved diagnosis: its `link_flags`, against the command its log shows (when the log
+/// is still there), `--link-command` or `--build-dir`.
+fn verify_saved_diagnosis(
+    value: &serde_json::Value,
+    request: &PatchRequest,
+    options: &VerifyOptions,
+    env: &Environment<'_>,
+) -> Verification {
+    let log = value["log"]
+        .as_str()
+        .filter(|l| *l != "-" && Path::new(l).is_file());
+    let flags = value["link_flags"]
+        .as_array()
+        .map(|flags| {
+            flags
+                .iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let symbol_lines = value["symbols"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["first_line"].as_u64());
+    let flavour = value["crt"]["flavour"]
+        .as_str()
+        .and_then(|f| serde_json::from_value(serde_json::Value::String(f.into())).ok());
+    let subject = crate::verify::Subject {
+        log: log.map(Path::new),
+        log_name: log.unwrap_or(&request.from),
+        first_error_line: symbol_lines.min(),
+        flags,
+        max_line_bytes: request.diagnose.read_limits.max_line_bytes,
+    };
+    run_verification(&request.diagnose, options, &subject, flavour, env)
 }

@@ -13,6 +13,7 @@ use lnkfix::discover::SearchOptions;
 use lnkfix::index::Machine;
 use lnkfix::linklog::ReadLimits;
 use lnkfix::rules::Flavour;
+use lnkfix::verify::VerifyOptions;
 
 /// Turns a failed Windows link (LNK2019/LNK2001/LNK1120, lld-link "undefined symbol") into a fix.
 #[derive(Parser)]
@@ -30,7 +31,8 @@ pub(crate) enum Command {
     /// The libraries are read from disk: with no --lib-dir/--vc-lib/--sdk-lib/--hip-path/--lib,
     /// from LIB (as vcvars sets it), HIP_PATH, VCToolsInstallDir and the Windows SDK variables,
     /// as link.exe does; with none of those either, the embedded tables answer. Exit 0: nothing
-    /// unresolved; 1: unresolved symbols diagnosed; 2: bad usage or unreadable input.
+    /// unresolved; 1: unresolved symbols diagnosed; 2: bad usage or unreadable input; 4: with
+    /// --verify, the link still fails with the flags (or could not be run again).
     Diagnose(DiagnoseArgs),
     /// Build the library index from the link environment and summarise it (or list every symbol).
     Index(IndexArgs),
@@ -56,7 +58,8 @@ pub(crate) enum Command {
     /// held files remain; 2: bad usage, unreadable paths.
     Zombies(ZombiesArgs),
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
-    /// --apply): one block in the Windows branch of the ninja generator.
+    /// --apply): one block in the Windows branch of the ninja generator. With --verify, only
+    /// when the failed link succeeds with the fix (else exit 4, unless --force).
     Patch(PatchArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish (e.g.
     /// `lnkfix completions powershell >> $PROFILE`).
@@ -151,9 +154,45 @@ pub(crate) struct DiagnoseInputs {
     /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
     #[arg(long = "objects", value_name = "DIR")]
     pub(crate) objects: Vec<PathBuf>,
-    /// The build directory: CRT options in its build.ninja are evidence.
+    /// The build directory: CRT options in its build.ninja are evidence; with --verify the link
+    /// runs there, and build.ninja gives the command when the log does not.
     #[arg(long = "build-dir", value_name = "DIR")]
     pub(crate) build_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) verify: VerifyArgs,
+}
+
+/// Running the failed link again with the answer.
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// Run the failed link again with the printed flags (outputs into a temporary directory) and
+    /// report whether it links: VERIFIED, or NOT VERIFIED (exit 4) with what remains.
+    #[arg(long)]
+    pub(crate) verify: bool,
+    /// The failed link command, when the log and --build-dir do not show it (any program, run
+    /// without a shell).
+    #[arg(long = "link-command", value_name = "COMMAND", requires = "verify")]
+    pub(crate) link_command: Option<String>,
+    /// With --verify: at most this many runs; each later run adds what the diagnosis of the
+    /// previous run's output finds.
+    #[arg(long = "verify-rounds", value_name = "N", default_value_t = 2, requires = "verify", value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub(crate) rounds: u32,
+    /// With --verify: the time limit of each run, in seconds; then the link and everything it
+    /// started are stopped.
+    #[arg(long = "verify-timeout", value_name = "SECONDS", default_value_t = 120, requires = "verify", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub(crate) timeout: u64,
+}
+
+impl VerifyArgs {
+    /// The verification these arguments ask for, if any.
+    pub(crate) fn options(&self, build_dir: Option<&PathBuf>) -> Option<VerifyOptions> {
+        self.verify.then(|| VerifyOptions {
+            link_command: self.link_command.clone(),
+            build_dir: build_dir.cloned(),
+            rounds: self.rounds,
+            timeout: std::time::Duration::from_secs(self.timeout),
+        })
+    }
 }
 
 /// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
@@ -344,6 +383,9 @@ pub(crate) struct PatchArgs {
     /// Bake the HIP library directory found now into the file instead of reading HIP_PATH at run time.
     #[arg(long)]
     pub(crate) literal_paths: bool,
+    /// With --verify: write (or apply) the patch even when the fix did not verify.
+    #[arg(long, requires = "verify")]
+    pub(crate) force: bool,
 }
 
 impl SearchArgs {
@@ -392,6 +434,7 @@ impl DiagnoseInputs {
             objects: self.objects.clone(),
             build_dir: self.build_dir.clone(),
             patch: None,
+            verify: self.verify.options(self.build_dir.as_ref()),
         }
     }
 }

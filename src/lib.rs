@@ -5,7 +5,8 @@
 //! ```text
 //! log file ─▶ linklog ─▶ symbols ─┐
 //! lib dirs ─▶ discover ─▶ index ──┼─▶ resolve ─▶ report (text | json)
-//! objects/build.ninja ─▶ evidence ┘             └▶ patch (extension.py)
+//! objects/build.ninja ─▶ evidence ┘             ├▶ patch (extension.py)
+//!                                               └▶ verify (the failed link, run again)
 //! rule book (symbol-db/) ─────────────▶ rules ─▶ resolve, triage
 //! process table, open files ─▶ zombies ─▶ triage, doctor (a stale or missing log)
 //! ```
@@ -30,4 +31,5 @@ pub mod resolve;
 pub mod rules;
 pub mod symbols;
 pub mod triage;
+pub mod verify;
 pub mod zombies;

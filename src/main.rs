@@ -190,13 +190,24 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         Err(e) => return fail(e),
     };
     let target = report.target.display().to_string();
+    if let Some(verification) = &report.verification {
+        let mut err = std::io::stderr().lock();
+        let _ =
+            lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
+    }
+    if !report.may_write(args.force) {
+        eprintln!(
+            "lnkfix: {target} not patched: the fix did not verify (--force writes the patch anyway)"
+        );
+        return ExitCode::from(report.status().code());
+    }
     let (diff, new_text, notes) = match &report.outcome {
         lnkfix::patch::PatchOutcome::AlreadyPatched { notes } => {
             eprintln!("lnkfix: {target} already links everything the diagnosis needs: no change");
             for note in notes {
                 eprintln!("  note: {note}");
             }
-            return ExitCode::from(Status::Ok.code());
+            return ExitCode::from(report.status().code());
         }
         lnkfix::patch::PatchOutcome::Changed {
             diff,
@@ -224,7 +235,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
                         .map(|b| format!(" (backup: {})", b.display()))
                         .unwrap_or_default()
                 );
-                ExitCode::from(Status::Ok.code())
+                ExitCode::from(report.status().code())
             }
             Err(e) => fail(e),
         };
@@ -243,7 +254,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         }
     };
     match written {
-        Ok(()) => ExitCode::from(Status::Ok.code()),
+        Ok(()) => ExitCode::from(report.status().code()),
         Err(e) => fail(e),
     }
 }

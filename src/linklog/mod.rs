@@ -61,7 +61,7 @@ pub struct LogStats {
 }
 
 /// Console widths whose hard wrap splits records (conhost's defaults and common settings).
-const CONSOLE_WIDTHS: &[usize] = &[80, 100, 120, 132];
+pub const CONSOLE_WIDTHS: &[usize] = &[80, 100, 120, 132];
 
 /// Longest run of physical lines joined into one record.
 const MAX_JOINED: usize = 32;

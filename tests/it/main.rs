@@ -33,5 +33,6 @@ mod real_libraries;
 mod triage_doctor;
 mod triage_inputs;
 mod triage_rows;
+mod verify;
 mod windows;
 mod zombies;

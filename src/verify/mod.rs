@@ -1,0 +1,809 @@
+//! Verification: the failed link run again with the diagnosis's `link_flags` appended, to prove
+//! the fix before the build is relaunched (`diagnose --verify`, `patch --verify`).
+//!
+//! The stage takes a finished diagnosis and returns a [`Verification`]:
+//!
+//! 1. find the failed link command ([`logscan`], [`command`]): `--link-command`, else the log
+//!    (ninja's `FAILED:` block, CMake's `LINK: command`, an echoed linker or driver line), else
+//!    the `build.ninja` of `--build-dir` ([`ninja`]);
+//! 2. prepare it ([`redirect`]): every output into a scratch directory, the flags appended where
+//!    the program takes linker options, changed response files rewritten ([`rsp`]);
+//! 3. run it ([`run`]): no shell, only a known linker or driver unless the user named the command,
+//!    in the build's directory, with a time limit that ends the whole process tree;
+//! 4. when it still fails, diagnose its output with the same options and, while that adds flags,
+//!    run again, up to the round limit.
+//!
+//! The rules it follows (Windows quoting, response files, which outputs, the allow-list) are
+//! stated in docs/RULES.md §18.
+
+pub mod command;
+pub mod logscan;
+pub mod ninja;
+pub mod redirect;
+pub mod rsp;
+pub mod run;
+pub mod winargs;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::report::Style;
+use crate::resolve::Diagnosis;
+
+use command::{GeneratedFiles, LinkCommand, ParseContext, Rejected};
+use redirect::{Redirect, WrittenResponseFile};
+
+/// How to verify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyOptions {
+    /// The command to run, as given (`--link-command`): any program, still without a shell.
+    pub link_command: Option<String>,
+    /// The build directory (`--build-dir`): where the command runs, and whose `build.ninja`
+    /// holds the command when the log does not.
+    pub build_dir: Option<PathBuf>,
+    /// At most this many runs (`--verify-rounds`).
+    pub rounds: u32,
+    /// The time limit of each run (`--verify-timeout`).
+    pub timeout: Duration,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            link_command: None,
+            build_dir: None,
+            rounds: 2,
+            timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// What is verified: the flags, and where the failed command may be found.
+#[derive(Debug, Clone)]
+pub struct Subject<'a> {
+    /// The log file to look for the command in (`None`: no log file, e.g. a saved diagnosis
+    /// whose log is gone).
+    pub log: Option<&'a Path>,
+    /// The log's name as the report shows it.
+    pub log_name: &'a str,
+    /// The log's first unresolved symbol or error: the command nearest before it is the one.
+    pub first_error_line: Option<u64>,
+    /// The flags to append (the diagnosis's `link_flags`).
+    pub flags: Vec<String>,
+    /// Longest log line read.
+    pub max_line_bytes: usize,
+}
+
+/// Something the last run's output shows is still wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Remaining {
+    /// `unresolved-symbol`, `error` (a linker error other than an unresolved symbol),
+    /// `time-limit`, or `output` (the last line of an output lnkfix could not read otherwise).
+    pub kind: &'static str,
+    /// The symbol (demangled), the error's text, or the line.
+    pub text: String,
+    /// For a symbol: the library the diagnosis of that output names, when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
+}
+
+/// One run of the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Round {
+    /// 1-based.
+    pub round: u32,
+    /// The flags this round added to the previous one's.
+    pub added: Vec<String>,
+    /// The exit code (`null`: killed at the time limit, or ended by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether it reached the time limit.
+    pub timed_out: bool,
+}
+
+/// The outcome: the `verify` object of the diagnose document (docs/GUIDE.md).
+#[derive(Debug, Clone, Serialize)]
+pub struct Verification {
+    /// Whether the link succeeded with the flags.
+    pub ok: bool,
+    /// The round that succeeded.
+    pub verified_round: Option<u32>,
+    /// How many runs there were (0: none could be made; `error` says why).
+    pub rounds: u32,
+    /// The last run's program and arguments, exactly as started.
+    pub command: Vec<String>,
+    /// The same as one Windows command line (quoted by the Windows argument rules).
+    pub command_line: String,
+    /// The directory it ran in.
+    pub directory: String,
+    /// Why that directory (`--build-dir`, the log's `ninja: Entering directory`, the current one).
+    pub directory_source: String,
+    /// Where the command came from (the log's line, `build.ninja`'s statement, `--link-command`).
+    pub found: String,
+    /// The last run's exit code (`null`: killed at the time limit, or not run).
+    pub exit_code: Option<i32>,
+    /// Whether the last run reached the time limit.
+    pub timed_out: bool,
+    /// The flags the last run appended (for `ok`: exactly the flags that verified), as the
+    /// diagnoses gave them.
+    pub flags: Vec<String>,
+    /// What the last run's output shows is still wrong.
+    pub remaining: Vec<Remaining>,
+    /// The last run's output (stdout, then stderr).
+    pub output: String,
+    /// Output bytes beyond the bound that were not kept.
+    pub output_discarded_bytes: u64,
+    /// The outputs the command names, and where the runs wrote them instead.
+    pub redirected: Vec<Redirect>,
+    /// Response files written for the last run.
+    pub response_files: Vec<WrittenResponseFile>,
+    /// Every run.
+    pub history: Vec<Round>,
+    /// What lnkfix did to the command, one sentence each.
+    pub notes: Vec<String>,
+    /// Why no run (or no further run) could be made.
+    pub error: Option<String>,
+    /// The diagnoses of the failed runs' outputs, in order (for the patch of the verified flags).
+    #[serde(skip)]
+    pub diagnoses: Vec<Diagnosis>,
+}
+
+impl Verification {
+    fn failed(error: String, found: String) -> Verification {
+        Verification {
+            ok: false,
+            verified_round: None,
+            rounds: 0,
+            command: Vec::new(),
+            command_line: String::new(),
+            directory: String::new(),
+            directory_source: String::new(),
+            found,
+            exit_code: None,
+            timed_out: false,
+            flags: Vec::new(),
+            remaining: Vec::new(),
+            output: String::new(),
+            output_discarded_bytes: 0,
+            redirected: Vec::new(),
+            response_files: Vec::new(),
+            history: Vec::new(),
+            notes: Vec::new(),
+            error: Some(error),
+            diagnoses: Vec::new(),
+        }
+    }
+}
+
+/// Why no link could be run.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// Nothing names the failed link command.
+    #[error("no failed link command found: {looked}")]
+    NoCommand {
+        /// Where lnkfix looked, and what it found there instead.
+        looked: String,
+    },
+    /// The command was found but cannot be used.
+    #[error("{found}: {rejected}{hint}")]
+    Unusable {
+        /// Where it was found.
+        found: String,
+        /// Why it cannot be used.
+        rejected: Rejected,
+        /// What may help (empty, or a parenthesised sentence with a leading space).
+        hint: String,
+    },
+    /// The build file cannot be read.
+    #[error(transparent)]
+    BuildFile(#[from] ninja::NinjaError),
+    /// The log cannot be read again.
+    #[error("{path}: cannot read: {source}")]
+    Log {
+        /// The log.
+        path: String,
+        /// What went wrong.
+        source: io::Error,
+    },
+    /// The scratch directory cannot be made or written.
+    #[error("cannot prepare the run: {0}")]
+    Scratch(String),
+    /// The program cannot be started.
+    #[error("cannot start {program}: {source}")]
+    Start {
+        /// The program as resolved.
+        program: String,
+        /// What went wrong.
+        source: io::Error,
+    },
+}
+
+/// The command found, where, and the directory it runs in.
+struct Located {
+    command: LinkCommand,
+    found: String,
+    directory_source: String,
+}
+
+fn current_dir() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// `path` made absolute against the current directory (without resolving links), for the report.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Finds the failed link command: `--link-command`, the log, `--build-dir`'s `build.ninja`.
+fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, VerifyError> {
+    let generated = GeneratedFiles::new();
+    let build_dir = options.build_dir.as_deref();
+    let given_directory = build_dir.map(|d| (absolute(d), "the --build-dir".to_string()));
+    if let Some(text) = &options.link_command {
+        let (directory, directory_source) =
+            given_directory.unwrap_or_else(|| (current_dir(), "the current directory".to_string()));
+        let context = ParseContext {
+            directory: &directory,
+            generated: &generated,
+            any_program: true,
+        };
+        let found = "--link-command".to_string();
+        return match command::parse(text, &context) {
+            Ok(command) => Ok(Located {
+                command,
+                found,
+                directory_source,
+            }),
+            Err(rejected) => Err(VerifyError::Unusable {
+                found,
+                rejected,
+                hint: String::new(),
+            }),
+        };
+    }
+    let mut looked = Vec::new();
+    let mut failed_outputs = Vec::new();
+    if let Some(log) = subject.log {
+        let file = std::fs::File::open(log).map_err(|source| VerifyError::Log {
+            path: subject.log_name.to_string(),
+            source,
+        })?;
+        let scanned = logscan::scan(Box::new(file), subject.max_line_bytes).map_err(|source| {
+            VerifyError::Log {
+                path: subject.log_name.to_string(),
+                source,
+            }
+        })?;
+        failed_outputs = scanned.failed_outputs.clone();
+        let entered = scanned
+            .entering_directory
+            .as_ref()
+            .filter(|(dir, _)| Path::new(dir).is_dir());
+        let fallback = given_directory.is_none() && entered.is_none();
+        let (directory, directory_source) = match (&given_directory, entered) {
+            (Some(given), _) => given.clone(),
+            (None, Some((dir, line))) => (
+                absolute(Path::new(dir)),
+                format!("ninja's `Entering directory` ({} line {line})", subject.log_name),
+            ),
+            (None, None) => (
+                current_dir(),
+                match &scanned.entering_directory {
+                    Some((dir, line)) => format!(
+                        "the current directory: the log's build directory {dir} (line {line}) is not here, --build-dir names it"
+                    ),
+                    None => "the current directory: the log does not say where the build ran, --build-dir names it".to_string(),
+                },
+            ),
+        };
+        let context = ParseContext {
+            directory: &directory,
+            generated: &generated,
+            any_program: false,
+        };
+        for candidate in logscan::in_order(&scanned.candidates, subject.first_error_line) {
+            let found = candidate.describe(subject.log_name);
+            match command::parse(&candidate.text, &context) {
+                Ok(command) => {
+                    return Ok(Located {
+                        command,
+                        found,
+                        directory_source,
+                    })
+                }
+                Err(rejected @ Rejected::ResponseFile { .. }) => {
+                    let hint = if fallback {
+                        format!(" (looked for in {directory_source})")
+                    } else {
+                        String::new()
+                    };
+                    return Err(VerifyError::Unusable {
+                        found,
+                        rejected,
+                        hint,
+                    });
+                }
+                Err(rejected) => looked.push(format!("{found}: {rejected}")),
+            }
+        }
+        if scanned.candidates.is_empty() {
+            looked.push(format!(
+                "{} shows no link command (no ninja FAILED: block, CMake LINK: command or linker command line)",
+                subject.log_name
+            ));
+        }
+    }
+    if let Some(dir) = build_dir {
+        return from_build_file(dir, &failed_outputs, looked);
+    }
+    looked.push("no --build-dir to read a build.ninja from, no --link-command".into());
+    Err(VerifyError::NoCommand {
+        looked: looked.join("; "),
+    })
+}
+
+/// The link command of `dir/build.ninja`: the statement producing a failed output, else its
+/// only link statement (or the only one among the `default` targets).
+fn from_build_file(
+    dir: &Path,
+    failed_outputs: &[String],
+    mut looked: Vec<String>,
+) -> Result<Located, VerifyError> {
+    let path = dir.join("build.ninja");
+    let file = ninja::BuildFile::read(&path)?;
+    let directory = absolute(dir);
+    let parse_edge = |edge: &ninja::Edge| -> Result<LinkCommand, Rejected> {
+        let mut generated = GeneratedFiles::new();
+        let rspfile = file.variable(edge, "rspfile");
+        if !rspfile.is_empty() {
+            generated.insert(rspfile, file.variable(edge, "rspfile_content"));
+        }
+        let context = ParseContext {
+            directory: &directory,
+            generated: &generated,
+            any_program: false,
+        };
+        command::parse(&file.variable(edge, "command"), &context)
+    };
+    let describe = |edge: &ninja::Edge| {
+        format!(
+            "{}:{}, `build {}: {}`",
+            path.display(),
+            edge.line,
+            edge.outputs.join(" "),
+            edge.rule
+        )
+    };
+    let located = |edge: &ninja::Edge, command| Located {
+        command,
+        found: describe(edge),
+        directory_source: "the --build-dir (where ninja runs build.ninja's commands)".into(),
+    };
+    for outputs in failed_outputs.iter().rev() {
+        let edge = file
+            .producing(outputs)
+            .or_else(|| outputs.split_whitespace().find_map(|o| file.producing(o)));
+        if let Some(edge) = edge {
+            return match parse_edge(edge) {
+                Ok(command) => Ok(located(edge, command)),
+                Err(rejected) => Err(VerifyError::Unusable {
+                    found: describe(edge),
+                    rejected,
+                    hint: String::new(),
+                }),
+            };
+        }
+        looked.push(format!(
+            "{} has no statement producing {outputs}",
+            path.display()
+        ));
+    }
+    let links: Vec<(&ninja::Edge, LinkCommand)> = file
+        .edges
+        .iter()
+        .filter(|e| e.rule != "phony")
+        .filter_map(|e| parse_edge(e).ok().map(|c| (e, c)))
+        .collect();
+    let chosen = match links.len() {
+        1 => links.into_iter().next(),
+        0 => None,
+        _ => {
+            let defaults: Vec<_> = links
+                .iter()
+                .filter(|(e, _)| e.outputs.iter().any(|o| file.defaults.contains(o)))
+                .collect();
+            if defaults.len() == 1 {
+                let (edge, command) = defaults[0];
+                return Ok(located(edge, command.clone()));
+            }
+            let outputs: Vec<String> = links
+                .iter()
+                .take(5)
+                .map(|(e, _)| e.outputs.join(" "))
+                .collect();
+            looked.push(format!(
+                "{} has {} link statements ({}{}): the log's ninja FAILED: line says which, or give --link-command",
+                path.display(),
+                links.len(),
+                outputs.join(", "),
+                if links.len() > 5 { ", ..." } else { "" }
+            ));
+            None
+        }
+    };
+    match chosen {
+        Some((edge, command)) => Ok(located(edge, command)),
+        None => {
+            if looked.is_empty() || !looked.iter().any(|l| l.contains("link statements")) {
+                looked.push(format!("{} has no link statement", path.display()));
+            }
+            Err(VerifyError::NoCommand {
+                looked: looked.join("; "),
+            })
+        }
+    }
+}
+
+/// The flags as the run passes them: a relative `/LIBPATH:` (lnkfix's own answer, relative to
+/// where lnkfix runs) made absolute, since the link runs in the build's directory.
+fn flags_for_run(flags: &[String]) -> Vec<String> {
+    flags
+        .iter()
+        .map(|flag| {
+            let Some(dir) = flag
+                .get(..9)
+                .filter(|p| p.eq_ignore_ascii_case("/libpath:"))
+                .map(|_| &flag[9..])
+            else {
+                return flag.clone();
+            };
+            let path = crate::discover::native_path(dir);
+            if path.is_absolute() || dir.starts_with(['\\', '/']) {
+                flag.clone()
+            } else {
+                format!("{}{}", &flag[..9], current_dir().join(path).display())
+            }
+        })
+        .collect()
+}
+
+/// A finding that stops a link: link.exe's fatal and error codes (LNK1xxx, LNK2xxx), lld-link's
+/// and clang's errors.
+fn is_error(code: &str) -> bool {
+    let upper = code.to_ascii_uppercase();
+    upper.starts_with("LNK1") || upper.starts_with("LNK2") || code.contains("error")
+}
+
+/// What a diagnosis of a run's output shows is still wrong.
+fn remaining_of(diagnosis: &Diagnosis, output: &str) -> Vec<Remaining> {
+    let mut out: Vec<Remaining> = diagnosis
+        .symbols
+        .iter()
+        .map(|s| Remaining {
+            kind: "unresolved-symbol",
+            text: if s.symbol.demangled.is_empty() {
+                s.symbol.name.clone()
+            } else {
+                s.symbol.demangled.clone()
+            },
+            library: s.library.clone(),
+        })
+        .collect();
+    out.extend(
+        diagnosis
+            .findings
+            .iter()
+            .filter(|f| is_error(&f.code))
+            .map(|f| Remaining {
+                kind: "error",
+                text: format!("{}: {}", f.code, f.text),
+                library: None,
+            }),
+    );
+    if out.is_empty() {
+        if let Some(last) = output.lines().rev().find(|l| !l.trim().is_empty()) {
+            out.push(Remaining {
+                kind: "output",
+                text: last.trim().to_string(),
+                library: None,
+            });
+        }
+    }
+    out
+}
+
+fn contains_flag(flags: &[String], flag: &str) -> bool {
+    flags.iter().any(|f| f.eq_ignore_ascii_case(flag))
+}
+
+/// How one run ended.
+enum Ran {
+    /// The link succeeded, or reached the time limit: no further round.
+    Done,
+    /// The link failed; its output is saved in this file for the next diagnosis.
+    Failed(PathBuf),
+}
+
+/// Runs `command` with `flags` once (round `round`, which added `added`), and records the run.
+fn run_round(
+    command: &LinkCommand,
+    flags: &[String],
+    added: Vec<String>,
+    round: u32,
+    options: &VerifyOptions,
+    scratch: &Path,
+    verification: &mut Verification,
+) -> Result<Ran, String> {
+    let prepared = redirect::prepare(command, &flags_for_run(flags), scratch)
+        .map_err(|e| VerifyError::Scratch(e).to_string())?;
+    verification.command_line = winargs::join_command_line(&prepared.argv);
+    verification.command = prepared.argv.clone();
+    verification.redirected = prepared.redirected;
+    verification.response_files = prepared.response_files;
+    verification.flags = flags.to_vec();
+    let finished = run::run(&prepared.argv, &command.directory, options.timeout).map_err(|source| {
+        let program = run::resolve_program(&command.program, &command.directory);
+        let mut error = VerifyError::Start {
+            program: program.display().to_string(),
+            source,
+        }
+        .to_string();
+        if program.components().count() == 1 {
+            error.push_str(
+                " (not on PATH: run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
+            );
+        } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
+            error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
+        }
+        error
+    })?;
+    let exit_code = finished.status.and_then(|s| s.code());
+    verification.rounds = round;
+    verification.history.push(Round {
+        round,
+        added,
+        exit_code,
+        timed_out: finished.timed_out,
+    });
+    verification.exit_code = exit_code;
+    verification.timed_out = finished.timed_out;
+    verification.output = String::from_utf8_lossy(&finished.output).into_owned();
+    verification.output_discarded_bytes = finished.discarded;
+    if finished.status.is_some_and(|s| s.success()) {
+        verification.ok = true;
+        verification.verified_round = Some(round);
+        verification.remaining.clear();
+        return Ok(Ran::Done);
+    }
+    if finished.timed_out {
+        verification.remaining = vec![Remaining {
+            kind: "time-limit",
+            text: format!(
+                "the link ran longer than {} s and was stopped, with every process it started (--verify-timeout)",
+                options.timeout.as_secs()
+            ),
+            library: None,
+        }];
+        return Ok(Ran::Done);
+    }
+    let round_log = scratch.join(format!("round-{round}.log"));
+    std::fs::write(&round_log, &finished.output)
+        .map_err(|e| VerifyError::Scratch(format!("{}: {e}", round_log.display())).to_string())?;
+    Ok(Ran::Failed(round_log))
+}
+
+/// Verifies `subject.flags`: finds the command, runs it, and diagnoses what still fails with
+/// `diagnose_output` (a log file to its diagnosis, with the options of the first diagnosis).
+pub fn verify(
+    subject: &Subject<'_>,
+    options: &VerifyOptions,
+    diagnose_output: &dyn Fn(&Path) -> Result<Diagnosis, String>,
+) -> Verification {
+    let located = match locate(subject, options) {
+        Ok(located) => located,
+        Err(error) => {
+            let found = match &error {
+                VerifyError::Unusable { found, .. } => found.clone(),
+                _ => String::new(),
+            };
+            return Verification::failed(error.to_string(), found);
+        }
+    };
+    let scratch = match tempfile::Builder::new().prefix("lnkfix-verify-").tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            return Verification::failed(
+                VerifyError::Scratch(format!("a temporary directory: {e}")).to_string(),
+                located.found,
+            )
+        }
+    };
+    let command = &located.command;
+    let mut verification = Verification::failed(String::new(), located.found.clone());
+    verification.error = None;
+    verification.directory = command.directory.display().to_string();
+    verification.directory_source = located.directory_source.clone();
+    verification.notes = command.notes.clone();
+    let last = options.rounds.max(1);
+    let mut flags = subject.flags.clone();
+    let mut added = flags.clone();
+    for round in 1..=last {
+        let ran = run_round(
+            command,
+            &flags,
+            added,
+            round,
+            options,
+            scratch.path(),
+            &mut verification,
+        );
+        let round_log = match ran {
+            Ok(Ran::Done) => break,
+            Ok(Ran::Failed(round_log)) => round_log,
+            Err(error) => {
+                verification.error = Some(error);
+                break;
+            }
+        };
+        let diagnosis = match diagnose_output(&round_log) {
+            Ok(diagnosis) => diagnosis,
+            Err(e) => {
+                verification.error = Some(format!("cannot diagnose the link's output: {e}"));
+                break;
+            }
+        };
+        verification.remaining = remaining_of(&diagnosis, &verification.output);
+        let new: Vec<String> = diagnosis
+            .link_flags
+            .iter()
+            .filter(|f| !contains_flag(&flags, f))
+            .cloned()
+            .collect();
+        verification.diagnoses.push(diagnosis);
+        if new.is_empty() || round == last {
+            break;
+        }
+        flags.extend(new.iter().cloned());
+        added = new;
+    }
+    verification
+}
+
+/// Writes the verification for people.
+pub fn write_text(
+    verification: &Verification,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
+    let v = verification;
+    if v.ok {
+        let round = v.verified_round.unwrap_or(v.rounds);
+        let flags = if v.flags.is_empty() {
+            "as it is"
+        } else if round == 1 {
+            "with the flags above"
+        } else {
+            "with the flags above and those the later rounds added"
+        };
+        writeln!(
+            out,
+            "{} in round {round} of {}: the link succeeds {flags}",
+            style.library("VERIFIED"),
+            v.history.len()
+        )?;
+        if round > 1 {
+            let all: Vec<String> = v
+                .flags
+                .iter()
+                .map(|f| winargs::quote_argument(f).into_owned())
+                .collect();
+            writeln!(out, "  verified flags: {}", style.library(&all.join(" ")))?;
+        }
+    } else if v.rounds == 0 {
+        writeln!(
+            out,
+            "{}: no link was run: {}",
+            style.warn("NOT VERIFIED"),
+            v.error.as_deref().unwrap_or("unknown reason")
+        )?;
+        if !v.command.is_empty() {
+            writeln!(out, "  command from {}", v.found)?;
+            writeln!(
+                out,
+                "  would have run in {} ({})",
+                v.directory, v.directory_source
+            )?;
+            writeln!(out, "  would have run: {}", v.command_line)?;
+        }
+        return Ok(());
+    } else {
+        let how = if v.timed_out {
+            "the link reached the time limit".to_string()
+        } else {
+            match v.exit_code {
+                Some(code) => format!("the link still fails (exit code {code})"),
+                None => "the link was ended by a signal".to_string(),
+            }
+        };
+        writeln!(
+            out,
+            "{} after {} round{}: {how}",
+            style.warn("NOT VERIFIED"),
+            v.rounds,
+            if v.rounds == 1 { "" } else { "s" }
+        )?;
+    }
+    writeln!(out, "  command from {}", v.found)?;
+    writeln!(out, "  ran in {} ({})", v.directory, v.directory_source)?;
+    writeln!(out, "  ran: {}", v.command_line)?;
+    for round in v.history.iter().skip(1) {
+        writeln!(
+            out,
+            "  round {} added: {}",
+            round.round,
+            round
+                .added
+                .iter()
+                .map(|f| winargs::quote_argument(f).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )?;
+    }
+    if !v.redirected.is_empty() {
+        let files: Vec<String> = v
+            .redirected
+            .iter()
+            .map(|r| {
+                r.file
+                    .clone()
+                    .unwrap_or_else(|| format!("{} (named by lnkfix)", r.to))
+            })
+            .collect();
+        writeln!(
+            out,
+            "  {}",
+            style.dim(&format!(
+                "outputs written to a temporary directory, then removed, not to: {}",
+                files.join(", ")
+            ))
+        )?;
+    }
+    for note in &v.notes {
+        writeln!(out, "  {}", style.dim(&format!("note: {note}")))?;
+    }
+    if let Some(error) = &v.error {
+        writeln!(
+            out,
+            "  {}",
+            style.warn(&format!("stopped after round {}: {error}", v.rounds))
+        )?;
+    }
+    if !v.ok {
+        if !v.remaining.is_empty() {
+            writeln!(out, "  remaining:")?;
+            for r in &v.remaining {
+                match &r.library {
+                    Some(library) => writeln!(out, "    {} ({}: {library})", r.text, r.kind)?,
+                    None => writeln!(out, "    {} ({})", r.text, r.kind)?,
+                }
+            }
+        }
+        if !v.output.trim().is_empty() {
+            writeln!(out, "  linker output:")?;
+            let lines: Vec<&str> = v.output.lines().collect();
+            for line in lines.iter().take(40) {
+                writeln!(out, "    {line}")?;
+            }
+            if lines.len() > 40 {
+                writeln!(
+                    out,
+                    "    ... ({} more lines: --format json has all)",
+                    lines.len() - 40
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
