@@ -54,7 +54,7 @@ pub fn write_process(
         writeln!(out, "{indent}    holds {held}")?;
     }
     if let Some(command) = &process.command {
-        writeln!(out, "{indent}    {}", style.dim(command))?;
+        writeln!(out, "{indent}    {}", style.dim(&shortened(command)))?;
     }
     Ok(())
 }
@@ -199,6 +199,22 @@ pub fn write_launch_check(
     Ok(())
 }
 
+/// The longest command line shown for people, in characters; JSON keeps the whole of it.
+const COMMAND_SHOWN: usize = 240;
+
+/// `command` cut to [`COMMAND_SHOWN`] characters, with how much was left out.
+fn shortened(command: &str) -> String {
+    let total = command.chars().count();
+    if total <= COMMAND_SHOWN {
+        return command.to_string();
+    }
+    let kept: String = command.chars().take(COMMAND_SHOWN).collect();
+    format!(
+        "{kept}... ({} more characters; --format json has all)",
+        total - COMMAND_SHOWN
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +226,17 @@ mod tests {
         assert_eq!(age(303.0), "5 min 3 s");
         assert_eq!(age(7800.0), "2 h 10 min");
         assert_eq!(age(273_600.0), "3 d 4 h");
+    }
+
+    #[test]
+    fn long_command_lines_are_cut_for_people() {
+        assert_eq!(shortened("python -m ft serve"), "python -m ft serve");
+        let long = format!("python {}", "é".repeat(300));
+        let shown = shortened(&long);
+        assert!(shown.starts_with("python éé"), "{shown}");
+        assert!(
+            shown.ends_with("... (67 more characters; --format json has all)"),
+            "{shown}"
+        );
     }
 }
