@@ -57,4 +57,7 @@ pub enum Error {
     /// `patch` could not plan or apply the patch.
     #[error(transparent)]
     Patch(#[from] PatchError),
+    /// `whence` found no Python sources to search.
+    #[error(transparent)]
+    Whence(#[from] crate::whence::WhenceError),
 }

@@ -7,6 +7,7 @@
 //! lib dirs ─▶ discover ─▶ index ──┼─▶ resolve ─▶ report (text | json)
 //! objects/build.ninja ─▶ evidence ┘             └▶ patch (extension.py)
 //! rule book (symbol-db/) ─────────────▶ rules ─▶ resolve, triage
+//! error message + Python sources ─▶ whence ─▶ triage (runtime raisers)
 //! ```
 #![warn(missing_docs)]
 
@@ -29,3 +30,4 @@ pub mod resolve;
 pub mod rules;
 pub mod symbols;
 pub mod triage;
+pub mod whence;
