@@ -618,6 +618,63 @@ mod tests {
     }
 
     #[test]
+    fn prefixes_and_spans() {
+        let text = "x = rb'a' + F\"b{c}\" + name'd'\ny = f(\n  u\"e\"\n  'f')\n";
+        let scan = scan_text(text);
+        let rows: Vec<(&str, &str, usize, &str)> = scan
+            .strings
+            .iter()
+            .map(|s| {
+                let code = &scan.logical[s.logical].code;
+                (
+                    s.prefix.as_str(),
+                    s.body.as_str(),
+                    s.logical,
+                    &code[s.span.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("rb", "a", 0, "rb'a'"),
+                ("F", "b{c}", 0, "F\"b{c}\""),
+                ("", "d", 0, "'d'"),
+                ("u", "e", 1, "u\"e\""),
+                ("", "f", 1, "'f'"),
+            ]
+        );
+        assert!(scan.strings[0].is_raw() && !scan.strings[0].is_formatted());
+        assert!(scan.strings[1].is_formatted() && !scan.strings[1].is_raw());
+    }
+
+    #[test]
+    fn f_string_fields_may_hold_strings() {
+        // Python 3.12: the f-string's own quote inside a field; a `}` inside a field's string;
+        // a quote as the fill character of a format spec; `{{`; `\N{...}`.
+        let text = r#"a = f"{x["k"]} {d['}']} {v:'>10} {{" + "}}" + f"\N{BULLET}"
+b = (1,
+  2)
+"#;
+        let scan = scan_text(text);
+        let bodies: Vec<&str> = scan.strings.iter().map(|s| s.body.as_str()).collect();
+        assert_eq!(
+            bodies,
+            [r#"{x["k"]} {d['}']} {v:'>10} {{"#, "}}", r"\N{BULLET}"]
+        );
+        assert_eq!(scan.logical.len(), 2);
+        assert_eq!((scan.logical[1].first, scan.logical[1].last), (1, 2));
+        // Triple-quoted f-strings keep fields across lines.
+        let scan = scan_text("s = f'''{a +\n b}'''\nt = 1\n");
+        assert_eq!(scan.strings[0].body, "{a +\n b}");
+        assert_eq!(scan.logical.len(), 2);
+        // A field left open on a single-quoted line ends with the line, as before.
+        let scan = scan_text("s = f\"{x\ny = (1)\n");
+        assert_eq!(scan.logical.len(), 2);
+        assert_eq!(scan.unterminated, None);
+    }
+
+    #[test]
     fn escaped_quotes_stay_inside_strings() {
         let scan = scan_text("x = \"a\\\"b\" + 'c'\ny = 2\n");
         assert_eq!(scan.logical.len(), 2);

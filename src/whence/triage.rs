@@ -17,15 +17,16 @@ use crate::triage::{Stage, TriageReport};
 /// Most raisers attached to one evidence line.
 pub const RAISERS_PER_LINE: usize = 3;
 
-/// Attaches raisers to the evidence lines of a runtime-stage report; other stages are left alone.
+/// Attaches raisers to the evidence lines of a runtime-stage report; other stages are left alone
+/// (the sources are still checked: a bad `--site-packages` is an error whatever the log says).
 pub(crate) fn attach_raisers(
     report: &mut TriageReport,
     spec: &SourceSpec,
 ) -> Result<(), WhenceError> {
+    let sources = resolve(spec, &|_| None)?;
     if report.stage != Stage::Runtime {
         return Ok(());
     }
-    let sources = resolve(spec, &|_| None)?;
     let dirs: Vec<PathBuf> = sources.dirs.iter().map(|d| d.path.clone()).collect();
     let lines: Vec<(usize, Message)> = report
         .evidence
@@ -46,16 +47,15 @@ pub(crate) fn attach_raisers(
         report.evidence[*index].raisers = Some(raisers);
     }
     report.warnings.extend(stats.warnings);
-    let top = report
-        .evidence
-        .iter()
-        .filter_map(|e| e.raisers.as_ref().and_then(|r| r.first()))
-        .next()
-        .cloned();
-    if let Some(top) = top {
+    let top = lines.iter().find_map(|(index, message)| {
+        let raisers = report.evidence[*index].raisers.as_ref()?;
+        Some((raisers.first()?.clone(), message.exception.clone()))
+    });
+    if let Some((top, exception)) = top {
         report.fix = format!(
-            "{}; raised at {} ({})",
+            "{}; the {} is raised at {} ({})",
             locate_paths(&report.fix, &dirs),
+            exception.as_deref().unwrap_or("error"),
             location_line(&top),
             top.file.display()
         );
