@@ -229,8 +229,8 @@ pub(crate) struct TriageArgs {
     /// Force the CRT flavour of the embedded link diagnosis.
     #[arg(long, value_enum)]
     pub(crate) crt: Option<CrtArg>,
-    /// Runtime stage: look up the code that raises each evidence line's Python exception in
-    /// these sources (as `whence` does).
+    // Runtime stage: the code that raises each evidence line's Python exception, as `whence`
+    // finds it.
     #[command(flatten)]
     pub(crate) python: PythonArgs,
     /// When to colour the text report.
@@ -241,10 +241,11 @@ pub(crate) struct TriageArgs {
 /// Where the Python sources are (`whence`, and `triage`'s raisers).
 #[derive(clap::Args)]
 pub(crate) struct PythonArgs {
-    /// A directory of Python sources: a site-packages, a standard library (repeatable).
+    /// A directory of Python sources to search for the code that raises an error message: a
+    /// site-packages, a standard library (repeatable). For triage: the runtime stage's raisers.
     #[arg(long = "site-packages", value_name = "DIR")]
     pub(crate) site_packages: Vec<PathBuf>,
-    /// The Python interpreter whose sysconfig purelib, platlib and stdlib are searched.
+    /// The Python interpreter whose sysconfig purelib, platlib and stdlib are searched instead.
     #[arg(long, value_name = "EXE", conflicts_with = "site_packages")]
     pub(crate) python: Option<PathBuf>,
 }

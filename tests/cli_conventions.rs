@@ -34,7 +34,7 @@ fn completions_for_every_shell_name_every_command() {
         let output = lnkfix(&["completions", shell]);
         assert!(output.status.success(), "{shell}");
         let text = String::from_utf8(output.stdout).unwrap();
-        for command in ["diagnose", "explain", "index", "triage", "doctor", "patch"] {
+        for command in ["diagnose", "explain", "index", "triage", "doctor", "patch", "whence"] {
             assert!(text.contains(command), "{shell}: no {command}");
         }
         assert!(text.contains("lib-dir"), "{shell}: no --lib-dir option");
@@ -50,7 +50,7 @@ fn the_man_page_is_roff_with_every_command() {
         "{}",
         &page[..200.min(page.len())]
     );
-    for command in ["diagnose", "explain", "index", "triage", "doctor", "patch"] {
+    for command in ["diagnose", "explain", "index", "triage", "doctor", "patch", "whence"] {
         assert!(page.contains(command), "no {command}");
     }
 }
@@ -188,6 +188,7 @@ fn help_texts_match_their_snapshots() {
         "triage",
         "doctor",
         "patch",
+        "whence",
         "completions",
     ] {
         let mut args: Vec<&str> = command.split_whitespace().collect();
