@@ -13,7 +13,8 @@
 # 3. Builds lnkfix.exe (release).
 # 4. Prepares on Linux what the tests cannot make under Wine (no bash, clang, lld-link, llvm-*,
 #    python3, pip, cargo there): tests/fixtures/build.sh into target/fixtures, the index fixtures,
-#    the tvm-ffi releases, `cargo metadata`, and the Linux binary's answers for every shared
+#    the tvm-ffi releases, `cargo metadata`, the Python sources of tests/whence.rs (triton's,
+#    fetched, and where this Python's standard library is), and the Linux binary's answers for every shared
 #    example and generated log (compared with lnkfix.exe's by tests/windows.rs). In target/prepared.
 # 5. Builds the tests for the Windows target and runs them with Wine as the runner.
 #
@@ -107,6 +108,9 @@ prepare() {
     # The index fixtures are built by the test helper itself (tests/common/mod.rs), kept here.
     LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test index_fixtures \
         -- standalone_object
+    # The Python sources tests/whence.rs searches: triton 3.3.1 and this Python's standard library.
+    bash tests/fixtures/fetch_triton.sh > "$prep/whence-triton.txt"
+    python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])' > "$prep/whence-stdlib.txt"
     # The wheels of tests/index_wheels.rs, and the llvm-nm/llvm-pdbutil output it compares with.
     LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test index_wheels
     # The Linux binary's answers, for tests/windows.rs::same_answers_as_the_linux_binary.
