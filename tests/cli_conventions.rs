@@ -34,7 +34,9 @@ fn completions_for_every_shell_name_every_command() {
         let output = lnkfix(&["completions", shell]);
         assert!(output.status.success(), "{shell}");
         let text = String::from_utf8(output.stdout).unwrap();
-        for command in ["diagnose", "explain", "index", "triage", "doctor", "patch", "whence"] {
+        for command in [
+            "diagnose", "explain", "index", "triage", "doctor", "patch", "whence",
+        ] {
             assert!(text.contains(command), "{shell}: no {command}");
         }
         assert!(text.contains("lib-dir"), "{shell}: no --lib-dir option");
@@ -50,7 +52,9 @@ fn the_man_page_is_roff_with_every_command() {
         "{}",
         &page[..200.min(page.len())]
     );
-    for command in ["diagnose", "explain", "index", "triage", "doctor", "patch", "whence"] {
+    for command in [
+        "diagnose", "explain", "index", "triage", "doctor", "patch", "whence",
+    ] {
         assert!(page.contains(command), "no {command}");
     }
 }

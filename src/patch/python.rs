@@ -232,6 +232,48 @@ fn formatted_step(open: &mut OpenString, text: &[u8], position: usize) -> usize 
     }
 }
 
+/// What the byte at a position inside a string literal does.
+enum Step {
+    /// That many bytes belong to the literal's body.
+    Inside(usize),
+    /// That many bytes are its closing quote(s).
+    Closes(usize),
+}
+
+/// One step through a string literal: an escape, a nested string or a field of an f-string,
+/// the closing quote, or one ordinary byte.
+fn string_step(open: &mut OpenString, text: &[u8], position: usize) -> Step {
+    let byte = text[position];
+    if let Some((quote, triple)) = open.nested {
+        return match closing_width(text, position, quote, triple) {
+            Some(width) => {
+                open.nested = None;
+                Step::Inside(width)
+            }
+            None if byte == b'\\' => Step::Inside(2),
+            None => Step::Inside(1),
+        };
+    }
+    if byte == b'\\' && !(open.formatted && open.fields.is_empty()) {
+        return Step::Inside(2);
+    }
+    let structural = if open.formatted {
+        formatted_step(open, text, position)
+    } else {
+        0
+    };
+    match structural {
+        0 if byte == b'\\' => Step::Inside(2),
+        0 if open.fields.is_empty() => match closing_width(text, position, open.quote, open.triple)
+        {
+            Some(width) => Step::Closes(width),
+            None => Step::Inside(1),
+        },
+        0 => Step::Inside(1),
+        width => Step::Inside(width),
+    }
+}
+
 /// Scans the whole file. Never fails: malformed input just yields fewer or odd statements, and
 /// the callers then do not find what they look for.
 ///
@@ -277,52 +319,27 @@ pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
         while position < text.len() {
             let byte = text[position];
             if let Some(open) = open_string.as_mut() {
-                let width = if let Some((quote, triple)) = open.nested {
-                    match closing_width(text, position, quote, triple) {
-                        Some(width) => {
-                            open.nested = None;
-                            width
-                        }
-                        None if byte == b'\\' => 2,
-                        None => 1,
+                match string_step(open, text, position) {
+                    Step::Inside(width) => {
+                        let end = (position + width).min(text.len());
+                        string_body.extend_from_slice(&text[position..end]);
+                        code.extend_from_slice(&text[position..end]);
+                        position = end;
                     }
-                } else if byte == b'\\' && !(open.formatted && open.fields.is_empty()) {
-                    2
-                } else {
-                    let structural = if open.formatted {
-                        formatted_step(open, text, position)
-                    } else {
-                        0
-                    };
-                    match structural {
-                        0 if byte == b'\\' => 2,
-                        0 if open.fields.is_empty() => {
-                            if let Some(width) =
-                                closing_width(text, position, open.quote, open.triple)
-                            {
-                                code.extend_from_slice(&text[position..position + width]);
-                                position += width;
-                                result.strings.push(StringLiteral {
-                                    line: open.start_line,
-                                    body: String::from_utf8_lossy(&string_body).into_owned(),
-                                    prefix: std::mem::take(&mut open.prefix),
-                                    logical: result.logical.len(),
-                                    span: open.start..base + code.len(),
-                                });
-                                string_body.clear();
-                                open_string = None;
-                                continue;
-                            }
-                            1
-                        }
-                        0 => 1,
-                        width => width,
+                    Step::Closes(width) => {
+                        code.extend_from_slice(&text[position..position + width]);
+                        position += width;
+                        result.strings.push(StringLiteral {
+                            line: open.start_line,
+                            body: String::from_utf8_lossy(&string_body).into_owned(),
+                            prefix: std::mem::take(&mut open.prefix),
+                            logical: result.logical.len(),
+                            span: open.start..base + code.len(),
+                        });
+                        string_body.clear();
+                        open_string = None;
                     }
-                };
-                let end = (position + width).min(text.len());
-                string_body.extend_from_slice(&text[position..end]);
-                code.extend_from_slice(&text[position..end]);
-                position = end;
+                }
                 continue;
             }
             match byte {

@@ -186,35 +186,7 @@ impl Template {
                     .collect()
             })
             .collect();
-        // best[k][o]: the most characters covered by a run ending with part k at occurrence o,
-        // and the occurrence of part k-1 it continues (None: the run starts at k).
-        let mut best: Vec<Vec<(usize, Option<usize>)>> = Vec::with_capacity(texts.len());
-        for (k, (index, text, _)) in texts.iter().enumerate() {
-            let length = char_count(text);
-            let mut row = Vec::with_capacity(occurrences[k].len());
-            for &start in &occurrences[k] {
-                let mut entry = (length, None);
-                if k > 0 {
-                    let gap = self.gap_between(texts[k - 1].0, *index);
-                    let previous_length = texts[k - 1].1.len();
-                    for (o, &previous) in occurrences[k - 1].iter().enumerate() {
-                        let end = previous + previous_length;
-                        if end > start || !message.is_char_boundary(end) {
-                            continue;
-                        }
-                        if !gap.accepts(&message[end..start]) {
-                            continue;
-                        }
-                        let total = best[k - 1][o].0 + length;
-                        if total > entry.0 {
-                            entry = (total, Some(o));
-                        }
-                    }
-                }
-                row.push(entry);
-            }
-            best.push(row);
-        }
+        let best = self.runs(&texts, &occurrences, message);
         // The best run overall, then walk it back.
         let (mut k, mut o, covered_chars) = best
             .iter()
@@ -255,6 +227,42 @@ impl Template {
             line: texts[first].2,
             whole,
         })
+    }
+
+    /// For each constant part `k` (of `texts`) and each of its occurrences `o`: the most
+    /// characters covered by a run of consecutive parts ending with `k` at `o`, and the occurrence
+    /// of part `k - 1` that run continues (`None`: it starts at `k`).
+    fn runs(
+        &self,
+        texts: &[(usize, &str, usize)],
+        occurrences: &[Vec<usize>],
+        message: &str,
+    ) -> Vec<Vec<(usize, Option<usize>)>> {
+        let mut best: Vec<Vec<(usize, Option<usize>)>> = Vec::with_capacity(texts.len());
+        for (k, (index, text, _)) in texts.iter().enumerate() {
+            let length = char_count(text);
+            let mut row = Vec::with_capacity(occurrences[k].len());
+            for &start in &occurrences[k] {
+                let mut entry = (length, None);
+                if k > 0 {
+                    let gap = self.gap_between(texts[k - 1].0, *index);
+                    let previous_length = texts[k - 1].1.len();
+                    for (o, &previous) in occurrences[k - 1].iter().enumerate() {
+                        let end = previous + previous_length;
+                        if end > start || !gap.accepts(&message[end..start]) {
+                            continue;
+                        }
+                        let total = best[k - 1][o].0 + length;
+                        if total > entry.0 {
+                            entry = (total, Some(o));
+                        }
+                    }
+                }
+                row.push(entry);
+            }
+            best.push(row);
+        }
+        best
     }
 
     /// The placeholder(s) between pieces `from` and `to` (two constant parts with at least one
