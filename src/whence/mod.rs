@@ -110,7 +110,13 @@ fn walk_roots(dirs: &[PathBuf]) -> Vec<PathBuf> {
 pub fn search(messages: Vec<Message>, dirs: &[PathBuf]) -> (Vec<MessageResult>, SearchStats) {
     let roots = walk_roots(dirs);
     let refs: Vec<&Message> = messages.iter().collect();
-    let fragments: Vec<Vec<String>> = messages.iter().map(Message::runs).collect();
+    let fragments: Vec<walk::Fragments> = messages
+        .iter()
+        .map(|m| walk::Fragments {
+            list: m.runs(),
+            needed: 1,
+        })
+        .collect();
     let first = walk::walk(&roots, &refs, &fragments);
     let mut stats = SearchStats {
         files_scanned: first.files_scanned,
@@ -125,26 +131,30 @@ pub fn search(messages: Vec<Message>, dirs: &[PathBuf]) -> (Vec<MessageResult>, 
         .enumerate()
         .map(|(i, message)| MessageResult {
             message: message.clone(),
-            prefilter: fragments[i].clone(),
+            prefilter: fragments[i].list.clone(),
             candidates: rank::candidates(&first.found, i, message, dirs),
         })
         .collect();
-    // A placeholder inside every run of words: look again for pairs of words.
-    let finer: Vec<Vec<String>> = results
+    // A placeholder inside every run of words: look again for pairs of words, in files that
+    // hold two of them (one when the message has only one or two).
+    let finer: Vec<walk::Fragments> = results
         .iter()
         .map(|r| {
             let best = r.candidates.first().map_or(0.0, |c| c.explains);
             if best >= SECOND_PASS_BELOW {
-                return Vec::new();
+                return walk::Fragments::default();
             }
-            r.message
+            let list: Vec<String> = r
+                .message
                 .word_pairs()
                 .into_iter()
                 .filter(|pair| !r.prefilter.contains(pair))
-                .collect()
+                .collect();
+            let needed = if list.len() >= 3 { 2 } else { 1 };
+            walk::Fragments { list, needed }
         })
         .collect();
-    if finer.iter().any(|f| !f.is_empty()) {
+    if finer.iter().any(|f| !f.list.is_empty()) {
         let second = walk::walk(&roots, &refs, &finer);
         stats.passes = 2;
         stats.files_matched += second.files_matched;
@@ -154,12 +164,12 @@ pub fn search(messages: Vec<Message>, dirs: &[PathBuf]) -> (Vec<MessageResult>, 
             }
         }
         for (i, result) in results.iter_mut().enumerate() {
-            if finer[i].is_empty() {
+            if finer[i].list.is_empty() {
                 continue;
             }
             let more = rank::candidates(&second.found, i, &result.message, dirs);
             result.candidates = rank::merge(std::mem::take(&mut result.candidates), more);
-            result.prefilter.extend(finer[i].iter().cloned());
+            result.prefilter.extend(finer[i].list.iter().cloned());
         }
     }
     (results, stats)

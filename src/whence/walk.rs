@@ -49,22 +49,33 @@ pub struct WalkOutcome {
     pub warnings: Vec<String>,
 }
 
+/// The literal fragments to look for in a walk, for one message: a file is read as Python for
+/// the message when at least `needed` distinct ones occur in it.
+#[derive(Debug, Clone, Default)]
+pub struct Fragments {
+    /// The fragments.
+    pub list: Vec<String>,
+    /// How many distinct ones a file must hold (at least 1).
+    pub needed: usize,
+}
+
 /// The literal fragments to look for, and which messages each belongs to.
 struct Prefilter {
     automaton: AhoCorasick,
     /// For each pattern: the messages it stands for.
     owners: Vec<Vec<usize>>,
-    messages: usize,
+    /// For each message: distinct fragments a file must hold.
+    needed: Vec<usize>,
     /// Messages with at least one fragment: once all are hit, the rest of a file is not read.
     searched: usize,
 }
 
 impl Prefilter {
-    fn new(fragments: &[Vec<String>]) -> Option<Prefilter> {
+    fn new(fragments: &[Fragments]) -> Option<Prefilter> {
         let mut patterns: Vec<&str> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
-        for (message, list) in fragments.iter().enumerate() {
-            for fragment in list {
+        for (message, fragments) in fragments.iter().enumerate() {
+            for fragment in &fragments.list {
                 match patterns.iter().position(|p| p == fragment) {
                     Some(i) => owners[i].push(message),
                     None => {
@@ -81,19 +92,27 @@ impl Prefilter {
         Some(Prefilter {
             automaton,
             owners,
-            messages: fragments.len(),
-            searched: fragments.iter().filter(|f| !f.is_empty()).count(),
+            needed: fragments
+                .iter()
+                .map(|f| f.needed.clamp(1, f.list.len().max(1)))
+                .collect(),
+            searched: fragments.iter().filter(|f| !f.list.is_empty()).count(),
         })
     }
 
-    /// The messages one of whose fragments occurs in `bytes`.
+    /// The messages enough of whose fragments occur in `bytes`.
     fn hits(&self, bytes: &[u8]) -> Vec<usize> {
-        let mut hit = vec![false; self.messages];
+        let mut count = vec![0usize; self.needed.len()];
+        let mut seen = vec![false; self.owners.len()];
         let mut left = self.searched;
         for found in self.automaton.find_overlapping_iter(bytes) {
-            for &message in &self.owners[found.pattern().as_usize()] {
-                if !hit[message] {
-                    hit[message] = true;
+            let pattern = found.pattern().as_usize();
+            if std::mem::replace(&mut seen[pattern], true) {
+                continue;
+            }
+            for &message in &self.owners[pattern] {
+                count[message] += 1;
+                if count[message] == self.needed[message] {
                     left -= 1;
                 }
             }
@@ -101,7 +120,9 @@ impl Prefilter {
                 break;
             }
         }
-        (0..self.messages).filter(|&m| hit[m]).collect()
+        (0..self.needed.len())
+            .filter(|&m| count[m] >= self.needed[m])
+            .collect()
     }
 }
 
@@ -116,8 +137,8 @@ struct Shared<'a> {
     results: Mutex<(Vec<FileFound>, Vec<String>)>,
 }
 
-/// Walks `roots` and matches every file one of `fragments[m]` occurs in against message `m`.
-pub fn walk(roots: &[PathBuf], messages: &[&Message], fragments: &[Vec<String>]) -> WalkOutcome {
+/// Walks `roots` and matches every file that holds enough of `fragments[m]` against message `m`.
+pub fn walk(roots: &[PathBuf], messages: &[&Message], fragments: &[Fragments]) -> WalkOutcome {
     let Some(prefilter) = Prefilter::new(fragments) else {
         return WalkOutcome::default();
     };
