@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Candidate, Raises, WhenceReport};
+use super::{Candidate, Location, Raises, WhenceReport};
 use crate::report::Style;
 
 /// A candidate's one-line location: `triton/runtime/jit.py:557 in run`.
@@ -98,44 +98,12 @@ pub fn write_text(report: &WhenceReport, out: &mut dyn Write, style: Style) -> i
     }
     let shown = result.candidates.iter().take(report.limit);
     for (rank, candidate) in shown.enumerate() {
-        let class = candidate
-            .class
-            .as_deref()
-            .map(|c| format!(" (class {c})"))
-            .unwrap_or_default();
-        let below = match candidate.location {
-            super::Location::Source => String::new(),
-            other => format!(
-                "  [{}]",
-                serde_json::to_value(other)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            ),
-        };
-        writeln!(
-            out,
-            "{}. {}{class}{}",
+        write_candidate(
             rank + 1,
-            style.library(&location_line(candidate)),
-            style.dim(&below)
-        )?;
-        writeln!(out, "     {}", candidate.text)?;
-        writeln!(
+            candidate,
+            message.exception.as_deref(),
             out,
-            "     explains {:.0}% of the message: {}",
-            candidate.explains * 100.0,
-            candidate.template
-        )?;
-        writeln!(
-            out,
-            "     {}",
-            evidence_words(candidate, message.exception.as_deref())
-        )?;
-        writeln!(
-            out,
-            "     {}",
-            style.dim(&candidate.file.display().to_string())
+            style,
         )?;
     }
     let more = result.candidates.len().saturating_sub(report.limit);
@@ -143,6 +111,46 @@ pub fn write_text(report: &WhenceReport, out: &mut dyn Write, style: Style) -> i
         writeln!(out, "  ... and {more} more (--limit N shows them)")?;
     }
     write_warnings(report, out, style)
+}
+
+/// One candidate: where, the source line, what it explains, why, and the file.
+fn write_candidate(
+    rank: usize,
+    candidate: &Candidate,
+    message_type: Option<&str>,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
+    let class = candidate
+        .class
+        .as_deref()
+        .map(|c| format!(" (class {c})"))
+        .unwrap_or_default();
+    let below = match candidate.location {
+        Location::Source => String::new(),
+        Location::Vendored => "  [vendored]".into(),
+        Location::Tests => "  [tests]".into(),
+        Location::Docs => "  [docs]".into(),
+    };
+    writeln!(
+        out,
+        "{rank}. {}{class}{}",
+        style.library(&location_line(candidate)),
+        style.dim(&below)
+    )?;
+    writeln!(out, "     {}", candidate.text)?;
+    writeln!(
+        out,
+        "     explains {:.0}% of the message: {}",
+        candidate.explains * 100.0,
+        candidate.template
+    )?;
+    writeln!(out, "     {}", evidence_words(candidate, message_type))?;
+    writeln!(
+        out,
+        "     {}",
+        style.dim(&candidate.file.display().to_string())
+    )
 }
 
 fn write_warnings(report: &WhenceReport, out: &mut dyn Write, style: Style) -> io::Result<()> {

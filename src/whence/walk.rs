@@ -13,8 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use aho_corasick::AhoCorasick;
-
 use super::message::Message;
 use super::python::{analyse, Found};
 
@@ -59,69 +57,71 @@ pub struct Fragments {
     pub needed: usize,
 }
 
-/// The literal fragments to look for, and which messages each belongs to.
+/// The literal fragments to look for, each searched on its own with a SIMD substring search
+/// (a multi-pattern automaton was slower here: the fragments are plain words, whose bytes are
+/// common in source code, and counting distinct fragments needs every overlapping match).
 struct Prefilter {
-    automaton: AhoCorasick,
-    /// For each pattern: the messages it stands for.
-    owners: Vec<Vec<usize>>,
+    /// One searcher per distinct fragment.
+    finders: Vec<memchr::memmem::Finder<'static>>,
+    /// For each message: its fragments (indices into `finders`), longest first.
+    fragments: Vec<Vec<usize>>,
     /// For each message: distinct fragments a file must hold.
     needed: Vec<usize>,
-    /// Messages with at least one fragment: once all are hit, the rest of a file is not read.
-    searched: usize,
 }
 
 impl Prefilter {
     fn new(fragments: &[Fragments]) -> Option<Prefilter> {
         let mut patterns: Vec<&str> = Vec::new();
-        let mut owners: Vec<Vec<usize>> = Vec::new();
-        for (message, fragments) in fragments.iter().enumerate() {
-            for fragment in &fragments.list {
-                match patterns.iter().position(|p| p == fragment) {
-                    Some(i) => owners[i].push(message),
-                    None => {
+        let mut per_message = Vec::new();
+        for message in fragments {
+            let mut mine = Vec::new();
+            for fragment in &message.list {
+                let index = patterns
+                    .iter()
+                    .position(|p| p == fragment)
+                    .unwrap_or_else(|| {
                         patterns.push(fragment);
-                        owners.push(vec![message]);
-                    }
-                }
+                        patterns.len() - 1
+                    });
+                mine.push(index);
             }
+            mine.sort_by_key(|&i| std::cmp::Reverse(patterns[i].len()));
+            per_message.push(mine);
         }
         if patterns.is_empty() {
             return None;
         }
-        let automaton = AhoCorasick::new(&patterns).ok()?;
         Some(Prefilter {
-            automaton,
-            owners,
+            finders: patterns
+                .iter()
+                .map(|p| memchr::memmem::Finder::new(p.as_bytes()).into_owned())
+                .collect(),
+            fragments: per_message,
             needed: fragments
                 .iter()
                 .map(|f| f.needed.clamp(1, f.list.len().max(1)))
                 .collect(),
-            searched: fragments.iter().filter(|f| !f.list.is_empty()).count(),
         })
     }
 
     /// The messages enough of whose fragments occur in `bytes`.
     fn hits(&self, bytes: &[u8]) -> Vec<usize> {
-        let mut count = vec![0usize; self.needed.len()];
-        let mut seen = vec![false; self.owners.len()];
-        let mut left = self.searched;
-        for found in self.automaton.find_overlapping_iter(bytes) {
-            let pattern = found.pattern().as_usize();
-            if std::mem::replace(&mut seen[pattern], true) {
-                continue;
-            }
-            for &message in &self.owners[pattern] {
-                count[message] += 1;
-                if count[message] == self.needed[message] {
-                    left -= 1;
+        let mut present: Vec<Option<bool>> = vec![None; self.finders.len()];
+        (0..self.fragments.len())
+            .filter(|&message| {
+                let mut count = 0;
+                for &fragment in &self.fragments[message] {
+                    let found = *present[fragment]
+                        .get_or_insert_with(|| self.finders[fragment].find(bytes).is_some());
+                    if found {
+                        count += 1;
+                        if count >= self.needed[message] {
+                            return true;
+                        }
+                    }
                 }
-            }
-            if left == 0 {
-                break;
-            }
-        }
-        (0..self.needed.len())
-            .filter(|&m| count[m] >= self.needed[m])
+                false
+            })
             .collect()
     }
 }
