@@ -393,8 +393,10 @@ fn constructor_before(code: &str) -> Option<String> {
                     continue;
                 }
                 let name_start = code[..i]
-                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-                    .map_or(0, |p| p + 1);
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, c)| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                    .map_or(0, |(p, c)| p + c.len_utf8());
                 let name = &code[name_start..i];
                 let last = name.rsplit('.').next().unwrap_or("");
                 if is_exception_name(last) {
@@ -510,6 +512,38 @@ mod tests {
         assert_eq!(hits.len(), 1, "{hits:?}");
         assert_eq!(hits[0].exception.as_deref(), Some("errors.BadInput"));
         assert_eq!(hits[0].line, 8);
+    }
+
+    #[test]
+    fn hostile_sources_never_panic() {
+        let source = "class E(ValueError):\n    def __str__(self):\n        return f\"{self.a!r:>{w}} → é {{x}} %s\" % (→Error(\"ü\"), rb'\\x' \"\"\"t\n\"\"\")\n";
+        let messages: Vec<Message> = ["E: é x", "ValueError: t", "→ é {x} 3", "é", "ü"]
+            .iter()
+            .map(|m| Message::parse(m))
+            .collect();
+        let refs: Vec<&Message> = messages.iter().collect();
+        // Every prefix of the file (cut inside strings, fields, characters), as a truncated file is.
+        for end in (0..=source.len()).filter(|&e| source.is_char_boundary(e)) {
+            analyse(&source[..end], &refs);
+        }
+        // Pseudo-random Python-ish text.
+        let alphabet: Vec<char> = "fFrRb'\"{}()[]%:!=\\# \n\tsdx0é→".chars().collect();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let text: String = (0..64)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            analyse(&text, &refs);
+            for message in &messages {
+                template::formatted(&text, false, 0).explain(&message.text);
+                template::plain(&text, Style::Unknown, 0).explain(&message.text);
+            }
+        }
     }
 
     #[test]

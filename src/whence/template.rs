@@ -566,9 +566,12 @@ pub fn formatted(body: &str, raw: bool, line: usize) -> Template {
                 i = end;
             }
             b'{' => {
-                let end = formatted_field_end(bytes, i).unwrap_or(bytes.len());
+                let (end, inner) = match formatted_field_end(bytes, i) {
+                    Some(end) => (end, &body[i + 1..end - 1]),
+                    // A field left open runs to the end of the literal.
+                    None => (bytes.len(), &body[i + 1..]),
+                };
                 flush(&mut text, &mut template);
-                let inner = &body[i + 1..end.saturating_sub(1).max(i + 1)];
                 let expression_end = top_level_colon(inner).unwrap_or(inner.len());
                 let expression = &inner[..expression_end];
                 let expression = match expression.rfind('!') {
