@@ -175,6 +175,33 @@ pub fn search(messages: Vec<Message>, dirs: &[PathBuf]) -> (Vec<MessageResult>, 
     (results, stats)
 }
 
+/// One template of a Python source that explains part of a message (see [`explain_source`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceMatch {
+    /// 1-based line of its first constant part that matched.
+    pub line: usize,
+    /// The template, `{}` for each placeholder.
+    pub template: String,
+    /// Characters of the message its constant parts cover.
+    pub covered_chars: usize,
+    /// How it is tied to raising.
+    pub raises: Raises,
+}
+
+/// What the search does with one file's text, without the walk or the ranking: every template
+/// in `source` that explains part of `message` (for fuzzing, and for tools that hold the text).
+pub fn explain_source(source: &str, message: &Message) -> Vec<SourceMatch> {
+    python::analyse(source, &[message])
+        .into_iter()
+        .map(|found| SourceMatch {
+            line: found.line,
+            template: found.template,
+            covered_chars: found.matched.covered_chars,
+            raises: found.raises,
+        })
+        .collect()
+}
+
 /// What `lnkfix whence` produced.
 #[derive(Debug, Clone)]
 pub struct WhenceReport {
