@@ -166,7 +166,7 @@ pub fn candidates(
     for c in &mut out {
         c.canonical = dunce::canonicalize(&c.file).unwrap_or_else(|_| c.file.clone());
     }
-    out.sort_by(|a, b| order(a, b));
+    out.sort_by(order);
     let mut seen = std::collections::HashSet::new();
     out.retain(|c| seen.insert((c.canonical.clone(), c.line, c.template.clone())));
     out
@@ -182,7 +182,7 @@ pub fn merge(mut first: Vec<Candidate>, second: Vec<Candidate>) -> Vec<Candidate
             first.push(c);
         }
     }
-    first.sort_by(|a, b| order(a, b));
+    first.sort_by(order);
     first
 }
 
