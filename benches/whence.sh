@@ -67,7 +67,7 @@ py_files=$(find "$env" -name '*.py' -type f | wc -l)
 py_bytes=$(find "$env" -name '*.py' -type f -print0 | du -cb --files0-from=- | tail -1 | cut -f1)
 echo "environment: $env"
 echo "  $files files, $((bytes / 1000000)) MB; $py_files .py files, $((py_bytes / 1000000)) MB"
-echo "  $(nproc) cores; $(uname -r)"
+echo "  $(nproc) cores; $(uname -r); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # How "cold" is made: decided once (the function runs in subshells).
 if [ "$(id -u)" -eq 0 ] && { sync; echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then
@@ -145,6 +145,7 @@ for entry in "${messages[@]}"; do
     "$lnkfix" whence "$message" --site-packages "$env" --format json | python3 -c "$summary"
 done
 echo "cold: $cold_method"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| tool | looks for | cold (s) | warm, median of $runs (s) | warm / lnkfix warm | peak RSS (MiB) |"
 echo "|---|---|---|---|---|---|"
