@@ -139,6 +139,14 @@ fn virtualenv_site_packages(venv: &Path) -> Vec<PathBuf> {
             out.extend(versions);
         }
     }
+    // `Lib` and `lib` are one directory where names ignore case (Windows).
+    let mut seen = Vec::new();
+    out.retain(|dir| {
+        let canonical = dunce::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+        let new = !seen.contains(&canonical);
+        seen.push(canonical);
+        new
+    });
     out
 }
 
@@ -286,11 +294,15 @@ mod tests {
             .join("python3.12")
             .join("site-packages");
         std::fs::create_dir_all(&unix).unwrap();
-        assert_eq!(virtualenv_site_packages(dir.path()), [unix]);
+        let found = virtualenv_site_packages(dir.path());
+        assert_eq!(found.len(), 1, "{found:?}");
+        let canonical = |p: &Path| dunce::canonicalize(p).unwrap();
+        assert_eq!(canonical(&found[0]), canonical(&unix));
         let windows = tempfile::tempdir().unwrap();
         let site = windows.path().join("Lib").join("site-packages");
         std::fs::create_dir_all(&site).unwrap();
         let found = virtualenv_site_packages(windows.path());
-        assert!(found.contains(&site), "{found:?}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(canonical(&found[0]), canonical(&site));
     }
 }
