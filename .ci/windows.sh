@@ -14,8 +14,9 @@
 # 4. Prepares on Linux what the tests cannot make under Wine (no bash, clang, lld-link, llvm-*,
 #    python3, pip, cargo there): tests/fixtures/build.sh into target/fixtures, the index fixtures,
 #    the tvm-ffi releases, `cargo metadata`, the stand-in linker of tests/it/verify.rs (mingw-w64),
-#    and the Linux binary's answers for every shared example and generated log (compared with
-#    lnkfix.exe's by tests/it/windows.rs). In target/prepared.
+#    the Python sources of tests/it/whence.rs (triton's, fetched, and where this Python's standard
+#    library is), and the Linux binary's answers for every shared example and generated log
+#    (compared with lnkfix.exe's by tests/it/windows.rs). In target/prepared.
 # 5. Builds the tests for the Windows target and runs them with Wine as the runner.
 #
 # Environment: LNKFIX_WINDOWS_TARGET_DIR (default target/windows) is the Windows build's target
@@ -104,7 +105,7 @@ timings+=("$(printf '%-28s %d bytes' "lnkfix.exe size" "$size")")
 prepare() {
     bash tests/fixtures/build.sh "$repo/target/fixtures"
     bash tests/patch/fetch_tvm_ffi.sh "$prep/tvm-ffi"
-    # The stand-in linker that tests/verify.rs runs through `lnkfix.exe --verify`.
+    # The stand-in linker that tests/it/verify.rs runs through `lnkfix.exe --verify`.
     mkdir -p "$prep/verify"
     x86_64-w64-mingw32-gcc -municode -O2 -s -static -Wall -Wextra -Werror \
         -o "$prep/verify/lld-link.exe" tests/verify/standin_linker.c
@@ -112,6 +113,9 @@ prepare() {
     # The index fixtures are built by the test helper itself (tests/it/common.rs), kept here.
     LNKFIX_INDEX_FIXTURES=$prep/index-fixtures cargo test --locked --quiet --test it \
         -- index_fixtures::standalone_object
+    # The Python sources tests/it/whence.rs searches: triton 3.3.1 and this Python's standard library.
+    bash tests/fixtures/fetch_triton.sh > "$prep/whence-triton.txt"
+    python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])' > "$prep/whence-stdlib.txt"
     # The wheels of tests/it/index_wheels.rs, and the llvm-nm/llvm-pdbutil output it compares with.
     LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test it index_wheels::
     # The Linux binary's answers, for tests/it/windows.rs::same_answers_as_the_linux_binary.

@@ -19,7 +19,7 @@ corpus=$here/corpus
 [ -f "$fixtures/manifest.json" ] || bash "$repo/tests/fixtures/build.sh" "$fixtures"
 [ -f "$tvm/versions.txt" ] || bash "$repo/tests/patch/fetch_tvm_ffi.sh" "$tvm"
 
-targets=(log_reader demangle archive pe_exports def_file pdb patch)
+targets=(log_reader demangle archive pe_exports def_file pdb patch whence)
 for target in "${targets[@]}"; do
     mkdir -p "$corpus/$target"
     find "$corpus/$target" -name 'seed-*' -delete
@@ -171,6 +171,12 @@ seed pdb "$fixtures"/pdb/*.pdb
 
 # 7. extension.py of every fetched tvm-ffi release.
 seed patch $(sed "s|^|$tvm/|; s|$|/extension.py|" "$tvm/versions.txt")
+
+# 8. Python sources that format the whence target's messages: the standard library's, and
+#    extension.py (f-strings, concatenation, raise statements).
+stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+seed whence "$stdlib/json/decoder.py" "$stdlib/subprocess.py" "$stdlib/string.py" \
+    $(sed "s|^|$tvm/|; s|$|/extension.py|" "$tvm/versions.txt" | head -2)
 
 for target in "${targets[@]}"; do
     printf '%-11s %5d seeds\n' "$target" "$(find "$corpus/$target" -name 'seed-*' | wc -l)"

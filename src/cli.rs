@@ -61,6 +61,13 @@ pub(crate) enum Command {
     /// --apply): one block in the Windows branch of the ninja generator. With --verify, only
     /// when the failed link succeeds with the fix (else exit 4, unless --force).
     Patch(PatchArgs),
+    /// Find the Python code that formats an error message (its %-format, str.format or f-string,
+    /// or the exception class that builds it) in the installed sources, ranked.
+    ///
+    /// Sources: the --site-packages directories, else the purelib, platlib and stdlib of
+    /// --python (asked through sysconfig), else of python3/python on PATH, else VIRTUAL_ENV's
+    /// site-packages. Exit 0: a candidate found; 1: none; 2: bad usage or no sources.
+    Whence(WhenceArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish (e.g.
     /// `lnkfix completions powershell >> $PROFILE`).
     Completions(CompletionsArgs),
@@ -270,9 +277,65 @@ pub(crate) struct TriageArgs {
     /// Force the CRT flavour of the embedded link diagnosis.
     #[arg(long, value_enum)]
     pub(crate) crt: Option<CrtArg>,
+    // Runtime stage: the code that raises each evidence line's Python exception, as `whence`
+    // finds it.
+    #[command(flatten)]
+    pub(crate) python: PythonArgs,
     /// When to colour the text report.
     #[arg(long, value_enum, default_value = "auto")]
     pub(crate) color: ColorChoice,
+}
+
+/// Where the Python sources are (`whence`, and `triage`'s raisers).
+#[derive(clap::Args)]
+pub(crate) struct PythonArgs {
+    /// A directory of Python sources to search for the code that raises an error message: a
+    /// site-packages, a standard library (repeatable). For triage: the runtime stage's raisers.
+    #[arg(long = "site-packages", value_name = "DIR")]
+    pub(crate) site_packages: Vec<PathBuf>,
+    /// The Python interpreter whose sysconfig purelib, platlib and stdlib are searched instead.
+    #[arg(long, value_name = "EXE", conflicts_with = "site_packages")]
+    pub(crate) python: Option<PathBuf>,
+}
+
+impl PythonArgs {
+    /// What the options say; `None` when neither is given.
+    pub(crate) fn spec(&self) -> Option<lnkfix::whence::SourceSpec> {
+        match (&self.python, self.site_packages.is_empty()) {
+            (Some(exe), _) => Some(lnkfix::whence::SourceSpec::Python(exe.clone())),
+            (None, false) => Some(lnkfix::whence::SourceSpec::Dirs(self.site_packages.clone())),
+            (None, true) => None,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub(crate) struct WhenceArgs {
+    /// The message as the log shows it, with or without its exception type: "KeyError: '...'",
+    /// "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)".
+    pub(crate) message: String,
+    #[command(flatten)]
+    pub(crate) python: PythonArgs,
+    /// Most candidates shown.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub(crate) limit: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: Format,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub(crate) color: ColorChoice,
+}
+
+impl WhenceArgs {
+    /// The request.
+    pub(crate) fn request(&self) -> app::WhenceRequest {
+        app::WhenceRequest {
+            message: self.message.clone(),
+            sources: self.python.spec().unwrap_or_default(),
+            limit: self.limit,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -532,6 +595,7 @@ impl TriageArgs {
                 crt: self.crt.map(Flavour::from),
                 log_name: self.log.clone(),
             },
+            python_sources: self.python.spec(),
             ..Default::default()
         })
     }

@@ -61,4 +61,7 @@ pub enum Error {
     /// `zombies` could not run, or refused to end anything (`--kill` without `--since`).
     #[error(transparent)]
     Zombies(#[from] ZombiesError),
+    /// `whence` found no Python sources to search.
+    #[error(transparent)]
+    Whence(#[from] crate::whence::WhenceError),
 }

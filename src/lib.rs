@@ -9,6 +9,7 @@
 //!                                               └▶ verify (the failed link, run again)
 //! rule book (symbol-db/) ─────────────▶ rules ─▶ resolve, triage
 //! process table, open files ─▶ zombies ─▶ triage, doctor (a stale or missing log)
+//! error message + Python sources ─▶ whence ─▶ triage (runtime raisers)
 //! ```
 #![warn(missing_docs)]
 
@@ -32,4 +33,5 @@ pub mod rules;
 pub mod symbols;
 pub mod triage;
 pub mod verify;
+pub mod whence;
 pub mod zombies;

@@ -164,6 +164,10 @@ fn run(command: Command) -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Patch(args) => patch(&args, &env),
+        Command::Whence(args) => match app::whence(&args.request(), &env) {
+            Ok(report) => render(&report, args.format, args.color),
+            Err(e) => fail(e),
+        },
         Command::Completions(args) => {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut out = std::io::stdout().lock();

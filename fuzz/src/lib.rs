@@ -266,3 +266,35 @@ pub fn patch(data: &[u8]) {
         Err(error) => panic!("the patched file is refused: {error}"),
     }
 }
+
+/// The messages the `whence` target lays over every mutated source: each kind of placeholder,
+/// an exception prefix, `KeyError`'s quotes, non-ASCII text.
+const WHENCE_MESSAGES: &[&str] = &[
+    "KeyError: 'Keyword argument launch_pdl was specified but unrecognised'",
+    "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+    "subprocess.TimeoutExpired: Command '['sleep', '10']' timed out after 1 seconds",
+    "ValueError: naïve → {x} 100% é",
+];
+
+/// Target `whence`: a mutated Python source is read as `whence` reads a file, never panics, and
+/// every template found lies on a line of the source and covers no more of a message than it has.
+pub fn whence(data: &[u8]) {
+    let source = String::from_utf8_lossy(data);
+    let lines = source.split('\n').count();
+    for text in WHENCE_MESSAGES {
+        let message = lnkfix::whence::Message::parse(text);
+        let total = message.text.chars().count();
+        for found in lnkfix::whence::explain_source(&source, &message) {
+            assert!(
+                (1..=lines).contains(&found.line),
+                "line {} of {lines}",
+                found.line
+            );
+            assert!(
+                found.covered_chars <= total,
+                "{found:?} covers more than {total}"
+            );
+            assert!(!found.template.is_empty(), "{found:?}");
+        }
+    }
+}

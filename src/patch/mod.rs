@@ -56,7 +56,7 @@ mod apply;
 mod chokepoint;
 mod diff;
 mod from_diagnosis;
-mod python;
+pub(crate) mod python;
 mod sha256;
 
 use std::path::PathBuf;

@@ -76,14 +76,31 @@ pub(crate) fn indent_width(indent: &[u8]) -> usize {
     })
 }
 
-/// A string literal found by the scanner: the physical line it starts on and its raw body
-/// (escapes not interpreted, quotes and prefix removed).
+/// A string literal found by the scanner: the physical line it starts on, its raw body (escapes
+/// not interpreted, quotes and prefix removed), its prefix, and where it sits in its statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct StringLiteral {
     /// Index of the physical line it starts on.
     pub line: usize,
     /// The characters between the quotes, as written.
     pub body: String,
+    /// The prefix letters as written (`r`, `f`, `Rb`, ...; empty for none).
+    pub prefix: String,
+    /// Index in [`Scan::logical`] of the statement it belongs to.
+    pub logical: usize,
+    /// Byte range in that statement's [`LogicalLine::code`], from the prefix to the closing quote.
+    pub span: std::ops::Range<usize>,
+}
+
+impl StringLiteral {
+    /// Whether backslashes are kept as written (an `r` prefix).
+    pub fn is_raw(&self) -> bool {
+        self.prefix.contains(['r', 'R'])
+    }
+    /// Whether `{...}` are replacement fields (an `f` or `t` prefix).
+    pub fn is_formatted(&self) -> bool {
+        self.prefix.contains(['f', 'F', 't', 'T'])
+    }
 }
 
 /// The lexical view of a file: its logical lines and string literals, in order.
@@ -98,15 +115,171 @@ pub(crate) struct Scan {
     pub unterminated: Option<usize>,
 }
 
-#[derive(Clone, Copy)]
+/// A string literal the scanner is inside of.
+#[derive(Clone)]
 struct OpenString {
     quote: u8,
     triple: bool,
     start_line: usize,
+    /// Where the literal starts in its statement's code (its prefix included).
+    start: usize,
+    prefix: String,
+    /// An f-string (or t-string): `{...}` are replacement fields.
+    formatted: bool,
+    raw: bool,
+    /// The replacement fields the scanner is inside of, innermost last.
+    fields: Vec<Field>,
+    /// A string literal inside a replacement field: its quote and whether it is triple-quoted.
+    nested: Option<(u8, bool)>,
+}
+
+/// One replacement field of an f-string being scanned.
+#[derive(Clone, Copy)]
+struct Field {
+    /// Open brackets of the field's expression.
+    brackets: usize,
+    /// Past the field's top-level `:`: the format spec, where quotes are plain text.
+    spec: bool,
+}
+
+/// The prefix letters just before a quote at the end of `code` (`f`, `rb`, ...), if they form a
+/// valid string prefix and are not the end of a longer name.
+fn string_prefix(code: &[u8]) -> &[u8] {
+    let is_name = |byte: &u8| byte.is_ascii_alphanumeric() || *byte == b'_' || *byte >= 0x80;
+    let letters = code.iter().rev().take_while(|byte| is_name(byte)).count();
+    let prefix = &code[code.len() - letters..];
+    let lower = prefix.to_ascii_lowercase();
+    let valid = matches!(
+        lower.as_slice(),
+        b"r" | b"u" | b"b" | b"f" | b"t" | b"br" | b"rb" | b"fr" | b"rf" | b"tr" | b"rt"
+    );
+    if valid {
+        prefix
+    } else {
+        &[]
+    }
+}
+
+/// The width of the closing quote(s) at `position`, if a string opened with `quote` ends there.
+fn closing_width(text: &[u8], position: usize, quote: u8, triple: bool) -> Option<usize> {
+    if text[position] != quote {
+        return None;
+    }
+    if !triple {
+        return Some(1);
+    }
+    (text.get(position + 1) == Some(&quote) && text.get(position + 2) == Some(&quote)).then_some(3)
+}
+
+/// How many bytes at `position` belong to an f-string's replacement-field structure (fields
+/// opened and closed, strings inside fields, the literal `{{`/`}}`), updating `open`; 0 when the
+/// byte is ordinary text of the literal. Only called for f-strings, outside a nested string.
+fn formatted_step(open: &mut OpenString, text: &[u8], position: usize) -> usize {
+    let byte = text[position];
+    let next = text.get(position + 1).copied();
+    match open.fields.last_mut() {
+        // Literal text, or a format spec: `{` opens a field, `}` closes the spec's field.
+        None | Some(Field { spec: true, .. }) => match byte {
+            b'{' | b'}' if open.fields.is_empty() && next == Some(byte) => 2,
+            b'\\' if !open.raw && next == Some(b'N') && text.get(position + 2) == Some(&b'{') => {
+                // \N{NAME}: the braces belong to the escape.
+                let close = text[position..].iter().position(|&b| b == b'}');
+                close.map_or(text.len() - position, |c| c + 1)
+            }
+            b'\\' if matches!(next, Some(b'{') | Some(b'}')) => 1,
+            b'{' => {
+                open.fields.push(Field {
+                    brackets: 0,
+                    spec: false,
+                });
+                1
+            }
+            b'}' if !open.fields.is_empty() => {
+                open.fields.pop();
+                1
+            }
+            _ => 0,
+        },
+        // The field's expression: brackets, strings, the spec's `:` and the closing `}`.
+        Some(field) => match byte {
+            b'(' | b'[' | b'{' => {
+                field.brackets += 1;
+                1
+            }
+            b')' | b']' | b'}' if field.brackets > 0 => {
+                field.brackets -= 1;
+                1
+            }
+            b'}' => {
+                open.fields.pop();
+                1
+            }
+            b':' if field.brackets == 0 => {
+                field.spec = true;
+                1
+            }
+            b'\'' | b'"' => {
+                let triple = next == Some(byte) && text.get(position + 2) == Some(&byte);
+                open.nested = Some((byte, triple));
+                if triple {
+                    3
+                } else {
+                    1
+                }
+            }
+            _ => 0,
+        },
+    }
+}
+
+/// What the byte at a position inside a string literal does.
+enum Step {
+    /// That many bytes belong to the literal's body.
+    Inside(usize),
+    /// That many bytes are its closing quote(s).
+    Closes(usize),
+}
+
+/// One step through a string literal: an escape, a nested string or a field of an f-string,
+/// the closing quote, or one ordinary byte.
+fn string_step(open: &mut OpenString, text: &[u8], position: usize) -> Step {
+    let byte = text[position];
+    if let Some((quote, triple)) = open.nested {
+        return match closing_width(text, position, quote, triple) {
+            Some(width) => {
+                open.nested = None;
+                Step::Inside(width)
+            }
+            None if byte == b'\\' => Step::Inside(2),
+            None => Step::Inside(1),
+        };
+    }
+    if byte == b'\\' && !(open.formatted && open.fields.is_empty()) {
+        return Step::Inside(2);
+    }
+    let structural = if open.formatted {
+        formatted_step(open, text, position)
+    } else {
+        0
+    };
+    match structural {
+        0 if byte == b'\\' => Step::Inside(2),
+        0 if open.fields.is_empty() => match closing_width(text, position, open.quote, open.triple)
+        {
+            Some(width) => Step::Closes(width),
+            None => Step::Inside(1),
+        },
+        0 => Step::Inside(1),
+        width => Step::Inside(width),
+    }
 }
 
 /// Scans the whole file. Never fails: malformed input just yields fewer or odd statements, and
 /// the callers then do not find what they look for.
+///
+/// Literal spans are byte offsets into [`LogicalLine::code`], exact when the file is UTF-8.
+/// F-strings are read as Python 3.12 reads them: a replacement field may hold strings, even
+/// with the f-string's own quote.
 pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
     let mut result = Scan::default();
     let mut open_string: Option<OpenString> = None;
@@ -139,36 +312,34 @@ pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
                 logical.code.push(' ');
             }
         }
+        // Offsets in the statement's code: what is already joined, plus this line's code so far.
+        let base = current.as_ref().map_or(0, |logical| logical.code.len());
         continued = false;
         let mut code = Vec::new();
         while position < text.len() {
             let byte = text[position];
-            if let Some(open) = open_string {
-                if byte == b'\\' {
-                    string_body.extend_from_slice(&text[position..(position + 2).min(text.len())]);
-                    code.extend_from_slice(&text[position..(position + 2).min(text.len())]);
-                    position += 2;
-                    continue;
+            if let Some(open) = open_string.as_mut() {
+                match string_step(open, text, position) {
+                    Step::Inside(width) => {
+                        let end = (position + width).min(text.len());
+                        string_body.extend_from_slice(&text[position..end]);
+                        code.extend_from_slice(&text[position..end]);
+                        position = end;
+                    }
+                    Step::Closes(width) => {
+                        code.extend_from_slice(&text[position..position + width]);
+                        position += width;
+                        result.strings.push(StringLiteral {
+                            line: open.start_line,
+                            body: String::from_utf8_lossy(&string_body).into_owned(),
+                            prefix: std::mem::take(&mut open.prefix),
+                            logical: result.logical.len(),
+                            span: open.start..base + code.len(),
+                        });
+                        string_body.clear();
+                        open_string = None;
+                    }
                 }
-                let closes = byte == open.quote
-                    && (!open.triple
-                        || (text.get(position + 1) == Some(&open.quote)
-                            && text.get(position + 2) == Some(&open.quote)));
-                if closes {
-                    let width = if open.triple { 3 } else { 1 };
-                    code.extend_from_slice(&text[position..position + width]);
-                    position += width;
-                    result.strings.push(StringLiteral {
-                        line: open.start_line,
-                        body: String::from_utf8_lossy(&string_body).into_owned(),
-                    });
-                    string_body.clear();
-                    open_string = None;
-                    continue;
-                }
-                string_body.push(byte);
-                code.push(byte);
-                position += 1;
                 continue;
             }
             match byte {
@@ -176,10 +347,21 @@ pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
                 b'\'' | b'"' => {
                     let triple = text.get(position + 1) == Some(&byte)
                         && text.get(position + 2) == Some(&byte);
+                    let prefix = string_prefix(&code);
+                    let formatted = prefix
+                        .iter()
+                        .any(|b| matches!(b, b'f' | b'F' | b't' | b'T'));
+                    let raw = prefix.iter().any(|b| matches!(b, b'r' | b'R'));
                     open_string = Some(OpenString {
                         quote: byte,
                         triple,
                         start_line: index,
+                        start: base + code.len() - prefix.len(),
+                        prefix: String::from_utf8_lossy(prefix).into_owned(),
+                        formatted,
+                        raw,
+                        fields: Vec::new(),
+                        nested: None,
                     });
                     let width = if triple { 3 } else { 1 };
                     code.extend_from_slice(&text[position..position + width]);
@@ -200,10 +382,14 @@ pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
         }
         // A string opened with a single quote ends at the end of the line unless the line ends with
         // a backslash (a syntax error otherwise: drop it rather than swallow the rest of the file).
-        if let Some(open) = open_string {
+        if let Some(open) = open_string.as_mut() {
             if open.triple {
                 string_body.push(b'\n');
                 code.push(b'\n');
+                // A single-quoted string inside a field cannot continue on the next line either.
+                if open.nested.is_some_and(|(_, triple)| !triple) && !text.ends_with(b"\\") {
+                    open.nested = None;
+                }
             } else if !text.ends_with(b"\\") {
                 open_string = None;
                 string_body.clear();
@@ -296,6 +482,16 @@ fn push_escaped(out: &mut String, value: &str, in_literal: bool) {
 /// The value of a (non-raw) string literal body: Python's escapes undone, unknown ones kept as
 /// written (as Python does).
 pub(crate) fn unescape(body: &str) -> String {
+    unescape_with(body, false)
+}
+
+/// The value of a (non-raw) string literal body with every escape Python knows undone, also
+/// `\a`, `\b`, `\f`, `\v` and octal escapes (`\0`, `\177`); `\N{NAME}` is kept as written.
+pub(crate) fn unescape_all(body: &str) -> String {
+    unescape_with(body, true)
+}
+
+fn unescape_with(body: &str, all: bool) -> String {
     let mut value = String::with_capacity(body.len());
     let mut characters = body.chars();
     while let Some(character) = characters.next() {
@@ -339,6 +535,23 @@ pub(crate) fn unescape(body: &str) -> String {
             'r' => value.push('\r'),
             't' => value.push('\t'),
             '\n' => {}
+            'a' if all => value.push('\u{7}'),
+            'b' if all => value.push('\u{8}'),
+            'f' if all => value.push('\u{c}'),
+            'v' if all => value.push('\u{b}'),
+            '0'..='7' if all => {
+                let mut code = escape.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match characters.clone().next().and_then(|c| c.to_digit(8)) {
+                        Some(digit) => {
+                            code = code * 8 + digit;
+                            characters.next();
+                        }
+                        None => break,
+                    }
+                }
+                value.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+            }
             _ => {
                 value.push('\\');
                 value.push(escape);
@@ -419,6 +632,63 @@ mod tests {
         assert_eq!(summary[3].2, "y = ['a#', \"b\"]");
         let bodies: Vec<&str> = scan.strings.iter().map(|s| s.body.as_str()).collect();
         assert_eq!(bodies, ["doc\n    if IS_WINDOWS:\n    ", "a#", "b"]);
+    }
+
+    #[test]
+    fn prefixes_and_spans() {
+        let text = "x = rb'a' + F\"b{c}\" + name'd'\ny = f(\n  u\"e\"\n  'f')\n";
+        let scan = scan_text(text);
+        let rows: Vec<(&str, &str, usize, &str)> = scan
+            .strings
+            .iter()
+            .map(|s| {
+                let code = &scan.logical[s.logical].code;
+                (
+                    s.prefix.as_str(),
+                    s.body.as_str(),
+                    s.logical,
+                    &code[s.span.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("rb", "a", 0, "rb'a'"),
+                ("F", "b{c}", 0, "F\"b{c}\""),
+                ("", "d", 0, "'d'"),
+                ("u", "e", 1, "u\"e\""),
+                ("", "f", 1, "'f'"),
+            ]
+        );
+        assert!(scan.strings[0].is_raw() && !scan.strings[0].is_formatted());
+        assert!(scan.strings[1].is_formatted() && !scan.strings[1].is_raw());
+    }
+
+    #[test]
+    fn f_string_fields_may_hold_strings() {
+        // Python 3.12: the f-string's own quote inside a field; a `}` inside a field's string;
+        // a quote as the fill character of a format spec; `{{`; `\N{...}`.
+        let text = r#"a = f"{x["k"]} {d['}']} {v:'>10} {{" + "}}" + f"\N{BULLET}"
+b = (1,
+  2)
+"#;
+        let scan = scan_text(text);
+        let bodies: Vec<&str> = scan.strings.iter().map(|s| s.body.as_str()).collect();
+        assert_eq!(
+            bodies,
+            [r#"{x["k"]} {d['}']} {v:'>10} {{"#, "}}", r"\N{BULLET}"]
+        );
+        assert_eq!(scan.logical.len(), 2);
+        assert_eq!((scan.logical[1].first, scan.logical[1].last), (1, 2));
+        // Triple-quoted f-strings keep fields across lines.
+        let scan = scan_text("s = f'''{a +\n b}'''\nt = 1\n");
+        assert_eq!(scan.strings[0].body, "{a +\n b}");
+        assert_eq!(scan.logical.len(), 2);
+        // A field left open on a single-quoted line ends with the line, as before.
+        let scan = scan_text("s = f\"{x\ny = (1)\n");
+        assert_eq!(scan.logical.len(), 2);
+        assert_eq!(scan.unterminated, None);
     }
 
     #[test]

@@ -114,6 +114,9 @@ pub enum TriageError {
     /// A `--rules` file's link-symbol rules are unusable.
     #[error(transparent)]
     LinkRules(#[from] crate::rules::RuleError),
+    /// The Python sources for the raisers could not be found.
+    #[error(transparent)]
+    Whence(#[from] crate::whence::WhenceError),
     /// A `--since` time could not be read.
     #[error("--since {text:?}: {message}")]
     Time {
@@ -152,6 +155,9 @@ pub struct TriageOptions {
     /// On a stale or missing log, also list the leftover processes of its directory
     /// ([`crate::zombies::launch_check`]); the command that ends them is named either way.
     pub list_processes: bool,
+    /// Where to look for the code that raises a runtime-stage exception (`--site-packages`,
+    /// `--python`); `None`: not looked for.
+    pub python_sources: Option<crate::whence::SourceSpec>,
 }
 
 /// One line of the input.
@@ -161,6 +167,10 @@ pub struct EvidenceLine {
     pub line: u64,
     /// The line's text (colour escapes removed; very long lines shortened around the match).
     pub text: String,
+    /// The code that formats the line's Python exception, best first (runtime stage, with
+    /// `--site-packages`/`--python`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raisers: Option<Vec<crate::whence::Candidate>>,
 }
 
 /// The attempt that was classified.
@@ -684,6 +694,7 @@ impl<'a> Scanner<'a> {
                 EvidenceLine {
                     line: number,
                     text: excerpt(text, 0..0),
+                    raisers: None,
                 },
             );
         }
@@ -703,6 +714,7 @@ impl<'a> Scanner<'a> {
         let line = EvidenceLine {
             line: number,
             text: excerpt(text, whole),
+            raisers: None,
         };
         let context = (0..compiled.context.len())
             .filter_map(|i| self.current.context_last.get(&(row_index, i)).cloned())
@@ -1046,6 +1058,9 @@ fn run(source: &Source, name: &str, options: &TriageOptions) -> Result<TriageRep
     evidence.sort_by_key(|e| e.line);
     evidence.dedup_by_key(|e| e.line);
     report.evidence = evidence;
+    if let Some(spec) = &options.python_sources {
+        crate::whence::triage::attach_raisers(&mut report, spec)?;
+    }
     Ok(report)
 }
 
@@ -1094,6 +1109,7 @@ fn collect_offload(
                         EvidenceLine {
                             line: reader.line_number,
                             text: excerpt(&text, arch.range()),
+                            raisers: None,
                         },
                     ));
                 }

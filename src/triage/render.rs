@@ -54,10 +54,10 @@ pub fn render_text_with(
     }
     if !report.evidence.is_empty() {
         writeln!(out, "{}", style.bold("evidence:"))?;
-        write_lines(
-            out,
-            report.evidence.iter().map(|e| (e.line, e.text.as_str())),
-        )?;
+        for e in &report.evidence {
+            write_lines(out, std::iter::once((e.line, e.text.as_str())))?;
+            crate::whence::write_raisers(e.raisers.as_deref(), out, style)?;
+        }
     }
     let label = |text: &str| style.bold(&format!("{text:<12}"));
     if !report.cause.is_empty() {

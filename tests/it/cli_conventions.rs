@@ -36,6 +36,7 @@ fn completions_for_every_shell_name_every_command() {
         let text = String::from_utf8(output.stdout).unwrap();
         for command in [
             "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies",
+            "whence",
         ] {
             assert!(text.contains(command), "{shell}: no {command}");
         }
@@ -54,6 +55,7 @@ fn the_man_page_is_roff_with_every_command() {
     );
     for command in [
         "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies",
+        "whence",
     ] {
         assert!(page.contains(command), "no {command}");
     }
@@ -193,6 +195,7 @@ fn help_texts_match_their_snapshots() {
         "doctor",
         "zombies",
         "patch",
+        "whence",
         "completions",
     ] {
         let mut args: Vec<&str> = command.split_whitespace().collect();

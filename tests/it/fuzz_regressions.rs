@@ -71,3 +71,8 @@ fn pdb() {
 fn patch() {
     replay("patch", fuzz_targets::patch);
 }
+
+#[test]
+fn whence() {
+    replay("whence", fuzz_targets::whence);
+}

@@ -34,5 +34,6 @@ mod triage_doctor;
 mod triage_inputs;
 mod triage_rows;
 mod verify;
+mod whence;
 mod windows;
 mod zombies;

@@ -1,0 +1,1 @@
+x = →KeyError("Keyword argument %s was specified but unrecognised" % k)
