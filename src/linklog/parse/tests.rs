@@ -109,6 +109,7 @@ fn lld_records_match_the_pattern() {
             "ld.lld",
             "ld.lld-link",
             "lld",
+            "rust-lld",
             "lld-linker",
             "LLD-link",
         ],
@@ -401,4 +402,98 @@ fn crt_options_on_command_lines() {
     assert!(events.contains(&Event::Machine("x64".into())));
     // A path is not an option.
     assert!(parse("see C:/MD/readme").is_empty());
+}
+
+/// The lines of a whole log, parsed in order with one parser (state carries between lines).
+fn parse_lines(log: &str) -> Vec<Event> {
+    let mut parser = LineParser::new();
+    let mut events = Vec::new();
+    for (i, line) in log.lines().enumerate() {
+        parser.parse_line(line, i as u64 + 1, &mut events);
+    }
+    events
+}
+
+/// lld-link's `duplicate symbol` (lld 19's `reportDuplicate`: the first definer with its source
+/// line when the object has debug information), as `rust-lld:` and `lld:` print it too.
+#[test]
+fn lld_duplicate_symbols_and_their_definers() {
+    let events = parse_lines(
+        "lld-link: error: duplicate symbol: shared_fn\n\
+         >>> defined at C:\\src\\util.h:3\n\
+         >>>            a.obj\n\
+         >>> defined at b.lib(b.obj)\n\
+         \x20         rust-lld: error: duplicate symbol: uloc_getLCID\n\
+         \x20         >>> defined at skunicode_icu.lib(icu.uloc.obj)\n",
+    );
+    assert_eq!(
+        events,
+        [
+            Event::Finding(Finding {
+                code: "lld-link error".into(),
+                text: "duplicate symbol: shared_fn".into(),
+                values: vec!["shared_fn".into()],
+                objects: vec![],
+                line: 1,
+            }),
+            Event::DefinedAt {
+                object: "a.obj".into(),
+                source: Some("C:\\src\\util.h:3".into()),
+            },
+            Event::DefinedAt {
+                object: "b.lib(b.obj)".into(),
+                source: None,
+            },
+            Event::Finding(Finding {
+                code: "lld-link error".into(),
+                text: "duplicate symbol: uloc_getLCID".into(),
+                values: vec!["uloc_getLCID".into()],
+                objects: vec![],
+                line: 5,
+            }),
+            Event::DefinedAt {
+                object: "skunicode_icu.lib(icu.uloc.obj)".into(),
+                source: None,
+            },
+        ]
+    );
+}
+
+/// lld-link's `/failifmismatch` report (RuntimeLibrary, _ITERATOR_DEBUG_LEVEL): one `>>> X has
+/// value V` line per side; and the machine conflict, a plain record.
+#[test]
+fn lld_mismatch_sides_and_machine_conflicts() {
+    let events = parse_lines(
+        "lld-link: error: /failifmismatch: mismatch detected for 'RuntimeLibrary':\n\
+         >>> md.obj has value MD_DynamicRelease\n\
+         >>> C:\\lib\\third party.lib(mt.obj) has value MT_StaticRelease\n\
+         lld: error: msvcrt.lib(tlssup.obj): machine type arm64 conflicts with arm64ec\n",
+    );
+    assert!(matches!(&events[0], Event::Finding(f) if f.values == ["RuntimeLibrary"]));
+    assert_eq!(
+        events[1],
+        Event::HasValue {
+            object: "md.obj".into(),
+            value: "MD_DynamicRelease".into()
+        }
+    );
+    assert_eq!(
+        events[2],
+        Event::HasValue {
+            object: "C:\\lib\\third party.lib(mt.obj)".into(),
+            value: "MT_StaticRelease".into()
+        }
+    );
+    match &events[3] {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "lld-link error");
+            assert_eq!(f.objects, ["msvcrt.lib(tlssup.obj)"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A reference is not a definer.
+    assert!(matches!(
+        &parse_lines(">>> referenced by a.obj:(f)")[0],
+        Event::Referenced(_)
+    ));
 }
