@@ -15,7 +15,7 @@ use crate::index::{Index, IndexOptions, IndexWarning, OutputFormat, Progress};
 use crate::linklog::ReadLimits;
 use crate::patch;
 use crate::report::Style;
-use crate::resolve::{self, DiagnoseOptions, Diagnosis, VerdictKind};
+use crate::resolve::{self, DiagnoseOptions, Diagnosis};
 use crate::rules::{Flavour, RuleBook};
 
 /// How a command ended: the process exit code. One enum for every command; the README's table
@@ -243,10 +243,12 @@ impl Report for DiagnoseReport {
     }
 
     fn status(&self) -> Status {
-        if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
-            Status::Ok
-        } else {
+        if !self.diagnosis.problems.is_empty() {
             Status::Found
+        } else if self.diagnosis.link_failed {
+            Status::Unclassified
+        } else {
+            Status::Ok
         }
     }
 
@@ -282,29 +284,34 @@ fn open_log(path: &str) -> Result<Box<dyn Read>, Error> {
         })
 }
 
-/// Object files named by the log's references that exist on disk (relative to the log's
+/// Object files named by the log's references and findings that exist on disk (relative to the log's
 /// directory or the current one): their directives are evidence too.
 fn objects_named_in_log(log: &str, failure: &crate::symbols::LinkFailure) -> Vec<PathBuf> {
     let base = Path::new(log).parent().map(PathBuf::from);
     let mut out: Vec<PathBuf> = Vec::new();
-    for symbol in &failure.symbols {
-        for reference in &symbol.references {
-            let Some(object) = reference.object.as_deref() else {
-                continue;
-            };
-            let lower = object.to_ascii_lowercase();
-            if object.contains('(') || !(lower.ends_with(".obj") || lower.ends_with(".o")) {
-                continue;
-            }
-            let relative = discover::native_path(object);
-            let candidates = [
-                base.as_ref().map(|b| b.join(&relative)),
-                Some(relative.clone()),
-            ];
-            if let Some(found) = candidates.into_iter().flatten().find(|p| p.is_file()) {
-                if !out.contains(&found) && out.len() < 256 {
-                    out.push(found);
-                }
+    let named = failure
+        .symbols
+        .iter()
+        .flat_map(|s| s.references.iter().filter_map(|r| r.object.as_deref()))
+        .chain(
+            failure
+                .findings
+                .iter()
+                .flat_map(|f| f.objects.iter().map(String::as_str)),
+        );
+    for object in named {
+        let lower = object.to_ascii_lowercase();
+        if object.contains('(') || !(lower.ends_with(".obj") || lower.ends_with(".o")) {
+            continue;
+        }
+        let relative = discover::native_path(object);
+        let candidates = [
+            base.as_ref().map(|b| b.join(&relative)),
+            Some(relative.clone()),
+        ];
+        if let Some(found) = candidates.into_iter().flatten().find(|p| p.is_file()) {
+            if !out.contains(&found) && out.len() < 256 {
+                out.push(found);
             }
         }
     }
@@ -331,6 +338,23 @@ fn object_files_in(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<String
     }
 }
 
+/// The machine of each object in an index of objects (the first machine it holds).
+fn object_machines(objects: &Index) -> Vec<(String, crate::index::Machine)> {
+    objects
+        .libraries()
+        .iter()
+        .filter(|info| info.format == crate::index::FileFormat::Object)
+        .filter_map(|info| {
+            let machine = info
+                .machines
+                .iter()
+                .copied()
+                .find(|m| *m != crate::index::Machine::Any)?;
+            Some((info.path.to_string_lossy().into_owned(), machine))
+        })
+        .collect()
+}
+
 /// The rule book with the user's rule files added.
 pub fn rule_book(rules: &[PathBuf]) -> Result<RuleBook, Error> {
     let mut book = RuleBook::builtin();
@@ -350,7 +374,8 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         path: log.clone(),
         reason: format!("cannot read: {e}"),
     })?;
-    let options = DiagnoseOptions {
+    let mut options = DiagnoseOptions {
+        object_machines: Vec::new(),
         crt: request.crt,
         log_name: log.clone(),
     };
@@ -365,6 +390,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         let (object_index, object_warnings) = Index::build(&objects, &IndexOptions::default());
         warnings.extend(object_warnings.iter().map(|w| w.to_string()));
         evidence.extend(crate::evidence::from_objects(&book, &object_index));
+        options.object_machines = object_machines(&object_index);
     }
     if let Some(dir) = &request.build_dir {
         let ninja = dir.join("build.ninja");
@@ -402,11 +428,31 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         None => resolve::diagnose(failure, &book, &options),
     };
     diagnosis.warnings.extend(warnings);
+    let mut context = crate::problems::LogContext::default();
     if log != "-" {
         if let Ok(file) = std::fs::File::open(log) {
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
+        if let Ok(file) = std::fs::File::open(log) {
+            match crate::problems::LogContext::read(file, request.read_limits.max_line_bytes, None)
+            {
+                Ok(read) => context = read,
+                Err(e) => diagnosis
+                    .warnings
+                    .push(format!("{log}: cannot read it again for its context: {e}")),
+            }
+        }
     }
+    let inputs = crate::problems::Inputs {
+        book: &book,
+        search: searched.as_ref().map(|s| crate::problems::Search {
+            index: &s.index,
+            dirs: &s.dirs,
+        }),
+        context: &context,
+        object_machines: &options.object_machines,
+    };
+    crate::problems::attach(&mut diagnosis, &inputs);
     if let Some(s) = searched {
         // Freeing a large index costs tens of milliseconds at exit and buys nothing.
         std::mem::forget(s.index);

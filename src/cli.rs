@@ -418,6 +418,7 @@ impl TriageArgs {
             diagnose: lnkfix::resolve::DiagnoseOptions {
                 crt: self.crt.map(Flavour::from),
                 log_name: self.log.clone(),
+                ..Default::default()
             },
             ..Default::default()
         })

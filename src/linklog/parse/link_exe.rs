@@ -18,6 +18,13 @@ const TEMPLATE_WORDS: &[&str] = &[
     "referenced",
     "in",
     "function",
+    "the",
+    // English as reporters render localized output ("link to unresolved external symbol X in
+    // the function Y", "reference to an unresolved external symbol X")
+    "link",
+    "to",
+    "reference",
+    "an",
     // it
     "simbolo",
     "esterno",
@@ -194,7 +201,9 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
         let before = desc[before_start.min(candidate.start)..candidate.start].to_lowercase();
         let after = &desc[candidate.end..after_end.max(candidate.end)];
         let is_function = FUNCTION_MARKERS_BEFORE.iter().any(|m| before.contains(m))
-            || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m));
+            || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m))
+            // English as reporters render other word orders: "in the Y function".
+            || after.trim_start().starts_with("function");
         if is_function && function.is_none() {
             function = Some(shown_display(&candidate.name));
         } else if !is_function && symbol.is_none() {
@@ -224,7 +233,7 @@ pub(super) fn error_list_row(line: &str, line_number: u64) -> Option<Event> {
 
 /// Splits a link.exe line `PRE : [fatal] error LNKnnnn: DESC` at its code: by structure, so the
 /// severity words may be in any language and the prefix anything (tool tags are removed later).
-pub(super) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
     let bytes = line.as_bytes();
     for pos in finders().lnk.find_iter(bytes) {
         let Some(digits) = bytes.get(pos + 3..pos + 7) else {

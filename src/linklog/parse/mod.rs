@@ -22,7 +22,8 @@ use serde::Serialize;
 use std::sync::OnceLock;
 
 use super::clean;
-use link_exe::{link_exe_event, split_link_exe};
+use link_exe::link_exe_event;
+pub(crate) use link_exe::split_link_exe;
 use lld::{
     arrow_line, detail_line, lld_event, lld_record, looks_like_source_location,
     split_object_function, Arrow, Detail,

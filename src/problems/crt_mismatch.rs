@@ -1,0 +1,520 @@
+//! CRT mismatches (docs/RULES.md §3, §17): objects and libraries built for different C
+//! runtimes. Read from LNK2038 (`RuntimeLibrary`, `_ITERATOR_DEBUG_LEVEL`) and lld-link's
+//! `/failifmismatch` (each side's value), LNK4098 (a default library another CRT conflicts with),
+//! LNK2005 between CRT libraries of different flavours, and the `/DEFAULTLIB` directives of the
+//! objects given with `--objects`. The answer is a table of every object and library seen with
+//! its value, the majority and the odd ones out, and the fix that matches the evidence ("build
+//! the project with /MT", "rebuild X.lib with /MD"), written in the build system's terms.
+//! `/NODEFAULTLIB:` is offered only for LNK4098, with a warning.
+
+use std::collections::BTreeMap;
+
+use super::duplicate::{crt_flavour, is_crt_pair, occurrences, prefix_object};
+use super::text::{files, library_file, quoted};
+use super::{join_words, some_of, CrtRow, Problem, ProblemKind, Scan};
+use crate::build_system::runtime_setting;
+use crate::evidence::{flavour_of_library, runtime_library_value};
+use crate::linklog::Finding;
+use crate::rules::Flavour;
+
+/// The detect_mismatch keys that are CRT choices.
+const RUNTIME_LIBRARY: &str = "RuntimeLibrary";
+const ITERATOR_DEBUG_LEVEL: &str = "_ITERATOR_DEBUG_LEVEL";
+
+/// The key of a mismatch record and each side's (subject, value): link.exe's LNK2038 (`A :
+/// ... 'K': value 'V1' ... 'V2' in B`), lld-link's `/failifmismatch` with its `>>> X has value V`.
+pub(crate) fn mismatch_sides(finding: &Finding) -> Option<(String, Vec<(String, String)>)> {
+    if finding.code.starts_with("lld-link") {
+        let key = finding.values.first()?.clone();
+        let sides = finding
+            .objects
+            .iter()
+            .cloned()
+            .zip(finding.values[1..].iter().cloned())
+            .collect();
+        return Some((key, sides));
+    }
+    let values = if finding.values.len() >= 3 {
+        finding.values.clone()
+    } else {
+        quoted(&finding.text)
+    };
+    let [key, first, second, ..] = values.as_slice() else {
+        return None;
+    };
+    let mut sides = Vec::new();
+    if let Some(a) = prefix_object(finding) {
+        sides.push((a.to_string(), first.clone()));
+    }
+    if let Some(b) = files(&finding.text).last() {
+        sides.push((b.clone(), second.clone()));
+    }
+    Some((key.clone(), sides))
+}
+
+/// What a table row belongs to: one of the project's objects, or a library (its members count
+/// as the library).
+fn unit_of(subject: &str) -> (bool, String) {
+    match library_file(subject) {
+        Some(library) => (false, library.to_string()),
+        None => (true, subject.to_string()),
+    }
+}
+
+/// The flavour a row means.
+fn row_flavour(key: &str, value: &str) -> Option<Flavour> {
+    match key {
+        RUNTIME_LIBRARY => runtime_library_value(value),
+        _ => None,
+    }
+}
+
+/// The CRT mismatch of the diagnosis, when its evidence shows one.
+pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let book = scan.inputs.book;
+    let mut rows: Vec<CrtRow> = Vec::new();
+    let mut lines: Vec<u64> = Vec::new();
+    let mut requested: Vec<(String, Option<Flavour>)> = Vec::new();
+    let mut symbols: Vec<String> = Vec::new();
+    let mut log_evidence = false;
+
+    let mut mismatches = scan.unclaimed(&["LNK2038"]);
+    mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
+    for (i, f) in mismatches {
+        let Some((key, sides)) = mismatch_sides(f) else {
+            continue;
+        };
+        if key != RUNTIME_LIBRARY && key != ITERATOR_DEBUG_LEVEL {
+            continue;
+        }
+        for (subject, value) in sides {
+            let row = CrtRow {
+                flavour: row_flavour(&key, &value),
+                subject,
+                key: key.clone(),
+                value,
+                line: Some(f.line),
+            };
+            if !rows
+                .iter()
+                .any(|r| r.subject == row.subject && r.key == row.key)
+            {
+                rows.push(row);
+            }
+        }
+        lines.push(f.line);
+        log_evidence = true;
+        scan.claim(i);
+    }
+    for (i, f) in scan.unclaimed(&["LNK4098"]) {
+        let library = quoted(&f.text)
+            .into_iter()
+            .chain(f.values.iter().cloned())
+            .find(|q| flavour_of_library(book, q).is_some());
+        let Some(library) = library else {
+            continue;
+        };
+        let flavour = flavour_of_library(book, &library);
+        rows.push(CrtRow {
+            subject: library.clone(),
+            key: "defaultlib".into(),
+            value: library.clone(),
+            flavour,
+            line: Some(f.line),
+        });
+        requested.push((library, flavour));
+        lines.push(f.line);
+        log_evidence = true;
+        scan.claim(i);
+    }
+    let duplicates = occurrences(scan);
+    let crt_duplicates: Vec<_> = duplicates
+        .iter()
+        .filter(|o| !scan.claimed[o.finding] && is_crt_pair(book, o))
+        .cloned()
+        .collect();
+    for o in &crt_duplicates {
+        for definer in &o.definers {
+            if let Some(flavour) = crt_flavour(book, definer) {
+                if !rows.iter().any(|r| r.subject == *definer) {
+                    rows.push(CrtRow {
+                        subject: definer.clone(),
+                        key: "library".into(),
+                        value: library_file(definer).unwrap_or(definer).to_string(),
+                        flavour: Some(flavour),
+                        line: Some(o.line),
+                    });
+                }
+            }
+        }
+        if !symbols.contains(&o.symbol) {
+            symbols.push(o.symbol.clone());
+        }
+        lines.push(o.line);
+        log_evidence = true;
+        scan.claim(o.finding);
+    }
+    // The objects' own directives (`--objects`): evidence, and a mismatch when they disagree.
+    for e in &scan.diagnosis.crt.evidence {
+        if e.source != "object directive" {
+            continue;
+        }
+        let Some((object, library)) = e.detail.rsplit_once(": /DEFAULTLIB:") else {
+            continue;
+        };
+        rows.push(CrtRow {
+            subject: object.to_string(),
+            key: "/DEFAULTLIB".into(),
+            value: library.to_string(),
+            flavour: flavour_of_library(book, library),
+            line: None,
+        });
+    }
+    let mut flavours: Vec<Flavour> = rows.iter().filter_map(|r| r.flavour).collect();
+    flavours.sort();
+    flavours.dedup();
+    let idl: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.key == ITERATOR_DEBUG_LEVEL)
+        .map(|r| r.value.as_str())
+        .collect();
+    let idl_differs = idl.iter().any(|v| *v != idl[0]);
+    if !(log_evidence || flavours.len() > 1 || idl_differs) || rows.is_empty() {
+        return Vec::new();
+    }
+    // The LNK1169 of a link whose only duplicates are CRT ones belongs here.
+    let only_crt = duplicates
+        .iter()
+        .all(|o| crt_duplicates.iter().any(|c| c.finding == o.finding));
+    let mut output = None;
+    if !crt_duplicates.is_empty() && only_crt {
+        for (i, f) in scan.unclaimed(&["LNK1169"]) {
+            lines.push(f.line);
+            output = output.or_else(|| f.objects.first().cloned());
+            scan.claim(i);
+        }
+        output = output.or_else(|| scan.output());
+    }
+    let mut problem = compose(scan, &rows, &requested);
+    for line in lines {
+        problem.line(line);
+    }
+    for row in &rows {
+        problem.subject(row.subject.clone());
+    }
+    for symbol in symbols {
+        problem.subject(symbol);
+    }
+    let mut keys_and_values: Vec<String> = Vec::new();
+    for row in rows
+        .iter()
+        .filter(|r| r.key == RUNTIME_LIBRARY || r.key == ITERATOR_DEBUG_LEVEL)
+    {
+        for v in [&row.key, &row.value] {
+            if !keys_and_values.contains(v) {
+                keys_and_values.push(v.clone());
+            }
+        }
+    }
+    for v in keys_and_values {
+        problem.subject(v);
+    }
+    if let Some(output) = output {
+        problem.subject(output);
+    }
+    problem.table = rows;
+    vec![problem]
+}
+
+/// A flavour as the log spells it: its option and, for a RuntimeLibrary value, the value.
+fn spelled(flavour: Flavour) -> String {
+    format!("{} ({})", flavour.compiler_option(), flavour.name())
+}
+
+/// The headline, cause, fix and warning from the table.
+fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavour>)]) -> Problem {
+    // Per unit (a project object, or a library with its members): the flavours it shows.
+    let mut units: BTreeMap<(bool, String), Vec<Flavour>> = BTreeMap::new();
+    let mut debug_units: BTreeMap<(bool, String), Vec<bool>> = BTreeMap::new();
+    for row in rows {
+        if row.key == "defaultlib" {
+            continue;
+        }
+        let unit = unit_of(&row.subject);
+        if let Some(f) = row.flavour {
+            let list = units.entry(unit.clone()).or_default();
+            if !list.contains(&f) {
+                list.push(f);
+            }
+        }
+        if row.key == ITERATOR_DEBUG_LEVEL {
+            let list = debug_units.entry(unit).or_default();
+            let debug = row.value != "0";
+            if !list.contains(&debug) {
+                list.push(debug);
+            }
+        }
+    }
+    let project: Vec<(&String, &Vec<Flavour>)> = units
+        .iter()
+        .filter(|((is_project, _), _)| *is_project)
+        .map(|((_, name), f)| (name, f))
+        .collect();
+    let libraries: Vec<(&String, &Vec<Flavour>)> = units
+        .iter()
+        .filter(|((is_project, _), _)| !*is_project)
+        .map(|((_, name), f)| (name, f))
+        .collect();
+    let mut project_flavours: Vec<Flavour> = project
+        .iter()
+        .flat_map(|(_, f)| f.iter().copied())
+        .collect();
+    project_flavours.sort();
+    project_flavours.dedup();
+    let describe = |(name, flavours): &(&String, &Vec<Flavour>)| {
+        let options: Vec<String> = flavours
+            .iter()
+            .map(|f| f.compiler_option().to_string())
+            .collect();
+        format!("{name} {}", options.join("+"))
+    };
+    let build_system = scan.build_system();
+    let rebuild_note = "a clean rebuild, when the option was changed since some objects were built: stale objects keep the old one";
+
+    let (summary, cause, fix, notes): (String, String, String, Vec<String>) = if let [p] =
+        project_flavours.as_slice()
+    {
+        let odd: Vec<&(&String, &Vec<Flavour>)> = libraries
+            .iter()
+            .filter(|(_, f)| f.iter().any(|x| x != p))
+            .collect();
+        let mixed: Vec<&(&String, &Vec<Flavour>)> =
+            libraries.iter().filter(|(_, f)| f.len() > 1).collect();
+        let mut lib_flavours: Vec<Flavour> =
+            odd.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+        lib_flavours.sort();
+        lib_flavours.dedup();
+        let project_names: Vec<String> = project.iter().map(|(n, _)| n.to_string()).collect();
+        if !odd.is_empty()
+            && odd.len() == libraries.len()
+            && mixed.is_empty()
+            && lib_flavours.len() == 1
+        {
+            // Every library agrees on another flavour than the project: the project changes.
+            let v = lib_flavours[0];
+            let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
+            (
+                    format!(
+                        "{} built with {} but the project ({}) with {}",
+                        join_words(&names),
+                        spelled(v),
+                        some_of(&project_names, 3),
+                        spelled(*p)
+                    ),
+                    format!(
+                        "every object of one link must use the same C runtime; the libraries were built for {} and the project's objects for {}",
+                        v.compiler_option(),
+                        p.compiler_option()
+                    ),
+                    format!(
+                        "build the project with {}, the runtime the libraries were built with: {}",
+                        v.compiler_option(),
+                        runtime_setting(build_system, v)
+                    ),
+                    vec![format!(
+                        "or use builds of {} made with {}",
+                        join_words(&names),
+                        p.compiler_option()
+                    )],
+                )
+        } else if odd.is_empty() {
+            // Only requested default libraries disagree (LNK4098 with the project's own rows).
+            generic(scan, rows, requested, Some(*p))
+        } else {
+            let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
+            let mut cause = format!(
+                "the project's objects use {}, and {} {} built for another runtime: {}",
+                p.compiler_option(),
+                join_words(&names),
+                if names.len() == 1 { "was" } else { "were" },
+                odd.iter()
+                    .map(|u| describe(u))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !mixed.is_empty() {
+                let mixed: Vec<String> = mixed.iter().map(|(n, _)| n.to_string()).collect();
+                cause.push_str(&format!(
+                    "; {} {} members built with different runtimes",
+                    join_words(&mixed),
+                    if mixed.len() == 1 { "has" } else { "have" }
+                ));
+            }
+            (
+                format!(
+                    "{} built for another C runtime than the project ({})",
+                    join_words(&names),
+                    spelled(*p)
+                ),
+                cause,
+                format!(
+                    "rebuild {} with {} (the project's runtime), or get builds of {} made with it",
+                    join_words(&names),
+                    p.compiler_option(),
+                    if names.len() == 1 { "it" } else { "them" }
+                ),
+                vec![format!(
+                    "or build the project with the libraries' runtime instead: {}",
+                    lib_flavours
+                        .iter()
+                        .map(|f| runtime_setting(build_system, *f))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )],
+            )
+        }
+    } else if project_flavours.len() > 1 {
+        let described: Vec<String> = project.iter().map(describe).collect();
+        let majority = majority(&project);
+        (
+            format!(
+                "the project's own objects use different C runtimes ({})",
+                some_of(&described, 4)
+            ),
+            format!(
+                "objects of one project were compiled with different runtime options: {}",
+                described.join(", ")
+            ),
+            format!(
+                "compile every object with one option ({}): {}; {rebuild_note}",
+                majority.compiler_option(),
+                runtime_setting(build_system, majority)
+            ),
+            Vec::new(),
+        )
+    } else if !libraries.is_empty() && rows.iter().any(|r| r.key == RUNTIME_LIBRARY) {
+        let majority = majority(&libraries);
+        let odd: Vec<String> = libraries
+            .iter()
+            .filter(|(_, f)| f.iter().any(|x| *x != majority))
+            .map(|(n, _)| n.to_string())
+            .collect();
+        (
+            format!(
+                "{} built for another C runtime than the rest ({})",
+                join_words(&odd),
+                spelled(majority)
+            ),
+            format!(
+                "the libraries of the link were built with different runtimes: {}",
+                libraries
+                    .iter()
+                    .map(describe)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            format!(
+                "rebuild {} with {} (or get builds made with it)",
+                join_words(&odd),
+                majority.compiler_option()
+            ),
+            Vec::new(),
+        )
+    } else {
+        generic(scan, rows, requested, None)
+    };
+    let mut problem = Problem::new(ProblemKind::CrtMismatch, summary, cause, fix);
+    problem.notes = notes;
+    // The iterator debug level on its own: Debug and Release code in one link.
+    let debug_sides: Vec<bool> = debug_units.values().flatten().copied().collect();
+    if debug_sides.contains(&true) && debug_sides.contains(&false) {
+        problem.notes.push(
+            "_ITERATOR_DEBUG_LEVEL differs too: Debug code (2) and Release code (0) are linked together; build every part in one configuration".into(),
+        );
+    }
+    if let Some((library, _)) = requested.first() {
+        problem.warning = Some(format!(
+            "/NODEFAULTLIB:{library} silences LNK4098 but hides the real mismatch: the objects that ask for {library} were compiled for it, and linked against another CRT they get two heaps and two sets of C runtime state; rebuild them instead"
+        ));
+    }
+    problem
+}
+
+/// The flavour most units show (ties: the first in `Flavour` order).
+fn majority(units: &[(&String, &Vec<Flavour>)]) -> Flavour {
+    let mut votes: BTreeMap<Flavour, usize> = BTreeMap::new();
+    for (_, flavours) in units {
+        for f in flavours.iter() {
+            *votes.entry(*f).or_default() += 1;
+        }
+    }
+    votes
+        .iter()
+        .max_by_key(|(f, n)| (**n, std::cmp::Reverse(**f)))
+        .map_or(Flavour::Dynamic, |(f, _)| *f)
+}
+
+/// The mismatch told by libraries alone (CRT LNK2005, LNK4098): which flavours meet in the link.
+fn generic(
+    scan: &Scan<'_>,
+    rows: &[CrtRow],
+    requested: &[(String, Option<Flavour>)],
+    project: Option<Flavour>,
+) -> (String, String, String, Vec<String>) {
+    let mut by_flavour: BTreeMap<Flavour, Vec<String>> = BTreeMap::new();
+    for row in rows {
+        if let Some(f) = row.flavour {
+            let name = library_file(&row.subject)
+                .unwrap_or(&row.subject)
+                .to_string();
+            let list = by_flavour.entry(f).or_default();
+            if !list.contains(&name) {
+                list.push(name);
+            }
+        }
+    }
+    let sides: Vec<String> = by_flavour
+        .iter()
+        .map(|(f, names)| format!("{} ({})", join_words(names), f.compiler_option()))
+        .collect();
+    // The flavour to build with: the project's, else the one the evidence chose that is not the
+    // requested default library's.
+    let requested_flavours: Vec<Flavour> = requested.iter().filter_map(|(_, f)| *f).collect();
+    let target = project.or(scan
+        .diagnosis
+        .crt
+        .flavour
+        .filter(|f| !requested_flavours.contains(f) || by_flavour.len() == 1));
+    let build_system = scan.build_system();
+    let fix = match target {
+        Some(f) => format!(
+            "compile every object and library of the link with {}: {}; a clean rebuild, when the option was changed since some objects were built (stale objects keep the old one)",
+            f.compiler_option(),
+            runtime_setting(build_system, f)
+        ),
+        None => "compile every object and library of the link with one runtime option (all /MD, or all /MT); a clean rebuild, when the option was changed since some objects were built (stale objects keep the old one)".into(),
+    };
+    let summary = if sides.len() > 1 {
+        format!("the link mixes C runtimes: {}", join_words(&sides))
+    } else if let Some((library, _)) = requested.first() {
+        format!("some objects ask for {library} while the link uses another C runtime (LNK4098)")
+    } else {
+        format!("the link mixes C runtimes: {}", join_words(&sides))
+    };
+    let cause = if requested.is_empty() {
+        "objects compiled with different runtime options (/MT and /MD, or debug and release) are linked together: the libraries of both CRTs are pulled in and define the same names".to_string()
+    } else {
+        let wanted: Vec<String> = requested
+            .iter()
+            .map(|(l, f)| match f {
+                Some(f) => format!("{l} ({})", f.compiler_option()),
+                None => l.clone(),
+            })
+            .collect();
+        format!(
+            "objects compiled for {} are linked with objects or libraries compiled for another runtime",
+            join_words(&wanted)
+        )
+    };
+    (summary, cause, fix, Vec::new())
+}
