@@ -248,7 +248,7 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
                 u.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
             ),
             format!(
-                "end the process that has {name} loaded, then link again: find it with tasklist /m {name} (for a DLL), Resource Monitor (CPU > Associated Handles, search {name}) or Sysinternals handle.exe {name}; in a JIT build, kill leftover python processes"
+                "end the process that has {name} loaded, then link again: find it with tasklist /m {name} (for a DLL), Resource Monitor (CPU > Associated Handles, search {name}) or Sysinternals handle.exe {name}; in a JIT build, kill leftover processes (python older than this attempt)"
             ),
         )
     } else if let Some((variable, kind)) = unexpanded_variable(file) {

@@ -182,6 +182,11 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if !(log_evidence || flavours.len() > 1 || idl_differs) || rows.is_empty() {
         return Vec::new();
     }
+    // LNK1319 counts the LNK2038s.
+    for (i, f) in scan.unclaimed(&["LNK1319"]) {
+        lines.push(f.line);
+        scan.claim(i);
+    }
     // The LNK1169 of a link whose only duplicates are CRT ones belongs here.
     let only_crt = duplicates
         .iter()
@@ -375,7 +380,7 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
         }
     } else if project_flavours.len() > 1 {
         let described: Vec<String> = project.iter().map(describe).collect();
-        let majority = majority(&project);
+        let majority = majority(&project, rows, build_system);
         (
             format!(
                 "the project's own objects use different C runtimes ({})",
@@ -393,7 +398,7 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
             Vec::new(),
         )
     } else if !libraries.is_empty() && rows.iter().any(|r| r.key == RUNTIME_LIBRARY) {
-        let majority = majority(&libraries);
+        let majority = majority(&libraries, rows, build_system);
         let odd: Vec<String> = libraries
             .iter()
             .filter(|(_, f)| f.iter().any(|x| *x != majority))
@@ -440,18 +445,44 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
     problem
 }
 
-/// The flavour most units show (ties: the first in `Flavour` order).
-fn majority(units: &[(&String, &Vec<Flavour>)]) -> Flavour {
+/// The flavour most units show; on a tie, the one a Python extension needs (/MD) when the build
+/// is one, else the flavour of the object each LNK2038 compares against (the first one linked).
+fn majority(
+    units: &[(&String, &Vec<Flavour>)],
+    rows: &[CrtRow],
+    build_system: Option<crate::build_system::BuildSystem>,
+) -> Flavour {
+    use crate::build_system::BuildSystem;
     let mut votes: BTreeMap<Flavour, usize> = BTreeMap::new();
     for (_, flavours) in units {
         for f in flavours.iter() {
             *votes.entry(*f).or_default() += 1;
         }
     }
-    votes
+    let best = votes.values().copied().max().unwrap_or(0);
+    let tied: Vec<Flavour> = votes
         .iter()
-        .max_by_key(|(f, n)| (**n, std::cmp::Reverse(**f)))
-        .map_or(Flavour::Dynamic, |(f, _)| *f)
+        .filter(|(_, n)| **n == best)
+        .map(|(f, _)| *f)
+        .collect();
+    if let [one] = tied.as_slice() {
+        return *one;
+    }
+    if matches!(
+        build_system,
+        Some(BuildSystem::TvmFfi | BuildSystem::Setuptools)
+    ) && tied.contains(&Flavour::Dynamic)
+    {
+        return Flavour::Dynamic;
+    }
+    // Each LNK2038 names the newcomer first and the object it compares against second.
+    rows.iter()
+        .filter(|r| r.key == RUNTIME_LIBRARY)
+        .skip(1)
+        .step_by(2)
+        .find_map(|r| r.flavour.filter(|f| tied.contains(f)))
+        .or_else(|| tied.first().copied())
+        .unwrap_or(Flavour::Dynamic)
 }
 
 /// The mismatch told by libraries alone (CRT LNK2005, LNK4098): which flavours meet in the link.

@@ -186,9 +186,10 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
         let names: Vec<String> = modules.iter().map(|m| file_name(m).to_string()).collect();
         (
             format!(
-                "{} {} built for {module_m} and cannot be linked into a {target_m} program",
+                "{} {} built for {module_m} and cannot be linked into {} {target_m} program",
                 join_words(&names),
-                if names.len() == 1 { "was" } else { "were" }
+                if names.len() == 1 { "was" } else { "were" },
+                if target_m.starts_with(['a', 'e', 'x']) { "an" } else { "a" }
             ),
             format!(
                 "link the {target_m} build of {} (rebuild it for {target_m}, or point the build at its {target_m} directory), or build the whole project for {module_m}",

@@ -100,7 +100,72 @@ pub(super) fn link_diagnosis(
     if let Ok(reader) = source.open() {
         diagnosis.set_build_system(crate::build_system::recognise(reader));
     }
+    let context = source
+        .open()
+        .and_then(|reader| {
+            crate::problems::LogContext::read(
+                reader,
+                options.limits.max_line_bytes,
+                Some((first_line, last_line)),
+            )
+        })
+        .unwrap_or_default();
+    let inputs = crate::problems::Inputs {
+        book,
+        search: None,
+        context: &context,
+        object_machines: &[],
+    };
+    crate::problems::attach(&mut diagnosis, &inputs);
     Ok(diagnosis)
+}
+
+/// The row of the first problem of a link diagnosis (`link-crt-mismatch` for a CRT mismatch).
+pub(super) fn row_of_problem(diagnosis: &Diagnosis) -> Option<&'static str> {
+    use crate::problems::ProblemKind;
+    Some(match diagnosis.problems.first()?.kind {
+        ProblemKind::Unresolved => "link-unresolved",
+        ProblemKind::DuplicateSymbol => "link-duplicate-symbol",
+        ProblemKind::CrtMismatch => "link-crt-mismatch",
+        ProblemKind::MachineMismatch => "link-machine-mismatch",
+        ProblemKind::CannotOpen => "link-cannot-open",
+        ProblemKind::ToolsetMismatch => "link-toolset-mismatch",
+        ProblemKind::EntryPoint => "link-entry-point",
+        ProblemKind::Other => return None,
+    })
+}
+
+/// The text of some lines of the log (a second pass), for evidence.
+pub(super) fn lines_text(
+    source: &Source,
+    options: &TriageOptions,
+    wanted: &[u64],
+) -> Vec<EvidenceLine> {
+    let mut out = Vec::new();
+    let Some(&last) = wanted.iter().max() else {
+        return out;
+    };
+    let Ok(input) = source.open() else {
+        return out;
+    };
+    let Ok(mut reader) = LineReader::new(input, options.limits.max_line_bytes) else {
+        return out;
+    };
+    let mut line = String::new();
+    while let Ok(true) = reader.next_line(&mut line) {
+        let number = reader.line_number;
+        if wanted.contains(&number) {
+            let text = clean::strip_escapes(&line);
+            out.push(EvidenceLine {
+                line: number,
+                text: excerpt(&text, 0..0),
+            });
+        }
+        if number >= last {
+            break;
+        }
+    }
+    out
 }
 
 /// Placeholders for the link rows, from the diagnosis.
@@ -109,6 +174,21 @@ pub(super) fn link_values(
     captures: &BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
     let mut values = vec![("verdict".to_string(), diagnosis.verdict.summary.clone())];
+    if let Some(problem) = diagnosis.problems.first() {
+        values.push(("problem_summary".into(), problem.summary.clone()));
+        values.push(("problem_cause".into(), problem.cause.clone()));
+        values.push(("problem_fix".into(), problem.fix.clone()));
+    } else {
+        values.push(("problem_summary".into(), "the link failed".into()));
+        values.push((
+            "problem_cause".into(),
+            "lnkfix does not recognise this linker error".into(),
+        ));
+        values.push((
+            "problem_fix".into(),
+            "read the linker's line (the evidence) and the lines above it; lnkfix diagnose LOG lists what it read".into(),
+        ));
+    }
     let fix = if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
         let mut text = String::new();
         if !diagnosis.link_flags.is_empty() {

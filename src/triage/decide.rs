@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use super::analysis::{collect_offload, link_diagnosis, link_rule_book, link_values};
+use super::analysis::{
+    collect_offload, lines_text, link_diagnosis, link_rule_book, link_values, row_of_problem,
+};
 use super::report::{apply_row, empty_report, launch_report};
 use super::rows::{Analysis, RowBook};
 use super::scan::{AttemptScan, Hit, Scanner};
@@ -90,9 +92,8 @@ pub(super) fn run(
         return Ok(report);
     };
     report.also_seen = also_seen(&attempt, &facts, &book, &hit, arch_row);
-    let row = book.rows[hit.row].row.clone();
     let mut values = hit.captures.clone();
-    run_analysis(
+    let outcome = run_analysis(
         source,
         name,
         options,
@@ -104,8 +105,13 @@ pub(super) fn run(
         &mut values,
         &mut report,
     )?;
+    let row = match outcome.row.and_then(|id| book.row(id)) {
+        Some(row) => row.clone(),
+        None => book.rows[hit.row].row.clone(),
+    };
     apply_row(&mut report, &book, &row, &values);
     let mut evidence = hit.context.clone();
+    evidence.extend(outcome.evidence);
     evidence.push(hit.line.clone());
     evidence.sort_by_key(|e| e.line);
     evidence.dedup_by_key(|e| e.line);
@@ -364,6 +370,15 @@ fn also_seen(
     also.into_iter().map(|h| seen(book, h)).collect()
 }
 
+/// What a row's analysis adds: another row that answers better (the row of the link
+/// diagnosis's first problem), and more evidence lines (the JIT command line that built the wrong
+/// arch, the linker's lines of the problem).
+#[derive(Default)]
+struct Outcome {
+    row: Option<&'static str>,
+    evidence: Vec<super::EvidenceLine>,
+}
+
 /// Step 6: the analysis the chosen row asks for, filling its placeholders (and the report's
 /// `arch` or `diagnosis`).
 #[allow(clippy::too_many_arguments)]
@@ -378,7 +393,8 @@ fn run_analysis(
     arch_row: Option<usize>,
     values: &mut BTreeMap<String, String>,
     report: &mut TriageReport,
-) -> Result<(), TriageError> {
+) -> Result<Outcome, TriageError> {
+    let mut outcome = Outcome::default();
     match book.rows[hit.row].row.analysis {
         Some(Analysis::ArchMismatch) => {
             let arch = values.get("arch").cloned().unwrap_or_default();
@@ -395,6 +411,15 @@ fn run_analysis(
             };
             let (check, v) = facts.offload_check(&seen_archs);
             values.extend(v);
+            // The root is the JIT command line that built the wrong arch; the runtime error is
+            // its symptom.
+            outcome.evidence.extend(
+                check
+                    .offload_archs
+                    .iter()
+                    .filter(|a| a.intended == Some(false))
+                    .map(|a| a.first.clone()),
+            );
             report.arch = Some(check);
         }
         Some(Analysis::LinkDiagnosis) => {
@@ -409,9 +434,31 @@ fn run_analysis(
             )?;
             let captures = values.clone();
             values.extend(link_values(&diagnosis, &captures));
+            outcome.row = row_of_problem(&diagnosis);
+            // The linker's own lines of a problem other than unresolved symbols (those are many,
+            // and the matched line stands for them).
+            if let Some(problem) = diagnosis
+                .problems
+                .first()
+                .filter(|p| p.kind != crate::problems::ProblemKind::Unresolved)
+            {
+                let wanted: Vec<u64> = problem
+                    .lines
+                    .iter()
+                    .copied()
+                    .filter(|l| (attempt.first_line..=attempt.last_line).contains(l))
+                    .take(3)
+                    .collect();
+                outcome.evidence = lines_text(source, options, &wanted);
+                if let Some(file) = problem.subjects.first() {
+                    values
+                        .entry("file".to_string())
+                        .or_insert_with(|| file.clone());
+                }
+            }
             report.diagnosis = Some(diagnosis);
         }
         None => {}
     }
-    Ok(())
+    Ok(outcome)
 }

@@ -39,6 +39,8 @@ pub(super) struct AttemptScan {
     /// Per context pattern (row, index): the last line that matched, in this attempt.
     pub(super) context_last: HashMap<(usize, usize), EvidenceLine>,
     pub(super) ninja_dirs: HashSet<String>,
+    /// The last ninja progress count (`[k/N]`) of this attempt.
+    pub(super) ninja_step: Option<u64>,
     /// Distinct archs on compile command lines, the first line of each.
     pub(super) offload: Vec<(String, Hit)>,
     /// Whether anything of interest was seen (an attempt marker only splits after content).
@@ -60,6 +62,7 @@ impl AttemptScan {
             cascades_total: 0,
             context_last: HashMap::new(),
             ninja_dirs: HashSet::new(),
+            ninja_step: None,
             offload: Vec::new(),
             content: false,
         }
@@ -121,6 +124,15 @@ fn ninja_entering() -> &'static Regex {
     RE.get_or_init(|| {
         Regex::new(r"ninja: Entering directory [`'](?P<dir>[^'`]+)'").expect("ninja pattern")
     })
+}
+
+/// The step of a ninja progress line (`[3/12] ...`).
+fn ninja_step(text: &str) -> Option<u64> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?:^|[\s|])\[(?P<k>\d{1,6})/\d{1,6}\]\s").expect("ninja step pattern")
+    });
+    re.captures(text)?.name("k")?.as_str().parse().ok()
 }
 
 pub(super) struct Scanner<'a> {
@@ -193,6 +205,13 @@ impl<'a> Scanner<'a> {
                 self.start_attempt(number, "ninja-reentry");
             }
             self.current.ninja_dirs.insert(dir);
+        } else if let Some(step) = ninja_step(text) {
+            // ninja counts its steps from [1/N] on every run: a count that starts again is a
+            // relaunch (behind a supervisor that prints no banner).
+            if step == 1 && self.current.ninja_step.is_some() {
+                self.start_attempt(number, "ninja-restart");
+            }
+            self.current.ninja_step = Some(step);
         }
         self.current.last_line = number;
         if let Some(value) = arch::variable_in_line(text) {
