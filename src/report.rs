@@ -465,7 +465,11 @@ fn write_problem(
     if !problem.lines.is_empty() {
         writeln!(out, "  {}", style.dim("evidence:"))?;
         for line in problem.lines.iter().take(6) {
-            writeln!(out, "    line {line}: {}", evidence_text(diagnosis, *line))?;
+            writeln!(
+                out,
+                "    line {line}: {}",
+                evidence_text(diagnosis, problem, *line)
+            )?;
         }
         if problem.lines.len() > 6 {
             writeln!(out, "    ... and {} more lines", problem.lines.len() - 6)?;
@@ -518,8 +522,16 @@ fn write_problem(
     Ok(())
 }
 
-/// What the log says on a line: the record lnkfix read there.
-fn evidence_text(diagnosis: &Diagnosis, line: u64) -> String {
+/// What the log says on a line: the record lnkfix read there, or the line itself.
+fn evidence_text(diagnosis: &Diagnosis, problem: &Problem, line: u64) -> String {
+    if let Some((_, text)) = problem.line_texts.iter().find(|(l, _)| *l == line) {
+        let short: String = text.chars().take(160).collect();
+        return if short.len() < text.len() {
+            format!("{short} ...")
+        } else {
+            short
+        };
+    }
     if let Some(f) = diagnosis.findings.iter().find(|f| f.line == line) {
         return format!("{} {}", f.code, f.text);
     }

@@ -479,6 +479,19 @@ const GENERIC: &[(&str, &str, Stage)] = &[
         "link-cannot-open",
         Stage::Link,
     ),
+    // A warning that explains the failure when nothing else in the log does: the row of its
+    // problem's class.
+    (
+        "  C:\\openssl\\lib\\libssl.lib : warning LNK4272: library machine type 'x86' conflicts with target machine type 'x64' [C:\\b\\winpr.vcxproj]\n",
+        "link-machine-mismatch",
+        Stage::Link,
+    ),
+    // The same row with no class to hand over to: a default library that is no CRT's.
+    (
+        "LINK : warning LNK4098: defaultlib 'zlib.lib' conflicts with use of other libs; use /NODEFAULTLIB:library\n",
+        "link-warning",
+        Stage::Link,
+    ),
 ];
 
 #[test]

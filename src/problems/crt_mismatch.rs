@@ -78,6 +78,9 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     let mut symbols: Vec<String> = Vec::new();
     let mut log_evidence = false;
 
+    // The flavour of the object each mismatch compares against (the first one linked):
+    // link.exe's `in X.obj`, lld-link's first side.
+    let mut reference: Vec<Flavour> = Vec::new();
     let mut mismatches = scan.unclaimed(&["LNK2038"]);
     mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
     for (i, f) in mismatches {
@@ -87,6 +90,12 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         if key != RUNTIME_LIBRARY && key != ITERATOR_DEBUG_LEVEL {
             continue;
         }
+        let first_linked = if f.code.starts_with("lld-link") {
+            sides.first()
+        } else {
+            sides.last()
+        };
+        reference.extend(first_linked.and_then(|(_, v)| row_flavour(&key, v)));
         for (subject, value) in sides {
             let row = CrtRow {
                 flavour: row_flavour(&key, &value),
@@ -162,6 +171,14 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         let Some((object, library)) = e.detail.rsplit_once(": /DEFAULTLIB:") else {
             continue;
         };
+        // An object the log already shows with its value is one row.
+        let name = super::text::file_name(object);
+        if rows
+            .iter()
+            .any(|r| super::text::file_name(&r.subject).eq_ignore_ascii_case(name))
+        {
+            continue;
+        }
         rows.push(CrtRow {
             subject: object.to_string(),
             key: "/DEFAULTLIB".into(),
@@ -200,7 +217,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         }
         output = output.or_else(|| scan.output());
     }
-    let mut problem = compose(scan, &rows, &requested);
+    let mut problem = compose(scan, &rows, &requested, &reference);
     for line in lines {
         problem.line(line);
     }
@@ -237,7 +254,12 @@ fn spelled(flavour: Flavour) -> String {
 }
 
 /// The headline, cause, fix and warning from the table.
-fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavour>)]) -> Problem {
+fn compose(
+    scan: &Scan<'_>,
+    rows: &[CrtRow],
+    requested: &[(String, Option<Flavour>)],
+    reference: &[Flavour],
+) -> Problem {
     // Per unit (a project object, or a library with its members): the flavours it shows.
     let mut units: BTreeMap<(bool, String), Vec<Flavour>> = BTreeMap::new();
     let mut debug_units: BTreeMap<(bool, String), Vec<bool>> = BTreeMap::new();
@@ -380,7 +402,7 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
         }
     } else if project_flavours.len() > 1 {
         let described: Vec<String> = project.iter().map(describe).collect();
-        let majority = majority(&project, rows, build_system);
+        let majority = majority(&project, reference, build_system);
         (
             format!(
                 "the project's own objects use different C runtimes ({})",
@@ -398,7 +420,7 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
             Vec::new(),
         )
     } else if !libraries.is_empty() && rows.iter().any(|r| r.key == RUNTIME_LIBRARY) {
-        let majority = majority(&libraries, rows, build_system);
+        let majority = majority(&libraries, reference, build_system);
         let odd: Vec<String> = libraries
             .iter()
             .filter(|(_, f)| f.iter().any(|x| *x != majority))
@@ -446,10 +468,10 @@ fn compose(scan: &Scan<'_>, rows: &[CrtRow], requested: &[(String, Option<Flavou
 }
 
 /// The flavour most units show; on a tie, the one a Python extension needs (/MD) when the build
-/// is one, else the flavour of the object each LNK2038 compares against (the first one linked).
+/// is one, else the flavour of the object each mismatch compares against (the first linked).
 fn majority(
     units: &[(&String, &Vec<Flavour>)],
-    rows: &[CrtRow],
+    reference: &[Flavour],
     build_system: Option<crate::build_system::BuildSystem>,
 ) -> Flavour {
     use crate::build_system::BuildSystem;
@@ -475,12 +497,10 @@ fn majority(
     {
         return Flavour::Dynamic;
     }
-    // Each LNK2038 names the newcomer first and the object it compares against second.
-    rows.iter()
-        .filter(|r| r.key == RUNTIME_LIBRARY)
-        .skip(1)
-        .step_by(2)
-        .find_map(|r| r.flavour.filter(|f| tied.contains(f)))
+    reference
+        .iter()
+        .copied()
+        .find(|f| tied.contains(f))
         .or_else(|| tied.first().copied())
         .unwrap_or(Flavour::Dynamic)
 }

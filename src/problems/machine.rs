@@ -351,10 +351,10 @@ fn cite_intended(scan: &Scan<'_>, problem: &mut Problem, machines: &[&str]) {
         .filter(|m| machines.contains(&m.value.machine))
         .take(4)
     {
-        problem.line(mention.line);
+        problem.cite(mention.line, &mention.text);
         problem.notes.push(format!(
-            "line {} shows {} ({}): {}",
-            mention.line, mention.value.machine, mention.value.shown_by, mention.text
+            "line {} shows {} ({})",
+            mention.line, mention.value.machine, mention.value.shown_by
         ));
     }
 }

@@ -141,6 +141,10 @@ pub struct Problem {
     /// A warning that goes with the fix (`/NODEFAULTLIB` hides a real mismatch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The text of evidence lines that hold no linker record (a command line, a path): the text
+    /// report shows them.
+    #[serde(skip)]
+    pub line_texts: Vec<(u64, String)>,
 }
 
 impl Problem {
@@ -155,6 +159,15 @@ impl Problem {
             table: Vec::new(),
             notes: Vec::new(),
             warning: None,
+            line_texts: Vec::new(),
+        }
+    }
+
+    /// Adds an evidence line that holds no linker record, with its text.
+    fn cite(&mut self, line: u64, text: &str) {
+        self.line(line);
+        if !self.line_texts.iter().any(|(l, _)| *l == line) {
+            self.line_texts.push((line, text.to_string()));
         }
     }
 

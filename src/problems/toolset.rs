@@ -109,11 +109,10 @@ fn toolsets_on_disk(scan: &Scan<'_>, problem: &mut Problem) -> Vec<String> {
     for mention in &scan.inputs.context.toolsets {
         let text = mention.value.describe();
         if !seen.contains(&text) {
-            problem.line(mention.line);
-            problem.notes.push(format!(
-                "line {} shows {text}: {}",
-                mention.line, mention.text
-            ));
+            problem.cite(mention.line, &mention.text);
+            problem
+                .notes
+                .push(format!("line {} shows {text}", mention.line));
             seen.push(text);
         }
     }

@@ -77,7 +77,12 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     for flag in d.link_flags.iter().filter(|f| !f.starts_with('/')) {
         problem.subject(flag.clone());
     }
-    if let Some(build) = &d.build_system {
+    // (tvm-ffi's line names the log itself: it is in the build system's own fix lines.)
+    if let Some(build) = d
+        .build_system
+        .as_ref()
+        .filter(|b| b.kind != crate::build_system::BuildSystem::TvmFfi)
+    {
         if let Some(first) = build.fix.first() {
             problem
                 .notes
