@@ -175,6 +175,12 @@ pub fn write_text(
             style,
         )?;
     }
+    if !diagnosis.unrecognised.is_empty() {
+        writeln!(out, "{}", style.dim("the lines that show it:"))?;
+        for (line, text) in &diagnosis.unrecognised {
+            writeln!(out, "  line {line}: {text}")?;
+        }
+    }
     if !unresolved || diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
         write_findings(diagnosis, out, style)?;
         return write_warnings(diagnosis, out, style);

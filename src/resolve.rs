@@ -288,6 +288,10 @@ pub struct Diagnosis {
     /// Whether the log shows a failed link: an error record, a fatal `LNK1xxx`, an lld-link
     /// error, `linker command failed`.
     pub link_failed: bool,
+    /// When the link failed and no problem explains it: the lines that show the failure
+    /// (1-based line, text), for people to read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unrecognised: Vec<(u64, String)>,
 }
 
 /// The build system a log shows, and the fix written for it.
@@ -759,6 +763,7 @@ pub fn diagnose_with(
         build_system: None,
         problems: Vec::new(),
         link_failed: false,
+        unrecognised: Vec::new(),
     }
 }
 

@@ -44,6 +44,10 @@ pub struct LogContext {
     pub library_dirs: Vec<Mention<String>>,
     /// Output files of link command lines (`/OUT:`), first mention of each.
     pub outputs: Vec<Mention<String>>,
+    /// Lines that name a linker error code (`LNK1104`, `LNK2019`) or say that a link failed
+    /// (`linker command failed`, `lld-link: error:`), whatever their shape: a failed link, even
+    /// when no record could be read from them.
+    pub failure_lines: Vec<Mention<String>>,
 }
 
 /// Most mentions kept of each kind.
@@ -87,9 +91,11 @@ fn filter() -> &'static LineFilter {
                 "/out:",
                 "-out:",
                 "-OUT:",
-                "LNK1120",
-                "LNK1169",
-                "LNK1561",
+                "LNK1",
+                "LNK2",
+                "nker command failed",
+                "lld-link: error",
+                "lld: error",
             ],
             [0, 0],
         )
@@ -126,6 +132,24 @@ fn option_pattern() -> &'static Regex {
         Regex::new(r#"(?i)(?:^|[\s"'])[/-](?P<o>out|libpath):(?:"(?P<q>[^"]+)"|(?P<v>[^\s"']+))"#)
             .expect("option pattern")
     })
+}
+
+/// Whether a line shows a failed link: a linker error code as a word (`LNK2019`, not `LNK4098`:
+/// warnings are 4xxx), or a driver's or lld-link's failure line.
+fn shows_failure(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let code = memchr::memmem::find_iter(bytes, b"LNK").any(|at| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let digits = bytes.get(at + 3..at + 7);
+        let after = bytes.get(at + 7);
+        before.is_none_or(|b| !b.is_ascii_alphanumeric())
+            && digits
+                .is_some_and(|d| matches!(d[0], b'1' | b'2') && d.iter().all(u8::is_ascii_digit))
+            && after.is_none_or(|b| !b.is_ascii_alphanumeric())
+    });
+    code || text.contains("linker command failed")
+        || text.contains("lld-link: error")
+        || text.contains("lld: error")
 }
 
 /// The normalised machine of a matched word (`Win32` → `x86`, `vcvars64` → `x64`; for a cross
@@ -211,6 +235,13 @@ impl LogContext {
                     text: short.clone(),
                 });
             }
+        }
+        if self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
+            self.failure_lines.push(Mention {
+                value: short.clone(),
+                line,
+                text: short.clone(),
+            });
         }
         // The output file of a fatal summary (`x.exe : fatal error LNK1120: ...`, the Error
         // List's File column).

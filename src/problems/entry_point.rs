@@ -71,6 +71,9 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             if let Some(f) = &r.function {
                 problem.subject(f.clone());
             }
+            if let Some(f) = &r.function_name {
+                problem.subject(f.clone());
+            }
         }
     }
     if let Some(output) = scan.output() {

@@ -261,7 +261,17 @@ impl<'a> Scan<'a> {
 /// after [`Diagnosis::set_build_system`], so that fixes are written in the build system's terms.
 pub fn attach(diagnosis: &mut Diagnosis, inputs: &Inputs<'_>) {
     let problems = find(diagnosis, inputs);
-    diagnosis.link_failed = !problems.is_empty() || link_failed(diagnosis);
+    diagnosis.link_failed =
+        !problems.is_empty() || link_failed(diagnosis) || !inputs.context.failure_lines.is_empty();
+    if problems.is_empty() && diagnosis.link_failed {
+        diagnosis.unrecognised = inputs
+            .context
+            .failure_lines
+            .iter()
+            .take(8)
+            .map(|m| (m.line, m.text.clone()))
+            .collect();
+    }
     diagnosis.problems = problems;
 }
 

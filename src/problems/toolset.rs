@@ -237,6 +237,9 @@ fn add_subjects(problem: &mut Problem, symbols: &[&ResolvedSymbol], objects: &[S
             if let Some(f) = &r.function {
                 problem.subject(f.clone());
             }
+            if let Some(f) = &r.function_name {
+                problem.subject(f.clone());
+            }
         }
     }
 }

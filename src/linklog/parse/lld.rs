@@ -166,6 +166,7 @@ pub(super) fn split_object_function(rest: &str) -> Option<Reference> {
     Some(Reference {
         object: Some(rest[..at].to_string()),
         function: Some(function.to_string()),
+        ..Default::default()
     })
 }
 
@@ -184,7 +185,7 @@ pub(super) fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
                 symbol: classify_text(name),
                 reference: root.then(|| Reference {
                     object: Some("<root>".into()),
-                    function: None,
+                    ..Default::default()
                 }),
             });
         }

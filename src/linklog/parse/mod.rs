@@ -56,6 +56,10 @@ pub struct Reference {
     pub object: Option<String>,
     /// The referencing function (its display text, or decorated name when only that is shown).
     pub function: Option<String>,
+    /// The referencing function's decorated name, when link.exe shows it beside the display text
+    /// (`"int __cdecl invoke_main(void)" (?invoke_main@@YAHXZ)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_name: Option<String>,
 }
 
 /// An unresolved-symbol report: one LNK2019/LNK2001 line or one lld-link `undefined symbol`.
@@ -337,7 +341,7 @@ impl LineParser {
                             } else {
                                 events.push(Event::Referenced(Reference {
                                     object: Some(rest.to_string()),
-                                    function: None,
+                                    ..Default::default()
                                 }));
                             }
                         }
@@ -362,7 +366,7 @@ impl LineParser {
                     let rest = rest.trim();
                     let reference = split_object_function(rest).unwrap_or(Reference {
                         object: Some(rest.to_string()),
-                        function: None,
+                        ..Default::default()
                     });
                     events.push(Event::Referenced(reference));
                     return;

@@ -335,11 +335,13 @@ fn lld_link_records() {
         vec![
             Event::Referenced(Reference {
                 object: Some("C:\\T\\9-2.o".into()),
-                function: Some("InitHash".into())
+                function: Some("InitHash".into()),
+                ..Default::default()
             }),
             Event::Referenced(Reference {
                 object: Some("k.obj".into()),
-                function: Some("void __cdecl f(int)".into())
+                function: Some("void __cdecl f(int)".into()),
+                ..Default::default()
             }),
             Event::MoreReferences(7),
         ]
@@ -496,4 +498,38 @@ fn lld_mismatch_sides_and_machine_conflicts() {
         &parse_lines(">>> referenced by a.obj:(f)")[0],
         Event::Referenced(_)
     ));
+}
+
+/// The older Error List (the code inside the Description column, after a row number and the
+/// severity), with and without its first columns; and the referencing function's decorated name.
+#[test]
+fn old_error_list_rows_and_decorated_functions() {
+    match &parse("错误\t3\terror LNK2005: \"int __cdecl f(void)\" (?f@@YAHXZ) 已经在 a.obj 中定义\tC:\\p\\b.obj\tproj")[0] {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "LNK2005");
+            assert_eq!(f.objects.first().map(String::as_str), Some("C:\\p\\b.obj"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &parse(
+        "error LNK1112: 模块计算机类型“X86”与目标计算机类型“x64”冲突\tlib\\z.lib(y.obj)\tproj",
+    )[0]
+    {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "LNK1112");
+            assert_eq!(f.objects, ["lib\\z.lib(y.obj)"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Prose with a code in it is no row.
+    assert!(parse("see\tthe error LNK2005 page\tfor more").is_empty());
+    let u = unresolved("x.lib(m.obj) : error LNK2019: unresolved external symbol main referenced in function \"int __cdecl invoke_main(void)\" (?invoke_main@@YAHXZ)");
+    let r = u.reference.unwrap();
+    assert_eq!(r.function.as_deref(), Some("int __cdecl invoke_main(void)"));
+    assert_eq!(r.function_name.as_deref(), Some("?invoke_main@@YAHXZ"));
+    let u = unresolved("a.obj : error LNK2019: 无法解析的外部符号 __std_search_1，函数 \"char const * __cdecl g(void)\" (?g@@YAPEBDXZ) 中引用了该符号");
+    assert_eq!(
+        u.reference.unwrap().function_name.as_deref(),
+        Some("?g@@YAPEBDXZ")
+    );
 }
