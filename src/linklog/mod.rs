@@ -111,8 +111,8 @@ fn inside_name(text: &str) -> bool {
     }
 }
 
-/// Most pieces joined because a record lacks a part (a word-wrapped record is two or three lines).
-const MAX_INCOMPLETE_PIECES: usize = 3;
+/// Most pieces joined because a record lacks a part (a word-wrapped record is two to four lines).
+const MAX_INCOMPLETE_PIECES: usize = 4;
 
 /// Whether a link.exe record lacks what its code always shows, in every language: LNK2005 and
 /// LNK4006 name the other definer's file, LNK2038 names three quoted values and an object,

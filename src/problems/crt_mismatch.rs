@@ -143,6 +143,21 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .cloned()
         .collect();
     for o in &crt_duplicates {
+        if let Some((other, flavour)) = super::duplicate::implied_flavour(book, o) {
+            if !rows.iter().any(|r| r.subject == other) {
+                rows.push(CrtRow {
+                    subject: other.clone(),
+                    key: "library".into(),
+                    value: format!(
+                        "holds the C++ library's own code ({}), compiled for {}",
+                        o.symbol,
+                        flavour.compiler_option()
+                    ),
+                    flavour: Some(flavour),
+                    line: Some(o.line),
+                });
+            }
+        }
         for definer in &o.definers {
             if let Some(flavour) = crt_flavour(book, definer) {
                 if !rows.iter().any(|r| r.subject == *definer) {
@@ -545,6 +560,37 @@ fn generic(
         ),
         None => "compile every object and library of the link with one runtime option (all /MD, or all /MT); a clean rebuild, when the option was changed since some objects were built (stale objects keep the old one)".into(),
     };
+    // Libraries that carry the C++ library's own code, compiled for the static one, in a link
+    // with the DLL one: they are the odd ones out.
+    let copies: Vec<String> = rows
+        .iter()
+        .filter(|r| r.value.starts_with("holds the C++ library's own code"))
+        .filter_map(|r| library_file(&r.subject).map(str::to_string))
+        .fold(Vec::new(), |mut acc, l| {
+            if !acc.contains(&l) {
+                acc.push(l);
+            }
+            acc
+        });
+    if !copies.is_empty() {
+        let dll = Flavour::Dynamic;
+        return (
+            format!(
+                "{} compiled for the static C++ library in a link with the DLL one",
+                join_words(&copies)
+            ),
+            format!(
+                "{} define names of the C++ library itself (std:: members), which only code compiled with /MT carries; the link imports the same names from msvcprt.lib (/MD)",
+                join_words(&copies)
+            ),
+            format!(
+                "rebuild {} with /MD, the runtime of the rest of the link: {}",
+                join_words(&copies),
+                runtime_setting(scan.build_system(), dll)
+            ),
+            vec!["or build the whole project with /MT".into()],
+        );
+    }
     let summary = if sides.len() > 1 {
         format!("the link mixes C runtimes: {}", join_words(&sides))
     } else if let Some((library, _)) = requested.first() {

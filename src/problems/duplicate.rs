@@ -40,8 +40,18 @@ pub(crate) fn prefix_object(finding: &Finding) -> Option<&str> {
         .filter(|o| !finding.text.contains(*o))?;
     // A wrapper's logger columns in front (`nmake      INFO         x.lib(y.dll)`): the file is
     // the last column. A path with single spaces (`C:\Program Files\x.obj`) stays whole.
-    match object.rfind("  ") {
-        Some(at) if files(&object[at..]).len() == 1 => Some(object[at..].trim()),
+    let object = match object.rfind("  ") {
+        Some(at) if files(&object[at..]).len() == 1 => object[at..].trim(),
+        _ => object,
+    };
+    // An IDE's location after the file (Qt Creator's `Main.obj:-1: error`): the file alone.
+    let cut = [": ", ":-"]
+        .iter()
+        .filter_map(|m| object.find(m))
+        .filter(|&at| at > 1)
+        .min();
+    match cut {
+        Some(at) if !files(&object[..at]).is_empty() => Some(object[..at].trim()),
         _ => Some(object),
     }
 }
@@ -107,14 +117,47 @@ pub(crate) fn crt_flavour(book: &RuleBook, definer: &str) -> Option<Flavour> {
     library_file(definer).and_then(|l| flavour_of_library(book, l))
 }
 
-/// Whether the pair is two CRT libraries of different flavours.
+/// Whether the pair is two CRT libraries of different flavours, or the C++ library of one
+/// flavour and an object or library that holds the C++ library's own code compiled for the other
+/// ([`implied_flavour`]).
 pub(crate) fn is_crt_pair(book: &RuleBook, occurrence: &Occurrence) -> bool {
     let flavours: Vec<Option<Flavour>> = occurrence
         .definers
         .iter()
         .map(|d| crt_flavour(book, d))
         .collect();
-    matches!(flavours.as_slice(), [Some(a), Some(b), ..] if a != b)
+    match flavours.as_slice() {
+        [Some(a), Some(b), ..] => a != b,
+        [Some(_), None, ..] | [None, Some(_), ..] => implied_flavour(book, occurrence).is_some(),
+        _ => false,
+    }
+}
+
+/// A name of the C++ library itself (`std::` members, `?...@std@@`), defined both by a C++ library
+/// import member (`msvcprt.lib(MSVCP140.dll)`) and by a static object or library: that object was
+/// compiled for the static C++ library (`/MT`), whose code it holds, while the link uses the DLL
+/// one (or the reverse). Returns the definer that is not a CRT library and the flavour it implies.
+pub(crate) fn implied_flavour(
+    book: &RuleBook,
+    occurrence: &Occurrence,
+) -> Option<(String, Flavour)> {
+    if !occurrence.symbol.contains("@std@@") && !occurrence.symbol.contains("std::") {
+        return None;
+    }
+    let [a, b, ..] = occurrence.definers.as_slice() else {
+        return None;
+    };
+    let (crt, other) = match (crt_flavour(book, a), crt_flavour(book, b)) {
+        (Some(f), None) => (f, b),
+        (None, Some(f)) => (f, a),
+        _ => return None,
+    };
+    let crt_side = if crt_flavour(book, a).is_some() { a } else { b };
+    // The DLL C++ library's import member against a static copy: the copy is /MT code.
+    if crt.is_dynamic() && is_import_member(crt_side) && !is_import_member(other) {
+        return Some((other.clone(), Flavour::from_parts(false, crt.is_debug())));
+    }
+    None
 }
 
 /// How a pair of definers came to define the same names.
@@ -222,15 +265,20 @@ fn shape(book: &RuleBook, definers: &[String]) -> Shape {
     if crt(a) != crt(b) {
         return Shape::ProjectAndCrt;
     }
+    if let (Some(la), Some(lb)) = (library_file(a), library_file(b)) {
+        if same_library(la, lb) {
+            return Shape::SameCodeTwice;
+        }
+    }
     if is_import_member(a) != is_import_member(b) {
         return Shape::ImportAndStatic;
     }
     if is_project_object(a) && is_project_object(b) {
         return Shape::HeaderDefinition;
     }
-    if let (Some(la), Some(lb)) = (library_file(a), library_file(b)) {
+    if library_file(a).is_some() && library_file(b).is_some() {
         let same_member = member_stem(a).is_some() && member_stem(a) == member_stem(b);
-        if same_member || same_library(la, lb) {
+        if same_member {
             return Shape::SameCodeTwice;
         }
     }
@@ -364,7 +412,7 @@ fn problem_for(book: &RuleBook, list: &[&Occurrence]) -> Problem {
                     "{dll} exports these names (through {import_lib}) and {static_side} defines them too: the link has both the DLL's import and a static copy of the same code"
                 ),
                 format!(
-                    "link one of them: drop {static_side} (the DLL provides the names), or link the static library instead of {import_lib}"
+                    "link one of them: drop {static_side} ({dll} provides the names), or link the static library instead of {import_lib}"
                 ),
             )
         }

@@ -36,7 +36,9 @@ fn side(finding: &Finding) -> Option<Side> {
         let at = finding.text.find(": machine type")?;
         finding.text[..at].trim().to_string()
     } else {
-        finding.objects.first()?.clone()
+        super::duplicate::prefix_object(finding)
+            .or(finding.objects.first().map(String::as_str))?
+            .to_string()
     };
     Some(Side {
         module,
