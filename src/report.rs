@@ -156,7 +156,23 @@ pub fn write_text(
         }
         ([one], false) => format!("{}: {}", one.kind.title(), one.summary),
         _ => {
-            let kinds: Vec<&str> = diagnosis.problems.iter().map(|p| p.kind.title()).collect();
+            let mut kinds: Vec<(&str, usize)> = Vec::new();
+            for p in &diagnosis.problems {
+                match kinds.iter_mut().find(|(k, _)| *k == p.kind.title()) {
+                    Some((_, n)) => *n += 1,
+                    None => kinds.push((p.kind.title(), 1)),
+                }
+            }
+            let kinds: Vec<String> = kinds
+                .iter()
+                .map(|(k, n)| {
+                    if *n == 1 {
+                        k.to_string()
+                    } else {
+                        format!("{k} ({n})")
+                    }
+                })
+                .collect();
             format!(
                 "{} problems: {}",
                 diagnosis.problems.len(),

@@ -677,3 +677,19 @@ fn exit_codes() {
     assert_eq!(run("Backend worker is gone and cannot be restarted\n"), 3);
     assert_eq!(run(""), 1);
 }
+
+/// ninja's count starting again is a relaunch only after a failed run: a JIT run that builds
+/// several modules starts a count per module.
+#[test]
+fn ninja_counts_start_again_for_each_module() {
+    let log = "[1/2] clang++ -x hip --offload-arch=gfx1201 -c a.cu -o a.o\n\
+               [2/2] link.exe a.o /DLL /OUT:a.dll\n\
+               [1/2] clang++ -x hip --offload-arch=gfx1201 -c b.cu -o b.o\n\
+               [2/2] link.exe b.o /DLL /OUT:b.dll\n\
+               FAILED: b.dll\n\
+               LINK : fatal error LNK1104: cannot open file 'b.dll'\n";
+    let report = triage::triage_bytes(log.as_bytes(), "x", &TriageOptions::default()).unwrap();
+    let attempt = report.attempt.unwrap();
+    assert_eq!((attempt.index, attempt.count), (1, 1));
+    assert_eq!(report.rule.as_deref(), Some("link-cannot-open"));
+}

@@ -104,6 +104,11 @@ fn unexpanded_variable(file: &str) -> Option<(String, &'static str)> {
 /// The role of a file name: a Visual C++ or Windows SDK library (`kernel32.lib`, `libcmt.lib`,
 /// `uuid.lib`).
 fn is_toolset_library(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    // The HIP SDK's libraries have roles too, but their own home (HIP_PATH).
+    if lower.starts_with("amdhip") || lower.starts_with("hip") || is_python_library(name) {
+        return false;
+    }
     let role = Roles::builtin().role_of(name);
     role.explicit
         && matches!(
@@ -381,4 +386,72 @@ fn sibling(path: &Path, machine: &str) -> Option<std::path::PathBuf> {
         .map(|n| parent.join(n).join(file))
         .find_map(|c| crate::discover::resolve_case_insensitive(&c))
         .filter(|c| c.parent() != path.parent() && c.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problems::{Inputs, LogContext};
+    use crate::rules::RuleBook;
+
+    fn first(log: &str) -> Problem {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+        let context = LogContext::from_text(log);
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        crate::problems::attach(&mut d, &inputs);
+        assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+        d.problems.remove(0)
+    }
+
+    #[test]
+    fn what_the_file_is_decides_the_cause() {
+        let p =
+            first("LINK : fatal error LNK1104: cannot open file 'Python3_LIBRARY-NOTFOUND.lib'\n");
+        assert!(p.fix.contains("cmake -DPython3_LIBRARY="), "{}", p.fix);
+        let p = first(
+            "LINK : fatal error LNK1181: cannot open input file '$(VcpkgRoot)\\lib\\zlib.lib'\n",
+        );
+        assert!(p.fix.contains("property VcpkgRoot"), "{}", p.fix);
+        let p = first(
+            "LINK : fatal error LNK1104: cannot open file '%OPENSSL_DIR%\\lib\\libssl.lib'\n",
+        );
+        assert!(
+            p.fix.contains("environment variable OPENSSL_DIR"),
+            "{}",
+            p.fix
+        );
+        let p =
+            first("LINK : fatal error LNK1181: cannot open input file 'obj\\Release\\main.obj'\n");
+        assert!(p.cause.contains("compile failed"), "{}", p.cause);
+        let p = first("LINK : fatal error LNK1104: cannot open file 'python312_d.lib'\n");
+        assert!(p.fix.contains("python"), "{}", p.fix);
+        let p = first("LINK : fatal error LNK1104: cannot open file 'amdhip64.lib'\n");
+        assert!(p.fix.contains("%HIP_PATH%\\lib"), "{}", p.fix);
+        let p = first("LINK : fatal error LNK1168: cannot open bin\\app.exe for writing\n");
+        assert!(p.summary.contains("in use"), "{}", p.summary);
+        let p = first("lld-link: error: failed to write output 'ext.pyd': permission denied\n");
+        assert!(p.fix.contains("tasklist /m ext.pyd"), "{}", p.fix);
+        let p = first("LINK : fatal error LNK1104: cannot open file 'C:\\build\\Debug\\fmt.lib'\n");
+        assert!(
+            p.notes.iter().any(|n| n.contains("fmtd.lib")),
+            "{:?}",
+            p.notes
+        );
+        let p = first(
+            "LINK : fatal error LNK1104: cannot open file 'kernel32.lib'\nLINK : fatal error LNK1104: cannot open file 'uuid.lib'\n",
+        );
+        assert_eq!(p.subjects, ["kernel32.lib", "uuid.lib"]);
+        assert_eq!(p.lines, [1, 2]);
+    }
 }

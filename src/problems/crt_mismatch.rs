@@ -615,3 +615,73 @@ fn generic(
     };
     (summary, cause, fix, Vec::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::problems::{Inputs, LogContext, ProblemKind};
+    use crate::rules::RuleBook;
+
+    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+        let context = LogContext::from_text(log);
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        crate::problems::attach(&mut d, &inputs);
+        d
+    }
+
+    #[test]
+    fn lnk4098_alone_gets_its_warning_and_lnk2038_never_gets_nodefaultlib() {
+        let d = diagnose(
+            "cl /MD /c a.cpp\nLINK : warning LNK4098: defaultlib 'LIBCMT' conflicts with use of other libs; use /NODEFAULTLIB:library\n\
+             a.obj : error LNK2019: unresolved external symbol __imp_malloc referenced in function main\n",
+        );
+        let crt = &d.problems[0];
+        assert_eq!(crt.kind, ProblemKind::CrtMismatch);
+        assert!(crt
+            .warning
+            .as_deref()
+            .unwrap()
+            .contains("/NODEFAULTLIB:LIBCMT"));
+        assert!(d
+            .link_flags
+            .contains(&"/NODEFAULTLIB:libcmt.lib".to_string()));
+        let d = diagnose(
+            "b.lib(x.obj) : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in a.obj\n\
+             libcpmt.lib(y.obj) : error LNK2019: unresolved external symbol __imp_wcsnlen referenced in function f\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::CrtMismatch);
+        assert!(d.problems[0].warning.is_none());
+        assert!(
+            !d.link_flags.iter().any(|f| f.starts_with("/NODEFAULTLIB")),
+            "{:?}",
+            d.link_flags
+        );
+    }
+
+    #[test]
+    fn the_odd_library_is_rebuilt_when_the_rest_agree_with_the_project() {
+        let d = diagnose(
+            "libCoinUtils.lib(CoinError.obj) : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in app.obj\n\
+             libClp.lib(ClpModel.obj) : error LNK2038: mismatch detected for '_ITERATOR_DEBUG_LEVEL': value '0' doesn't match value '0' in app.obj\n\
+             zlib.lib(adler32.obj) : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MD_DynamicRelease' doesn't match value 'MD_DynamicRelease' in app.obj\n",
+        );
+        let p = &d.problems[0];
+        assert!(
+            p.fix.starts_with("rebuild libCoinUtils.lib with /MD"),
+            "{}",
+            p.fix
+        );
+        assert!(p.table.iter().any(|r| r.subject == "app.obj"));
+    }
+}

@@ -48,6 +48,15 @@ fn side(finding: &Finding) -> Option<Side> {
     })
 }
 
+/// `an` before a machine name that is read with a vowel sound (`an x86`, `an arm64`).
+fn article(machine: &str) -> &'static str {
+    if machine.starts_with(['a', 'e', 'x', 'i']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// The developer prompt that sets up the libraries of `machine`.
 fn prompt(machine: &str) -> String {
     match machine {
@@ -175,9 +184,10 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
     } else if objects_only {
         (
             format!(
-                "{} {} compiled for {module_m}: a stale object from a {module_m} build, or a compiler for the wrong machine",
+                "{} {} compiled for {module_m}: a stale object from {} {module_m} build, or a compiler for the wrong machine",
                 join_words(&modules),
-                if modules.len() == 1 { "was" } else { "were" }
+                if modules.len() == 1 { "was" } else { "were" },
+                article(module_m)
             ),
             format!(
                 "rebuild {} for {target_m} (a clean rebuild; check that the compiler is the {target_m} one, e.g. Hostx64\\{target_m}\\cl.exe)",
@@ -191,7 +201,7 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
                 "{} {} built for {module_m} and cannot be linked into {} {target_m} program",
                 join_words(&names),
                 if names.len() == 1 { "was" } else { "were" },
-                if target_m.starts_with(['a', 'e', 'x']) { "an" } else { "a" }
+                article(target_m)
             ),
             format!(
                 "link the {target_m} build of {} (rebuild it for {target_m}, or point the build at its {target_m} directory), or build the whole project for {module_m}",

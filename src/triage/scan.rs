@@ -206,9 +206,11 @@ impl<'a> Scanner<'a> {
             }
             self.current.ninja_dirs.insert(dir);
         } else if let Some(step) = ninja_step(text) {
-            // ninja counts its steps from [1/N] on every run: a count that starts again is a
-            // relaunch (behind a supervisor that prints no banner).
-            if step == 1 && self.current.ninja_step.is_some() {
+            // ninja counts its steps from [1/N] on every run: a count that starts again after a
+            // failed run is a relaunch (behind a supervisor that prints no banner). After a run
+            // that failed nothing it is the next module of the same JIT run.
+            let failed = self.current.first_root.is_some() || !self.current.cascades.is_empty();
+            if step == 1 && self.current.ninja_step.is_some() && failed {
                 self.start_attempt(number, "ninja-restart");
             }
             self.current.ninja_step = Some(step);
