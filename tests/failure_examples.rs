@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::StartRetrying;
 use serde_json::Value;
@@ -52,7 +52,7 @@ struct Outcome {
 }
 
 fn judge(
-    log: &PathBuf,
+    log: &Path,
     want: &str,
     subjects: &[String],
     failures: &mut Vec<String>,

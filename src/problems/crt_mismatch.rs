@@ -69,18 +69,104 @@ fn row_flavour(key: &str, value: &str) -> Option<Flavour> {
     }
 }
 
+/// The CRT evidence gathered from a diagnosis.
+#[derive(Default)]
+struct Gathered {
+    /// Every object and library seen with its value.
+    rows: Vec<CrtRow>,
+    /// The evidence lines.
+    lines: Vec<u64>,
+    /// Default libraries an LNK4098 names, with their flavour.
+    requested: Vec<(String, Option<Flavour>)>,
+    /// Names both CRTs define (CRT LNK2005s).
+    symbols: Vec<String>,
+    /// The flavour of the object each mismatch compares against (the first one linked).
+    reference: Vec<Flavour>,
+    /// Whether a linker record shows it (not only object directives).
+    from_log: bool,
+    /// The link's output, when a summary names it.
+    output: Option<String>,
+}
+
+impl Gathered {
+    /// Whether the rows show a mismatch: a linker record says so, or the flavours or iterator
+    /// debug levels seen differ.
+    fn shows_a_mismatch(&self) -> bool {
+        let mut flavours: Vec<Flavour> = self.rows.iter().filter_map(|r| r.flavour).collect();
+        flavours.sort();
+        flavours.dedup();
+        let idl: Vec<&str> = self
+            .rows
+            .iter()
+            .filter(|r| r.key == ITERATOR_DEBUG_LEVEL)
+            .map(|r| r.value.as_str())
+            .collect();
+        let idl_differs = idl.iter().any(|v| *v != idl[0]);
+        !self.rows.is_empty() && (self.from_log || flavours.len() > 1 || idl_differs)
+    }
+
+    fn push_row(&mut self, row: CrtRow) {
+        if !self
+            .rows
+            .iter()
+            .any(|r| r.subject == row.subject && r.key == row.key)
+        {
+            self.rows.push(row);
+        }
+    }
+}
+
 /// The CRT mismatch of the diagnosis, when its evidence shows one.
 pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
-    let book = scan.inputs.book;
-    let mut rows: Vec<CrtRow> = Vec::new();
-    let mut lines: Vec<u64> = Vec::new();
-    let mut requested: Vec<(String, Option<Flavour>)> = Vec::new();
-    let mut symbols: Vec<String> = Vec::new();
-    let mut log_evidence = false;
+    let mut gathered = Gathered::default();
+    mismatch_records(scan, &mut gathered);
+    default_library_conflicts(scan, &mut gathered);
+    let only_crt_duplicates = crt_duplicates(scan, &mut gathered);
+    object_directives(scan, &mut gathered);
+    if !gathered.shows_a_mismatch() {
+        return Vec::new();
+    }
+    summaries(scan, &mut gathered, only_crt_duplicates);
+    let mut problem = compose(
+        scan,
+        &gathered.rows,
+        &gathered.requested,
+        &gathered.reference,
+    );
+    for line in &gathered.lines {
+        problem.line(*line);
+    }
+    for row in &gathered.rows {
+        problem.subject(row.subject.clone());
+    }
+    for symbol in &gathered.symbols {
+        problem.subject(symbol.clone());
+    }
+    let mut keys_and_values: Vec<&String> = Vec::new();
+    for row in gathered
+        .rows
+        .iter()
+        .filter(|r| r.key == RUNTIME_LIBRARY || r.key == ITERATOR_DEBUG_LEVEL)
+    {
+        for v in [&row.key, &row.value] {
+            if !keys_and_values.contains(&v) {
+                keys_and_values.push(v);
+            }
+        }
+    }
+    for v in keys_and_values {
+        problem.subject(v.clone());
+    }
+    if let Some(output) = gathered.output.take() {
+        problem.subject(output);
+    }
+    problem.table = gathered.rows;
+    vec![problem]
+}
 
-    // The flavour of the object each mismatch compares against (the first one linked):
-    // link.exe's `in X.obj`, lld-link's first side.
-    let mut reference: Vec<Flavour> = Vec::new();
+/// LNK2038 and lld-link's `/failifmismatch` on `RuntimeLibrary` and `_ITERATOR_DEBUG_LEVEL`:
+/// each side with its value (other keys are not CRT choices).
+fn mismatch_records(scan: &mut Scan<'_>, gathered: &mut Gathered) {
     let mut mismatches = scan.unclaimed(&["LNK2038"]);
     mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
     for (i, f) in mismatches {
@@ -90,31 +176,33 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         if key != RUNTIME_LIBRARY && key != ITERATOR_DEBUG_LEVEL {
             continue;
         }
+        // link.exe names the object it compares against last (`in X.obj`), lld-link first.
         let first_linked = if f.code.starts_with("lld-link") {
             sides.first()
         } else {
             sides.last()
         };
-        reference.extend(first_linked.and_then(|(_, v)| row_flavour(&key, v)));
+        gathered
+            .reference
+            .extend(first_linked.and_then(|(_, v)| row_flavour(&key, v)));
         for (subject, value) in sides {
-            let row = CrtRow {
+            gathered.push_row(CrtRow {
                 flavour: row_flavour(&key, &value),
                 subject,
                 key: key.clone(),
                 value,
                 line: Some(f.line),
-            };
-            if !rows
-                .iter()
-                .any(|r| r.subject == row.subject && r.key == row.key)
-            {
-                rows.push(row);
-            }
+            });
         }
-        lines.push(f.line);
-        log_evidence = true;
+        gathered.lines.push(f.line);
+        gathered.from_log = true;
         scan.claim(i);
     }
+}
+
+/// LNK4098: a CRT default library some objects ask for, in conflict with the link's CRT.
+fn default_library_conflicts(scan: &mut Scan<'_>, gathered: &mut Gathered) {
+    let book = scan.inputs.book;
     for (i, f) in scan.unclaimed(&["LNK4098"]) {
         let library = quoted(&f.text)
             .into_iter()
@@ -124,61 +212,72 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             continue;
         };
         let flavour = flavour_of_library(book, &library);
-        rows.push(CrtRow {
+        gathered.rows.push(CrtRow {
             subject: library.clone(),
             key: "defaultlib".into(),
             value: library.clone(),
             flavour,
             line: Some(f.line),
         });
-        requested.push((library, flavour));
-        lines.push(f.line);
-        log_evidence = true;
+        gathered.requested.push((library, flavour));
+        gathered.lines.push(f.line);
+        gathered.from_log = true;
         scan.claim(i);
     }
+}
+
+/// LNK2005 between CRT libraries of different flavours, and between the DLL C++ library and a
+/// static copy of its code. Returns whether every duplicate of the log is one of these.
+fn crt_duplicates(scan: &mut Scan<'_>, gathered: &mut Gathered) -> bool {
+    let book = scan.inputs.book;
     let duplicates = occurrences(scan);
-    let crt_duplicates: Vec<_> = duplicates
+    let crt: Vec<_> = duplicates
         .iter()
         .filter(|o| !scan.claimed[o.finding] && is_crt_pair(book, o))
         .cloned()
         .collect();
-    for o in &crt_duplicates {
+    for o in &crt {
         if let Some((other, flavour)) = super::duplicate::implied_flavour(book, o) {
-            if !rows.iter().any(|r| r.subject == other) {
-                rows.push(CrtRow {
-                    subject: other.clone(),
+            gathered.push_row(CrtRow {
+                subject: other.clone(),
+                key: "library".into(),
+                value: format!(
+                    "{COPY_OF_THE_CXX_LIBRARY} ({}), compiled for {}",
+                    o.symbol,
+                    flavour.compiler_option()
+                ),
+                flavour: Some(flavour),
+                line: Some(o.line),
+            });
+        }
+        for definer in &o.definers {
+            if let Some(flavour) = crt_flavour(book, definer) {
+                gathered.push_row(CrtRow {
+                    subject: definer.clone(),
                     key: "library".into(),
-                    value: format!(
-                        "holds the C++ library's own code ({}), compiled for {}",
-                        o.symbol,
-                        flavour.compiler_option()
-                    ),
+                    value: library_file(definer).unwrap_or(definer).to_string(),
                     flavour: Some(flavour),
                     line: Some(o.line),
                 });
             }
         }
-        for definer in &o.definers {
-            if let Some(flavour) = crt_flavour(book, definer) {
-                if !rows.iter().any(|r| r.subject == *definer) {
-                    rows.push(CrtRow {
-                        subject: definer.clone(),
-                        key: "library".into(),
-                        value: library_file(definer).unwrap_or(definer).to_string(),
-                        flavour: Some(flavour),
-                        line: Some(o.line),
-                    });
-                }
-            }
+        if !gathered.symbols.contains(&o.symbol) {
+            gathered.symbols.push(o.symbol.clone());
         }
-        if !symbols.contains(&o.symbol) {
-            symbols.push(o.symbol.clone());
-        }
-        lines.push(o.line);
-        log_evidence = true;
+        gathered.lines.push(o.line);
+        gathered.from_log = true;
         scan.claim(o.finding);
     }
-    // The objects' own directives (`--objects`): evidence, and a mismatch when they disagree.
+    !crt.is_empty()
+        && duplicates
+            .iter()
+            .all(|o| crt.iter().any(|c| c.finding == o.finding))
+}
+
+/// The `/DEFAULTLIB` directives of the objects read (`--objects`, and objects the log names),
+/// for the objects the log does not already show with a value.
+fn object_directives(scan: &Scan<'_>, gathered: &mut Gathered) {
+    let book = scan.inputs.book;
     for e in &scan.diagnosis.crt.evidence {
         if e.source != "object directive" {
             continue;
@@ -186,15 +285,15 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         let Some((object, library)) = e.detail.rsplit_once(": /DEFAULTLIB:") else {
             continue;
         };
-        // An object the log already shows with its value is one row.
         let name = super::text::file_name(object);
-        if rows
+        if gathered
+            .rows
             .iter()
             .any(|r| super::text::file_name(&r.subject).eq_ignore_ascii_case(name))
         {
             continue;
         }
-        rows.push(CrtRow {
+        gathered.rows.push(CrtRow {
             subject: object.to_string(),
             key: "/DEFAULTLIB".into(),
             value: library.to_string(),
@@ -202,70 +301,54 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             line: None,
         });
     }
-    let mut flavours: Vec<Flavour> = rows.iter().filter_map(|r| r.flavour).collect();
-    flavours.sort();
-    flavours.dedup();
-    let idl: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.key == ITERATOR_DEBUG_LEVEL)
-        .map(|r| r.value.as_str())
-        .collect();
-    let idl_differs = idl.iter().any(|v| *v != idl[0]);
-    if !(log_evidence || flavours.len() > 1 || idl_differs) || rows.is_empty() {
-        return Vec::new();
-    }
-    // LNK1319 counts the LNK2038s.
+}
+
+/// The summaries that belong to the mismatch: LNK1319 (the count of LNK2038s), and LNK1169 when
+/// every duplicate of the log is a CRT one.
+fn summaries(scan: &mut Scan<'_>, gathered: &mut Gathered, only_crt_duplicates: bool) {
     for (i, f) in scan.unclaimed(&["LNK1319"]) {
-        lines.push(f.line);
+        gathered.lines.push(f.line);
         scan.claim(i);
     }
-    // The LNK1169 of a link whose only duplicates are CRT ones belongs here.
-    let only_crt = duplicates
-        .iter()
-        .all(|o| crt_duplicates.iter().any(|c| c.finding == o.finding));
-    let mut output = None;
-    if !crt_duplicates.is_empty() && only_crt {
+    if only_crt_duplicates {
         for (i, f) in scan.unclaimed(&["LNK1169"]) {
-            lines.push(f.line);
-            output = output.or_else(|| f.objects.first().cloned());
+            gathered.lines.push(f.line);
+            gathered.output = gathered
+                .output
+                .take()
+                .or_else(|| f.objects.first().cloned());
             scan.claim(i);
         }
-        output = output.or_else(|| scan.output());
+        gathered.output = gathered.output.take().or_else(|| scan.output());
     }
-    let mut problem = compose(scan, &rows, &requested, &reference);
-    for line in lines {
-        problem.line(line);
-    }
-    for row in &rows {
-        problem.subject(row.subject.clone());
-    }
-    for symbol in symbols {
-        problem.subject(symbol);
-    }
-    let mut keys_and_values: Vec<String> = Vec::new();
-    for row in rows
-        .iter()
-        .filter(|r| r.key == RUNTIME_LIBRARY || r.key == ITERATOR_DEBUG_LEVEL)
-    {
-        for v in [&row.key, &row.value] {
-            if !keys_and_values.contains(v) {
-                keys_and_values.push(v.clone());
-            }
-        }
-    }
-    for v in keys_and_values {
-        problem.subject(v);
-    }
-    if let Some(output) = output {
-        problem.subject(output);
-    }
-    problem.table = rows;
-    vec![problem]
 }
+
+/// The value of a row for a library that holds a copy of the C++ library's code.
+const COPY_OF_THE_CXX_LIBRARY: &str = "holds the C++ library's own code";
 
 /// A flavour as the log spells it: its option and, for a RuntimeLibrary value, the value.
 fn spelled(flavour: Flavour) -> String {
     format!("{} ({})", flavour.compiler_option(), flavour.name())
+}
+
+/// Per unit (a project object, or a library with its members): the flavours it shows, and
+/// whether its iterator debug level says Debug.
+struct Units<'a> {
+    project: Vec<(&'a String, &'a Vec<Flavour>)>,
+    libraries: Vec<(&'a String, &'a Vec<Flavour>)>,
+    project_flavours: Vec<Flavour>,
+    debug_sides: Vec<bool>,
+}
+
+/// The headline, cause, fix and notes of one case.
+type Told = (String, String, String, Vec<String>);
+
+fn describe_unit((name, flavours): &(&String, &Vec<Flavour>)) -> String {
+    let options: Vec<String> = flavours
+        .iter()
+        .map(|f| f.compiler_option().to_string())
+        .collect();
+    format!("{name} {}", options.join("+"))
 }
 
 /// The headline, cause, fix and warning from the table.
@@ -275,201 +358,56 @@ fn compose(
     requested: &[(String, Option<Flavour>)],
     reference: &[Flavour],
 ) -> Problem {
-    // Per unit (a project object, or a library with its members): the flavours it shows.
-    let mut units: BTreeMap<(bool, String), Vec<Flavour>> = BTreeMap::new();
-    let mut debug_units: BTreeMap<(bool, String), Vec<bool>> = BTreeMap::new();
-    for row in rows {
-        if row.key == "defaultlib" {
-            continue;
-        }
+    let mut flavours_of: BTreeMap<(bool, String), Vec<Flavour>> = BTreeMap::new();
+    let mut debug_of: BTreeMap<(bool, String), Vec<bool>> = BTreeMap::new();
+    for row in rows.iter().filter(|r| r.key != "defaultlib") {
         let unit = unit_of(&row.subject);
         if let Some(f) = row.flavour {
-            let list = units.entry(unit.clone()).or_default();
+            let list = flavours_of.entry(unit.clone()).or_default();
             if !list.contains(&f) {
                 list.push(f);
             }
         }
         if row.key == ITERATOR_DEBUG_LEVEL {
-            let list = debug_units.entry(unit).or_default();
+            let list = debug_of.entry(unit).or_default();
             let debug = row.value != "0";
             if !list.contains(&debug) {
                 list.push(debug);
             }
         }
     }
-    let project: Vec<(&String, &Vec<Flavour>)> = units
-        .iter()
-        .filter(|((is_project, _), _)| *is_project)
-        .map(|((_, name), f)| (name, f))
-        .collect();
-    let libraries: Vec<(&String, &Vec<Flavour>)> = units
-        .iter()
-        .filter(|((is_project, _), _)| !*is_project)
-        .map(|((_, name), f)| (name, f))
-        .collect();
+    let pick = |project: bool| -> Vec<(&String, &Vec<Flavour>)> {
+        flavours_of
+            .iter()
+            .filter(|((is_project, _), _)| *is_project == project)
+            .map(|((_, name), f)| (name, f))
+            .collect()
+    };
+    let (project, libraries) = (pick(true), pick(false));
     let mut project_flavours: Vec<Flavour> = project
         .iter()
         .flat_map(|(_, f)| f.iter().copied())
         .collect();
     project_flavours.sort();
     project_flavours.dedup();
-    let describe = |(name, flavours): &(&String, &Vec<Flavour>)| {
-        let options: Vec<String> = flavours
-            .iter()
-            .map(|f| f.compiler_option().to_string())
-            .collect();
-        format!("{name} {}", options.join("+"))
+    let units = Units {
+        project,
+        libraries,
+        project_flavours,
+        debug_sides: debug_of.values().flatten().copied().collect(),
     };
-    let build_system = scan.build_system();
-    let rebuild_note = "a clean rebuild, when the option was changed since some objects were built: stale objects keep the old one";
-
-    let (summary, cause, fix, notes): (String, String, String, Vec<String>) = if let [p] =
-        project_flavours.as_slice()
-    {
-        let odd: Vec<&(&String, &Vec<Flavour>)> = libraries
-            .iter()
-            .filter(|(_, f)| f.iter().any(|x| x != p))
-            .collect();
-        let mixed: Vec<&(&String, &Vec<Flavour>)> =
-            libraries.iter().filter(|(_, f)| f.len() > 1).collect();
-        let mut lib_flavours: Vec<Flavour> =
-            odd.iter().flat_map(|(_, f)| f.iter().copied()).collect();
-        lib_flavours.sort();
-        lib_flavours.dedup();
-        let project_names: Vec<String> = project.iter().map(|(n, _)| n.to_string()).collect();
-        if !odd.is_empty()
-            && odd.len() == libraries.len()
-            && mixed.is_empty()
-            && lib_flavours.len() == 1
-        {
-            // Every library agrees on another flavour than the project: the project changes.
-            let v = lib_flavours[0];
-            let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
-            (
-                    format!(
-                        "{} built with {} but the project ({}) with {}",
-                        join_words(&names),
-                        spelled(v),
-                        some_of(&project_names, 3),
-                        spelled(*p)
-                    ),
-                    format!(
-                        "every object of one link must use the same C runtime; the libraries were built for {} and the project's objects for {}",
-                        v.compiler_option(),
-                        p.compiler_option()
-                    ),
-                    format!(
-                        "build the project with {}, the runtime the libraries were built with: {}",
-                        v.compiler_option(),
-                        runtime_setting(build_system, v)
-                    ),
-                    vec![format!(
-                        "or use builds of {} made with {}",
-                        join_words(&names),
-                        p.compiler_option()
-                    )],
-                )
-        } else if odd.is_empty() {
-            // Only requested default libraries disagree (LNK4098 with the project's own rows).
-            generic(scan, rows, requested, Some(*p))
-        } else {
-            let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
-            let mut cause = format!(
-                "the project's objects use {}, and {} {} built for another runtime: {}",
-                p.compiler_option(),
-                join_words(&names),
-                if names.len() == 1 { "was" } else { "were" },
-                odd.iter()
-                    .map(|u| describe(u))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            if !mixed.is_empty() {
-                let mixed: Vec<String> = mixed.iter().map(|(n, _)| n.to_string()).collect();
-                cause.push_str(&format!(
-                    "; {} {} members built with different runtimes",
-                    join_words(&mixed),
-                    if mixed.len() == 1 { "has" } else { "have" }
-                ));
-            }
-            (
-                format!(
-                    "{} built for another C runtime than the project ({})",
-                    join_words(&names),
-                    spelled(*p)
-                ),
-                cause,
-                format!(
-                    "rebuild {} with {} (the project's runtime), or get builds of {} made with it",
-                    join_words(&names),
-                    p.compiler_option(),
-                    if names.len() == 1 { "it" } else { "them" }
-                ),
-                vec![format!(
-                    "or build the project with the libraries' runtime instead: {}",
-                    lib_flavours
-                        .iter()
-                        .map(|f| runtime_setting(build_system, *f))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )],
-            )
+    let (summary, cause, fix, notes) = match units.project_flavours.as_slice() {
+        [p] => one_project_flavour(scan, &units, *p, rows, requested),
+        [_, _, ..] => project_objects_differ(scan, &units, reference),
+        [] if !units.libraries.is_empty() && rows.iter().any(|r| r.key == RUNTIME_LIBRARY) => {
+            libraries_differ(scan, &units, reference)
         }
-    } else if project_flavours.len() > 1 {
-        let described: Vec<String> = project.iter().map(describe).collect();
-        let majority = majority(&project, reference, build_system);
-        (
-            format!(
-                "the project's own objects use different C runtimes ({})",
-                some_of(&described, 4)
-            ),
-            format!(
-                "objects of one project were compiled with different runtime options: {}",
-                described.join(", ")
-            ),
-            format!(
-                "compile every object with one option ({}): {}; {rebuild_note}",
-                majority.compiler_option(),
-                runtime_setting(build_system, majority)
-            ),
-            Vec::new(),
-        )
-    } else if !libraries.is_empty() && rows.iter().any(|r| r.key == RUNTIME_LIBRARY) {
-        let majority = majority(&libraries, reference, build_system);
-        let odd: Vec<String> = libraries
-            .iter()
-            .filter(|(_, f)| f.iter().any(|x| *x != majority))
-            .map(|(n, _)| n.to_string())
-            .collect();
-        (
-            format!(
-                "{} built for another C runtime than the rest ({})",
-                join_words(&odd),
-                spelled(majority)
-            ),
-            format!(
-                "the libraries of the link were built with different runtimes: {}",
-                libraries
-                    .iter()
-                    .map(describe)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            format!(
-                "rebuild {} with {} (or get builds made with it)",
-                join_words(&odd),
-                majority.compiler_option()
-            ),
-            Vec::new(),
-        )
-    } else {
-        generic(scan, rows, requested, None)
+        [] => generic(scan, rows, requested, None),
     };
     let mut problem = Problem::new(ProblemKind::CrtMismatch, summary, cause, fix);
     problem.notes = notes;
     // The iterator debug level on its own: Debug and Release code in one link.
-    let debug_sides: Vec<bool> = debug_units.values().flatten().copied().collect();
-    if debug_sides.contains(&true) && debug_sides.contains(&false) {
+    if units.debug_sides.contains(&true) && units.debug_sides.contains(&false) {
         problem.notes.push(
             "_ITERATOR_DEBUG_LEVEL differs too: Debug code (2) and Release code (0) are linked together; build every part in one configuration".into(),
         );
@@ -480,6 +418,160 @@ fn compose(
         ));
     }
     problem
+}
+
+/// The project's objects agree on `p`: the libraries that differ are rebuilt, or the project
+/// takes the libraries' option when they all agree on another.
+fn one_project_flavour(
+    scan: &Scan<'_>,
+    units: &Units<'_>,
+    p: Flavour,
+    rows: &[CrtRow],
+    requested: &[(String, Option<Flavour>)],
+) -> Told {
+    let build_system = scan.build_system();
+    let odd: Vec<&(&String, &Vec<Flavour>)> = units
+        .libraries
+        .iter()
+        .filter(|(_, f)| f.iter().any(|x| *x != p))
+        .collect();
+    if odd.is_empty() {
+        // Only requested default libraries disagree (LNK4098 with the project's own rows).
+        return generic(scan, rows, requested, Some(p));
+    }
+    let mixed: Vec<String> = units
+        .libraries
+        .iter()
+        .filter(|(_, f)| f.len() > 1)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    let mut lib_flavours: Vec<Flavour> = odd.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+    lib_flavours.sort();
+    lib_flavours.dedup();
+    let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
+    let project_names: Vec<String> = units.project.iter().map(|(n, _)| n.to_string()).collect();
+    if odd.len() == units.libraries.len() && mixed.is_empty() && lib_flavours.len() == 1 {
+        // Every library agrees on another flavour than the project: the project changes.
+        let v = lib_flavours[0];
+        return (
+            format!(
+                "{} built with {} but the project ({}) with {}",
+                join_words(&names),
+                spelled(v),
+                some_of(&project_names, 3),
+                spelled(p)
+            ),
+            format!(
+                "every object of one link must use the same C runtime; the libraries were built for {} and the project's objects for {}",
+                v.compiler_option(),
+                p.compiler_option()
+            ),
+            format!(
+                "build the project with {}, the runtime the libraries were built with: {}",
+                v.compiler_option(),
+                runtime_setting(build_system, v)
+            ),
+            vec![format!(
+                "or use builds of {} made with {}",
+                join_words(&names),
+                p.compiler_option()
+            )],
+        );
+    }
+    let mut cause = format!(
+        "the project's objects use {}, and {} {} built for another runtime: {}",
+        p.compiler_option(),
+        join_words(&names),
+        if names.len() == 1 { "was" } else { "were" },
+        odd.iter()
+            .map(|u| describe_unit(u))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !mixed.is_empty() {
+        cause.push_str(&format!(
+            "; {} {} members built with different runtimes",
+            join_words(&mixed),
+            if mixed.len() == 1 { "has" } else { "have" }
+        ));
+    }
+    (
+        format!(
+            "{} built for another C runtime than the project, {}",
+            join_words(&names),
+            spelled(p)
+        ),
+        cause,
+        format!(
+            "rebuild {} with {} (the project's runtime), or get builds of {} made with it",
+            join_words(&names),
+            p.compiler_option(),
+            if names.len() == 1 { "it" } else { "them" }
+        ),
+        vec![format!(
+            "or build the project with the libraries' runtime instead: {}",
+            lib_flavours
+                .iter()
+                .map(|f| runtime_setting(build_system, *f))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )],
+    )
+}
+
+/// The project's own objects differ among themselves: one option for all.
+fn project_objects_differ(scan: &Scan<'_>, units: &Units<'_>, reference: &[Flavour]) -> Told {
+    let described: Vec<String> = units.project.iter().map(describe_unit).collect();
+    let majority = majority(&units.project, reference, scan.build_system());
+    (
+        format!(
+            "the project's own objects use different C runtimes ({})",
+            some_of(&described, 4)
+        ),
+        format!(
+            "objects of one project were compiled with different runtime options: {}",
+            described.join(", ")
+        ),
+        format!(
+            "compile every object with one option ({}): {}; a clean rebuild, when the option was changed since some objects were built: stale objects keep the old one",
+            majority.compiler_option(),
+            runtime_setting(scan.build_system(), majority)
+        ),
+        Vec::new(),
+    )
+}
+
+/// Only libraries show values: the odd ones out are rebuilt with the majority's option.
+fn libraries_differ(scan: &Scan<'_>, units: &Units<'_>, reference: &[Flavour]) -> Told {
+    let majority = majority(&units.libraries, reference, scan.build_system());
+    let odd: Vec<String> = units
+        .libraries
+        .iter()
+        .filter(|(_, f)| f.iter().any(|x| *x != majority))
+        .map(|(n, _)| n.to_string())
+        .collect();
+    (
+        format!(
+            "{} built for another C runtime than the rest ({})",
+            join_words(&odd),
+            spelled(majority)
+        ),
+        format!(
+            "the libraries of the link were built with different runtimes: {}",
+            units
+                .libraries
+                .iter()
+                .map(describe_unit)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        format!(
+            "rebuild {} with {} (or get builds made with it)",
+            join_words(&odd),
+            majority.compiler_option()
+        ),
+        Vec::new(),
+    )
 }
 
 /// The flavour most units show; on a tie, the one a Python extension needs (/MD) when the build
@@ -526,7 +618,7 @@ fn generic(
     rows: &[CrtRow],
     requested: &[(String, Option<Flavour>)],
     project: Option<Flavour>,
-) -> (String, String, String, Vec<String>) {
+) -> Told {
     let mut by_flavour: BTreeMap<Flavour, Vec<String>> = BTreeMap::new();
     for row in rows {
         if let Some(f) = row.flavour {
@@ -564,7 +656,7 @@ fn generic(
     // with the DLL one: they are the odd ones out.
     let copies: Vec<String> = rows
         .iter()
-        .filter(|r| r.value.starts_with("holds the C++ library's own code"))
+        .filter(|r| r.value.starts_with(COPY_OF_THE_CXX_LIBRARY))
         .filter_map(|r| library_file(&r.subject).map(str::to_string))
         .fold(Vec::new(), |mut acc, l| {
             if !acc.contains(&l) {

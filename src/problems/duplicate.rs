@@ -379,12 +379,42 @@ fn problem_for(book: &RuleBook, list: &[&Occurrence]) -> Problem {
         },
         some_of(&names, 3)
     );
+    let (cause, fix) = cause_and_fix(book, definers, list, &pair);
+    let kind = ProblemKind::DuplicateSymbol;
+    let mut problem = Problem::new(kind, summary, cause, fix);
+    for o in list {
+        problem.line(o.line);
+    }
+    for d in definers {
+        problem.subject(d.clone());
+    }
+    for o in list {
+        for d in &o.definers {
+            problem.subject(d.clone());
+        }
+    }
+    for name in &names {
+        problem.subject(name.clone());
+    }
+    problem
+        .notes
+        .push("/FORCE links anyway and keeps one definition at random: it is never the fix".into());
+    problem
+}
+
+/// The cause and the fix of a pair of definers, by what the pair is.
+fn cause_and_fix(
+    book: &RuleBook,
+    definers: &[String],
+    list: &[&Occurrence],
+    pair: &str,
+) -> (String, String) {
     let headers: Vec<&String> = list
         .iter()
         .flat_map(|o| &o.sources)
         .filter(|s| is_header(s))
         .collect();
-    let (cause, fix) = match shape(book, definers) {
+    match shape(book, definers) {
         Shape::SameCodeTwice => {
             let libraries: Vec<String> = definers
                 .iter()
@@ -455,27 +485,7 @@ fn problem_for(book: &RuleBook, list: &[&Occurrence]) -> Problem {
                 "keep one definition: link only one of {pair}, or rebuild one of them without these names"
             ),
         ),
-    };
-    let kind = ProblemKind::DuplicateSymbol;
-    let mut problem = Problem::new(kind, summary, cause, fix);
-    for o in list {
-        problem.line(o.line);
     }
-    for d in definers {
-        problem.subject(d.clone());
-    }
-    for o in list {
-        for d in &o.definers {
-            problem.subject(d.clone());
-        }
-    }
-    for name in &names {
-        problem.subject(name.clone());
-    }
-    problem
-        .notes
-        .push("/FORCE links anyway and keeps one definition at random: it is never the fix".into());
-    problem
 }
 
 #[cfg(test)]

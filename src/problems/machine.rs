@@ -150,65 +150,7 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
         some_of(&modules, 3),
         if modules.len() == 1 { "is" } else { "are" },
     );
-    let toolset_library = sides.iter().any(|s| is_toolset_library(&s.module));
-    let objects_only = sides
-        .iter()
-        .all(|s| library_file(&s.module).is_none() && !s.module.contains('('));
-    let lld = scan
-        .diagnosis
-        .findings
-        .iter()
-        .any(|f| f.code.starts_with("lld-link") && f.line == first.line);
-    let arm64ec = lld
-        && matches!(
-            (module_m, target_m),
-            ("arm64", "arm64ec") | ("x64", "arm64ec")
-        );
-    let (cause, fix) = if arm64ec {
-        (
-            format!(
-                "an ARM64EC link takes {module_m} code by design (ARM64X libraries hold both), and this lld-link rejects it"
-            ),
-            "link with MSVC's link.exe (for Rust: -C linker=link.exe, or the default linker of the *-pc-windows-msvc target) until lld-link's ARM64EC support accepts the library".into(),
-        )
-    } else if toolset_library {
-        (
-            format!(
-                "the Visual C++/Windows SDK libraries on the library path (LIB) are the {module_m} ones: the environment was set up for {module_m} while the build targets {target_m}"
-            ),
-            format!(
-                "link from {} (for cargo: run it from that prompt; cargo clean first), so that LIB holds the {target_m} libraries",
-                prompt(target_m)
-            ),
-        )
-    } else if objects_only {
-        (
-            format!(
-                "{} {} compiled for {module_m}: a stale object from {} {module_m} build, or a compiler for the wrong machine",
-                join_words(&modules),
-                if modules.len() == 1 { "was" } else { "were" },
-                article(module_m)
-            ),
-            format!(
-                "rebuild {} for {target_m} (a clean rebuild; check that the compiler is the {target_m} one, e.g. Hostx64\\{target_m}\\cl.exe)",
-                join_words(&modules)
-            ),
-        )
-    } else {
-        let names: Vec<String> = modules.iter().map(|m| file_name(m).to_string()).collect();
-        (
-            format!(
-                "{} {} built for {module_m} and cannot be linked into {} {target_m} program",
-                join_words(&names),
-                if names.len() == 1 { "was" } else { "were" },
-                article(target_m)
-            ),
-            format!(
-                "link the {target_m} build of {} (rebuild it for {target_m}, or point the build at its {target_m} directory), or build the whole project for {module_m}",
-                join_words(&names)
-            ),
-        )
-    };
+    let (cause, fix) = records_cause_and_fix(scan, sides, &modules);
     let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
     for s in sides {
         problem.line(s.line);
@@ -237,6 +179,71 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
         }
     }
     problem
+}
+
+/// The cause and the fix of modules of another machine, by what the modules are.
+fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) -> (String, String) {
+    let first = &sides[0];
+    let (module_m, target_m) = (first.module_machine.0, first.target_machine.0);
+    let toolset_library = sides.iter().any(|s| is_toolset_library(&s.module));
+    let objects_only = sides
+        .iter()
+        .all(|s| library_file(&s.module).is_none() && !s.module.contains('('));
+    let lld = scan
+        .diagnosis
+        .findings
+        .iter()
+        .any(|f| f.code.starts_with("lld-link") && f.line == first.line);
+    let arm64ec = lld
+        && matches!(
+            (module_m, target_m),
+            ("arm64", "arm64ec") | ("x64", "arm64ec")
+        );
+    if arm64ec {
+        (
+            format!(
+                "an ARM64EC link takes {module_m} code by design (ARM64X libraries hold both), and this lld-link rejects it"
+            ),
+            "link with MSVC's link.exe (for Rust: -C linker=link.exe, or the default linker of the *-pc-windows-msvc target) until lld-link's ARM64EC support accepts the library".into(),
+        )
+    } else if toolset_library {
+        (
+            format!(
+                "the Visual C++/Windows SDK libraries on the library path (LIB) are the {module_m} ones: the environment was set up for {module_m} while the build targets {target_m}"
+            ),
+            format!(
+                "link from {} (for cargo: run it from that prompt; cargo clean first), so that LIB holds the {target_m} libraries",
+                prompt(target_m)
+            ),
+        )
+    } else if objects_only {
+        (
+            format!(
+                "{} {} compiled for {module_m}: a stale object from {} {module_m} build, or a compiler for the wrong machine",
+                join_words(modules),
+                if modules.len() == 1 { "was" } else { "were" },
+                article(module_m)
+            ),
+            format!(
+                "rebuild {} for {target_m} (a clean rebuild; check that the compiler is the {target_m} one, e.g. Hostx64\\{target_m}\\cl.exe)",
+                join_words(modules)
+            ),
+        )
+    } else {
+        let names: Vec<String> = modules.iter().map(|m| file_name(m).to_string()).collect();
+        (
+            format!(
+                "{} {} built for {module_m} and cannot be linked into {} {target_m} program",
+                join_words(&names),
+                if names.len() == 1 { "was" } else { "were" },
+                article(target_m)
+            ),
+            format!(
+                "link the {target_m} build of {} (rebuild it for {target_m}, or point the build at its {target_m} directory), or build the whole project for {module_m}",
+                join_words(&names)
+            ),
+        )
+    }
 }
 
 /// Whether a library path sits in a directory of `machine` (`...\lib\x64\x.lib`).
