@@ -434,8 +434,10 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
         if let Ok(file) = std::fs::File::open(log) {
-            match crate::problems::LogContext::read(file, request.read_limits.max_line_bytes, None)
-            {
+            // Failure lines are looked for only when no record showed the failure.
+            let failures = !crate::problems::link_failed(&diagnosis);
+            let limit = request.read_limits.max_line_bytes;
+            match crate::problems::LogContext::read(file, limit, None, failures) {
                 Ok(read) => context = read,
                 Err(e) => diagnosis
                     .warnings

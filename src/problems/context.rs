@@ -53,53 +53,67 @@ pub struct LogContext {
 /// Most mentions kept of each kind.
 const MAX_MENTIONS: usize = 32;
 
-fn filter() -> &'static LineFilter {
-    static FILTER: OnceLock<LineFilter> = OnceLock::new();
-    FILTER.get_or_init(|| {
-        LineFilter::new(
-            &[
-                "MSVC",
-                "msvc",
-                "Visual Studio",
-                "isual Studio",
-                "Linker Version",
-                "Compiler Version",
-                "TARGET_",
-                "_TGT_ARCH",
-                "latform",
-                "PLATFORM",
-                "-A ",
-                "vcvars",
-                "VCVARS",
-                "Native Tools",
-                "Cross Tools",
-                "ostx",
-                "ostX",
-                "environment.x",
-                "-pc-windows",
-                "ython",
-                "YTHON",
-                "win32",
-                "Win32",
-                "WIN32",
-                "win_amd64",
-                "achine",
-                "ACHINE",
-                "IBPATH",
-                "ibpath",
-                "/OUT:",
-                "/out:",
-                "-out:",
-                "-OUT:",
+/// The substrings without which a line shows nothing of the context; with `failures`, also the
+/// lines that show a failed link (the first pass found no record: every `LNK` line is read),
+/// else only the fatal summaries that name the output (a log of a million records is not read
+/// twice in full).
+fn filter(failures: bool) -> &'static LineFilter {
+    static WITH: OnceLock<LineFilter> = OnceLock::new();
+    static WITHOUT: OnceLock<LineFilter> = OnceLock::new();
+    let build = move || {
+        let mut needles: Vec<&str> = vec![
+            "MSVC",
+            "msvc",
+            "Visual Studio",
+            "isual Studio",
+            "Linker Version",
+            "Compiler Version",
+            "TARGET_",
+            "_TGT_ARCH",
+            "latform",
+            "PLATFORM",
+            "-A ",
+            "vcvars",
+            "VCVARS",
+            "Native Tools",
+            "Cross Tools",
+            "ostx",
+            "ostX",
+            "environment.x",
+            "-pc-windows",
+            "ython",
+            "YTHON",
+            "win32",
+            "Win32",
+            "WIN32",
+            "win_amd64",
+            "achine",
+            "ACHINE",
+            "IBPATH",
+            "ibpath",
+            "/OUT:",
+            "/out:",
+            "-out:",
+            "-OUT:",
+        ];
+        if failures {
+            needles.extend([
                 "LNK1",
                 "LNK2",
                 "nker command failed",
                 "lld-link: error",
                 "lld: error",
-            ],
-            [0, 0],
-        )
-    })
+            ]);
+        } else {
+            needles.extend(["LNK1120", "LNK1169", "LNK1561"]);
+        }
+        LineFilter::new(&needles, [0, 0])
+    };
+    if failures {
+        WITH.get_or_init(build)
+    } else {
+        WITHOUT.get_or_init(build)
+    }
 }
 
 /// The machine patterns: (pattern, group holding the machine word).
@@ -166,16 +180,19 @@ fn machine_of_word(word: &str) -> Option<&'static str> {
 }
 
 impl LogContext {
-    /// Reads the context of a log, only the lines in `lines` (1-based, inclusive) when given.
+    /// Reads the context of a log, only the lines in `lines` (1-based, inclusive) when given;
+    /// with `failures`, also the lines that show a failed link (for a log whose records the
+    /// parser could not read).
     pub fn read<R: Read + 'static>(
         reader: R,
         max_line_bytes: usize,
         lines: Option<(u64, u64)>,
+        failures: bool,
     ) -> io::Result<LogContext> {
         let mut context = LogContext::default();
         let mut reader = LineReader::new(reader, max_line_bytes)?;
         let mut line = String::new();
-        while reader.next_matching_line(&mut line, filter())? {
+        while reader.next_matching_line(&mut line, filter(failures))? {
             let number = reader.line_number;
             if let Some((first, last)) = lines {
                 if number < first {
@@ -186,7 +203,7 @@ impl LogContext {
                 }
             }
             let text = clean::strip_escapes(&line);
-            context.scan_line(&text, number);
+            context.scan_line(&text, number, failures);
         }
         Ok(context)
     }
@@ -195,12 +212,12 @@ impl LogContext {
     pub fn from_text(text: &str) -> LogContext {
         let mut context = LogContext::default();
         for (i, line) in text.lines().enumerate() {
-            context.scan_line(line, i as u64 + 1);
+            context.scan_line(line, i as u64 + 1, true);
         }
         context
     }
 
-    fn scan_line(&mut self, text: &str, line: u64) {
+    fn scan_line(&mut self, text: &str, line: u64, failures: bool) {
         let short: String = text.trim().chars().take(240).collect();
         for version in toolsets::versions_in(text) {
             if self.toolsets.len() < MAX_MENTIONS
@@ -236,7 +253,7 @@ impl LogContext {
                 });
             }
         }
-        if self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
+        if failures && self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
             self.failure_lines.push(Mention {
                 value: short.clone(),
                 line,
@@ -327,8 +344,13 @@ mod tests {
             .collect();
         assert_eq!(versions, ["14.29.30133", "14.32.31332.0"]);
         // The fast path reads the same.
-        let read =
-            LogContext::read(std::io::Cursor::new(log.as_bytes().to_vec()), 1 << 20, None).unwrap();
+        let read = LogContext::read(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            1 << 20,
+            None,
+            true,
+        )
+        .unwrap();
         assert_eq!(read, c);
     }
 }

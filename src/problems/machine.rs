@@ -206,6 +206,19 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
             ),
             "link with MSVC's link.exe (for Rust: -C linker=link.exe, or the default linker of the *-pc-windows-msvc target) until lld-link's ARM64EC support accepts the library".into(),
         )
+    } else if let Some(python) = modules.iter().find(|m| is_python_library(m)) {
+        let python = file_name(python);
+        (
+            format!(
+                "{python} belongs to {} {module_m} Python, and an extension module or embedding program must be built for the machine of the Python it loads into: the compiler targets {target_m}",
+                article(module_m)
+            ),
+            format!(
+                "build against {} {target_m} Python (CMake: -DPython_EXECUTABLE=<its python.exe>; setuptools: run it with that Python), or build from {} to keep this one",
+                article(target_m),
+                prompt(module_m)
+            ),
+        )
     } else if toolset_library {
         (
             format!(
@@ -244,6 +257,16 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
             ),
         )
     }
+}
+
+/// Whether a module is a Python installation's import library (`python310.lib`, `python3.lib`,
+/// `python312_d.lib`).
+fn is_python_library(module: &str) -> bool {
+    let name = file_name(module).to_ascii_lowercase();
+    name.strip_prefix("python")
+        .and_then(|rest| rest.strip_suffix(".lib"))
+        .map(|rest| rest.strip_suffix("_d").unwrap_or(rest))
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether a library path sits in a directory of `machine` (`...\lib\x64\x.lib`).
@@ -386,5 +409,47 @@ impl Scan<'_> {
             .iter()
             .map(|(o, m)| (o.clone(), m.to_string()))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::problems::{Inputs, LogContext, ProblemKind};
+    use crate::rules::RuleBook;
+
+    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+        let context = LogContext::from_text(log);
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        crate::problems::attach(&mut d, &inputs);
+        d
+    }
+
+    #[test]
+    fn a_python_of_the_other_machine_is_named_as_such() {
+        assert!(super::is_python_library(r"C:\Python310-32\libs\python310.lib"));
+        assert!(super::is_python_library("python3.lib"));
+        assert!(super::is_python_library("python312_d.lib"));
+        assert!(!super::is_python_library("pythoncore.lib"));
+        let d = diagnose(
+            "link /DLL ext.obj C:\\Python310-32\\libs\\python310.lib /OUT:ext.pyd\n\
+             C:\\Python310-32\\libs\\python310.lib : fatal error LNK1112: module machine type 'x86' conflicts with target machine type 'x64'\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::MachineMismatch);
+        assert!(p.cause.contains("x86 Python"), "{}", p.cause);
+        assert!(p.fix.starts_with("build against an x64 Python"), "{}", p.fix);
+        assert_eq!(p.lines, vec![1, 2]);
     }
 }

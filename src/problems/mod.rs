@@ -20,6 +20,8 @@
 //! - [`duplicate`]: LNK2005, LNK4006, LNK1169, lld-link's `duplicate symbol`;
 //! - [`entry_point`]: LNK1561, lld-link's `entry point must be defined`, entry points the CRT's
 //!   startup code asks for;
+//! - `other`: an LNK2038 on another `detect_mismatch` key, a file that is no object or library
+//!   (LNK1107, LNK1136), a program database the linker cannot write (LNK1201, LNK1318);
 //! - `unresolved`: the rest of the unresolved symbols, with the resolver's verdict and flags.
 
 pub mod cannot_open;
@@ -28,6 +30,7 @@ pub mod crt_mismatch;
 pub mod duplicate;
 pub mod entry_point;
 pub mod machine;
+mod other;
 pub(crate) mod text;
 pub mod toolset;
 mod unresolved;
@@ -289,6 +292,7 @@ pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
     out.extend(toolset::find(&mut scan));
     out.extend(duplicate::find(&mut scan));
     out.extend(entry_point::find(&mut scan));
+    out.extend(other::find(&mut scan));
     out.extend(unresolved::find(&mut scan));
     out
 }

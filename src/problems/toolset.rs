@@ -34,7 +34,9 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if !older.is_empty() {
         out.push(older_crt(scan, &older));
     }
-    for (i, f) in scan.unclaimed(&["LNK2038"]) {
+    let mut mismatches = scan.unclaimed(&["LNK2038"]);
+    mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
+    for (i, f) in mismatches {
         let Some((key, sides)) = mismatch_sides(f) else {
             continue;
         };
@@ -45,11 +47,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         let described: Vec<String> = sides
             .iter()
             .map(|(object, value)| {
-                let product = value
-                    .parse::<u32>()
-                    .ok()
-                    .map(|v| format!("{}.{}", v / 100 - 5, v % 100 / 10))
-                    .and_then(|v| toolsets::product_of(&v))
+                let product = msc_ver_product(value)
                     .map(|p| format!(" ({p})"))
                     .unwrap_or_default();
                 format!("{object} _MSC_VER {value}{product}")
@@ -77,6 +75,18 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         out.push(problem);
     }
     out
+}
+
+/// The Visual Studio of a compiler's `_MSC_VER` (`1916`: toolset 14.16, Visual Studio 2017;
+/// `1800`: Visual Studio 2013; there was no 13.0).
+fn msc_ver_product(value: &str) -> Option<&'static str> {
+    let v: u32 = value.trim().parse().ok()?;
+    let (major, minor) = (v / 100, v % 100);
+    let toolset = match major {
+        19.. => format!("{}.{minor}", major - 5),
+        _ => format!("{}.0", major.checked_sub(6)?),
+    };
+    toolsets::product_of(&toolset)
 }
 
 /// The referencing objects of some symbols (library members first), and their libraries.

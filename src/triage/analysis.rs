@@ -100,6 +100,8 @@ pub(super) fn link_diagnosis(
     if let Ok(reader) = source.open() {
         diagnosis.set_build_system(crate::build_system::recognise(reader));
     }
+    // Failure lines are looked for only when no record showed the failure.
+    let failures = !crate::problems::link_failed(&diagnosis);
     let context = source
         .open()
         .and_then(|reader| {
@@ -107,6 +109,7 @@ pub(super) fn link_diagnosis(
                 reader,
                 options.limits.max_line_bytes,
                 Some((first_line, last_line)),
+                failures,
             )
         })
         .unwrap_or_default();
