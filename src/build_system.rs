@@ -191,7 +191,7 @@ fn runtime_library(flavour: Flavour) -> &'static str {
 }
 
 /// The change that makes a whole build use one CRT flavour, in the build system's own terms
-/// (docs/RULES.md §17): CMake's `CMAKE_MSVC_RUNTIME_LIBRARY`, MSBuild's `RuntimeLibrary`,
+/// (docs/RULES.md §20): CMake's `CMAKE_MSVC_RUNTIME_LIBRARY`, MSBuild's `RuntimeLibrary`,
 /// cargo's `crt-static` target feature, meson's `b_vscrt`, node-gyp's `RuntimeLibrary` number,
 /// setuptools' `extra_compile_args`, and for no known build system the compiler options
 /// (`/MD` for cl and clang-cl, `-fms-runtime-lib=` for clang's GNU-style driver and hipcc).

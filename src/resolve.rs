@@ -812,7 +812,7 @@ fn lnk4098_libraries(
         .collect()
 }
 
-/// Marks the names another failure class explains (docs/RULES.md §17, §18): x86 names against
+/// Marks the names another failure class explains (docs/RULES.md §20, §21): x86 names against
 /// x64 libraries (or the reverse), then names only newer toolsets' libraries define and names
 /// only the CRT before Visual Studio 2015 had.
 fn mark_explained(

@@ -1,4 +1,4 @@
-//! MSVC toolset facts (docs/RULES.md §18): which names came with a newer toolset than some
+//! MSVC toolset facts (docs/RULES.md §21): which names came with a newer toolset than some
 //! installations have, which ones only the CRT before Visual Studio 2015 had, and which toolset
 //! a version number in a path or a banner is (`MSVC\14.29.30133` is Visual Studio 2019).
 

@@ -1,4 +1,4 @@
-//! Files the linker cannot open (docs/RULES.md §17): LNK1104 (`cannot open file 'X'`), LNK1181
+//! Files the linker cannot open (docs/RULES.md §20): LNK1104 (`cannot open file 'X'`), LNK1181
 //! (`cannot open input file 'X'`), LNK1168 (`cannot open X for writing`), lld-link's `could not
 //! open 'X'`, `cannot open output file X` and `failed to write output 'X'`. What the index and
 //! the log know about the file decides the cause: the output itself (locked by a running

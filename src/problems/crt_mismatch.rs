@@ -1,4 +1,4 @@
-//! CRT mismatches (docs/RULES.md §3, §17): objects and libraries built for different C
+//! CRT mismatches (docs/RULES.md §3, §20): objects and libraries built for different C
 //! runtimes. Read from LNK2038 (`RuntimeLibrary`, `_ITERATOR_DEBUG_LEVEL`) and lld-link's
 //! `/failifmismatch` (each side's value), LNK4098 (a default library another CRT conflicts with),
 //! LNK2005 between CRT libraries of different flavours, and the `/DEFAULTLIB` directives of the

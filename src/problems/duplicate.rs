@@ -1,4 +1,4 @@
-//! Duplicate symbols (docs/RULES.md §17): LNK2005 `X already defined in B`, LNK4006 (the
+//! Duplicate symbols (docs/RULES.md §20): LNK2005 `X already defined in B`, LNK4006 (the
 //! second definition ignored), LNK1169 (the summary), and lld-link's `duplicate symbol: X` with
 //! its two `>>> defined at` lines. Both definers are named, and the pair is told apart: two CRT
 //! libraries of different flavours (a CRT mismatch, [`super::crt_mismatch`]), the same code

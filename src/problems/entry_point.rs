@@ -1,4 +1,4 @@
-//! Entry-point and subsystem mismatches (docs/RULES.md §6, §17): LNK1561 (`entry point must be
+//! Entry-point and subsystem mismatches (docs/RULES.md §6, §20): LNK1561 (`entry point must be
 //! defined`), lld-link's `entry point must be defined` and `subsystem must be defined`, and the
 //! entry points the CRT's startup code asks for (`main` from `exe_main.obj`, `WinMain` from
 //! `exe_winmain.obj`), which the resolver gives family `entry-point`. No library is missing: the

@@ -1,4 +1,4 @@
-//! Machine mismatches (docs/RULES.md §17): a module built for another machine than the link's.
+//! Machine mismatches (docs/RULES.md §20): a module built for another machine than the link's.
 //! Read from LNK1112 (`module machine type 'x86' conflicts with target machine type 'x64'`),
 //! LNK4272 (the same for a library, a warning), lld-link's `X: machine type x86 conflicts with
 //! x64`, and unresolved names in the other machine's form (x86 `_malloc` against x64 libraries

@@ -1,6 +1,6 @@
 //! Problems: every way a link failed, not only unresolved symbols. Each problem has a kind, a
 //! headline, the cause, the one fix, the 1-based log lines of its evidence and the files,
-//! objects, libraries, symbols and values involved (docs/RULES.md §17; the JSON contract in
+//! objects, libraries, symbols and values involved (docs/RULES.md §20; the JSON contract in
 //! docs/GUIDE.md, "Problems").
 //!
 //! The stage runs after [`crate::resolve`]: it reads the diagnosis (the parser's findings, the

@@ -1,4 +1,4 @@
-//! Other failures lnkfix recognises, outside the six classes (docs/RULES.md §17): an LNK2038 on a
+//! Other failures lnkfix recognises, outside the six classes (docs/RULES.md §20): an LNK2038 on a
 //! `#pragma detect_mismatch` key that is no CRT or toolset choice, a file the linker cannot read
 //! as an object or library (LNK1107, LNK1136, lld-link's `unknown file type`), and a program
 //! database it cannot write (LNK1201, LNK1318).

@@ -1,4 +1,4 @@
-//! Toolset mismatches (docs/RULES.md §18): code built by another Visual C++ toolset than the
+//! Toolset mismatches (docs/RULES.md §21): code built by another Visual C++ toolset than the
 //! libraries it is linked with. A prebuilt library from a newer toolset calls helpers only newer
 //! libraries define (the vectorised `__std_*` algorithms, `__CxxFrameHandler4`): upgrade the
 //! linking toolset or rebuild the library. One built against the CRT before Visual Studio 2015
