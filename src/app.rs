@@ -15,7 +15,7 @@ use crate::index::{Index, IndexOptions, IndexWarning, OutputFormat, Progress};
 use crate::linklog::ReadLimits;
 use crate::patch;
 use crate::report::Style;
-use crate::resolve::{self, DiagnoseOptions, Diagnosis, VerdictKind};
+use crate::resolve::{self, DiagnoseOptions, Diagnosis};
 use crate::rules::{Flavour, RuleBook};
 use crate::verify::{Verification, VerifyOptions};
 
@@ -30,7 +30,7 @@ pub enum Status {
     Found = 1,
     /// 2: bad usage or unreadable input.
     Usage = 2,
-    /// 3: `triage` matched nothing it knows.
+    /// 3: `triage` matched nothing it knows; `diagnose`: a failed link it could not classify.
     Unclassified = 3,
     /// 4: `--verify`: the link still fails with the fix (or could not be run again).
     NotVerified = 4,
@@ -233,7 +233,7 @@ impl Report for DiagnoseReport {
         crate::report::write_text(&self.diagnosis, &self.book, out, style)?;
         if let Some(verification) = &self.verify {
             // The full report ends with a blank line; the short one does not.
-            if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+            if self.diagnosis.verdict.kind == crate::resolve::VerdictKind::NothingUnresolved {
                 writeln!(out)?;
             }
             crate::verify::write_text(verification, out, style)?;
@@ -262,10 +262,12 @@ impl Report for DiagnoseReport {
     fn status(&self) -> Status {
         if self.verify.as_ref().is_some_and(|v| !v.ok) {
             Status::NotVerified
-        } else if self.diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
-            Status::Ok
-        } else {
+        } else if !self.diagnosis.problems.is_empty() {
             Status::Found
+        } else if self.diagnosis.link_failed {
+            Status::Unclassified
+        } else {
+            Status::Ok
         }
     }
 
@@ -360,29 +362,34 @@ fn open_log(path: &str) -> Result<Box<dyn Read>, Error> {
         })
 }
 
-/// Object files named by the log's references that exist on disk (relative to the log's
+/// Object files named by the log's references and findings that exist on disk (relative to the log's
 /// directory or the current one): their directives are evidence too.
 fn objects_named_in_log(log: &str, failure: &crate::symbols::LinkFailure) -> Vec<PathBuf> {
     let base = Path::new(log).parent().map(PathBuf::from);
     let mut out: Vec<PathBuf> = Vec::new();
-    for symbol in &failure.symbols {
-        for reference in &symbol.references {
-            let Some(object) = reference.object.as_deref() else {
-                continue;
-            };
-            let lower = object.to_ascii_lowercase();
-            if object.contains('(') || !(lower.ends_with(".obj") || lower.ends_with(".o")) {
-                continue;
-            }
-            let relative = discover::native_path(object);
-            let candidates = [
-                base.as_ref().map(|b| b.join(&relative)),
-                Some(relative.clone()),
-            ];
-            if let Some(found) = candidates.into_iter().flatten().find(|p| p.is_file()) {
-                if !out.contains(&found) && out.len() < 256 {
-                    out.push(found);
-                }
+    let named = failure
+        .symbols
+        .iter()
+        .flat_map(|s| s.references.iter().filter_map(|r| r.object.as_deref()))
+        .chain(
+            failure
+                .findings
+                .iter()
+                .flat_map(|f| f.objects.iter().map(String::as_str)),
+        );
+    for object in named {
+        let lower = object.to_ascii_lowercase();
+        if object.contains('(') || !(lower.ends_with(".obj") || lower.ends_with(".o")) {
+            continue;
+        }
+        let relative = discover::native_path(object);
+        let candidates = [
+            base.as_ref().map(|b| b.join(&relative)),
+            Some(relative.clone()),
+        ];
+        if let Some(found) = candidates.into_iter().flatten().find(|p| p.is_file()) {
+            if !out.contains(&found) && out.len() < 256 {
+                out.push(found);
             }
         }
     }
@@ -407,6 +414,23 @@ fn object_files_in(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<String
             dir.display()
         )),
     }
+}
+
+/// The machine of each object in an index of objects (the first machine it holds).
+fn object_machines(objects: &Index) -> Vec<(String, crate::index::Machine)> {
+    objects
+        .libraries()
+        .iter()
+        .filter(|info| info.format == crate::index::FileFormat::Object)
+        .filter_map(|info| {
+            let machine = info
+                .machines
+                .iter()
+                .copied()
+                .find(|m| *m != crate::index::Machine::Any)?;
+            Some((info.path.to_string_lossy().into_owned(), machine))
+        })
+        .collect()
 }
 
 /// The rule book with the user's rule files added.
@@ -436,7 +460,8 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         path: log.clone(),
         reason: format!("cannot read: {e}"),
     })?;
-    let options = DiagnoseOptions {
+    let mut options = DiagnoseOptions {
+        object_machines: Vec::new(),
         crt: request.crt,
         log_name: log.clone(),
     };
@@ -451,6 +476,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         let (object_index, object_warnings) = Index::build(&objects, &IndexOptions::default());
         warnings.extend(object_warnings.iter().map(|w| w.to_string()));
         evidence.extend(crate::evidence::from_objects(&book, &object_index));
+        options.object_machines = object_machines(&object_index);
     }
     if let Some(dir) = &request.build_dir {
         let ninja = dir.join("build.ninja");
@@ -488,11 +514,33 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         None => resolve::diagnose(failure, &book, &options),
     };
     diagnosis.warnings.extend(warnings);
+    let mut context = crate::problems::LogContext::default();
     if log != "-" {
         if let Ok(file) = std::fs::File::open(log) {
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
+        if let Ok(file) = std::fs::File::open(log) {
+            // Failure lines are looked for only when no record showed the failure.
+            let failures = !crate::problems::link_failed(&diagnosis);
+            let limit = request.read_limits.max_line_bytes;
+            match crate::problems::LogContext::read(file, limit, None, failures) {
+                Ok(read) => context = read,
+                Err(e) => diagnosis
+                    .warnings
+                    .push(format!("{log}: cannot read it again for its context: {e}")),
+            }
+        }
     }
+    let inputs = crate::problems::Inputs {
+        book: &book,
+        search: searched.as_ref().map(|s| crate::problems::Search {
+            index: &s.index,
+            dirs: &s.dirs,
+        }),
+        context: &context,
+        object_machines: &options.object_machines,
+    };
+    crate::problems::attach(&mut diagnosis, &inputs);
     if let Some(s) = searched {
         // Freeing a large index costs tens of milliseconds at exit and buys nothing.
         std::mem::forget(s.index);

@@ -190,6 +190,56 @@ fn runtime_library(flavour: Flavour) -> &'static str {
     }
 }
 
+/// The change that makes a whole build use one CRT flavour, in the build system's own terms
+/// (docs/RULES.md §20): CMake's `CMAKE_MSVC_RUNTIME_LIBRARY`, MSBuild's `RuntimeLibrary`,
+/// cargo's `crt-static` target feature, meson's `b_vscrt`, node-gyp's `RuntimeLibrary` number,
+/// setuptools' `extra_compile_args`, and for no known build system the compiler options
+/// (`/MD` for cl and clang-cl, `-fms-runtime-lib=` for clang's GNU-style driver and hipcc).
+pub fn runtime_setting(kind: Option<BuildSystem>, flavour: Flavour) -> String {
+    let option = flavour.compiler_option();
+    let clang = match flavour {
+        Flavour::Static => "static",
+        Flavour::StaticDebug => "static_dbg",
+        Flavour::Dynamic => "dll",
+        Flavour::DynamicDebug => "dll_dbg",
+    };
+    match kind {
+        Some(BuildSystem::Cmake) => format!(
+            "set(CMAKE_MSVC_RUNTIME_LIBRARY \"{}\") before the first target (CMake 3.15+; MultiThreaded$<$<CONFIG:Debug>:Debug>{} covers both configurations)",
+            runtime_library(flavour),
+            if flavour.is_dynamic() { "DLL" } else { "" }
+        ),
+        Some(BuildSystem::Msbuild) => format!(
+            "<RuntimeLibrary>{}</RuntimeLibrary> in every project's <ClCompile> (C/C++ > Code Generation > Runtime Library: {option})",
+            runtime_library(flavour)
+        ),
+        Some(BuildSystem::Cargo) if flavour.is_dynamic() => "-C target-feature=-crt-static (the default of the *-windows-msvc targets; RUSTFLAGS or .cargo/config.toml), and C code built by cc-rs follows it".into(),
+        Some(BuildSystem::Cargo) => "-C target-feature=+crt-static (RUSTFLAGS or .cargo/config.toml), and C code built by cc-rs follows it".into(),
+        Some(BuildSystem::Meson) => format!(
+            "-Db_vscrt={} (meson setup or configure)",
+            option.trim_start_matches('/').to_ascii_lowercase()
+        ),
+        Some(BuildSystem::NodeGyp) => format!(
+            "\"msvs_settings\": {{\"VCCLCompilerTool\": {{\"RuntimeLibrary\": {}}}}} in the target ({option}; 0 /MT, 1 /MTd, 2 /MD, 3 /MDd)",
+            match flavour {
+                Flavour::Static => 0,
+                Flavour::StaticDebug => 1,
+                Flavour::Dynamic => 2,
+                Flavour::DynamicDebug => 3,
+            }
+        ),
+        Some(BuildSystem::Setuptools) => format!(
+            "extra_compile_args=[\"{option}\"] in the Extension (setuptools compiles with /MD unless told otherwise)"
+        ),
+        Some(BuildSystem::TvmFfi) => format!(
+            "the compile flags in tvm_ffi/cpp/extension.py: {option} for cl and clang-cl, -fms-runtime-lib={clang} for clang and hipcc"
+        ),
+        None => format!(
+            "{option} on every compile (cl, clang-cl), -fms-runtime-lib={clang} with clang's GNU-style driver or hipcc"
+        ),
+    }
+}
+
 /// A library name without its `.lib` (`amdhip64.lib` → `amdhip64`), as most build systems want.
 fn stem(library: &str) -> &str {
     library

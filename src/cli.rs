@@ -594,6 +594,7 @@ impl TriageArgs {
             diagnose: lnkfix::resolve::DiagnoseOptions {
                 crt: self.crt.map(Flavour::from),
                 log_name: self.log.clone(),
+                ..Default::default()
             },
             python_sources: self.python.spec(),
             ..Default::default()

@@ -154,7 +154,8 @@ pub fn from_build_file(book: &RuleBook, path: &std::path::Path) -> std::io::Resu
     Ok(out)
 }
 
-fn runtime_library_value(value: &str) -> Option<Flavour> {
+/// The flavour of a `RuntimeLibrary` value of LNK2038 (`MT_StaticRelease` → static).
+pub fn runtime_library_value(value: &str) -> Option<Flavour> {
     match value {
         "MT_StaticRelease" => Some(Flavour::Static),
         "MTd_StaticDebug" => Some(Flavour::StaticDebug),

@@ -81,6 +81,7 @@ pub fn explain(
     )
     .map_err(|_| NotASymbol(name.to_string()))?;
     let options = DiagnoseOptions {
+        object_machines: Vec::new(),
         crt,
         log_name: "explain".into(),
     };

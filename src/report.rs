@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use crate::problems::{Problem, ProblemKind};
 use crate::resolve::{Diagnosis, ResolvedSymbol, VerdictKind};
 use crate::rules::RuleBook;
 
@@ -125,22 +126,91 @@ fn references_line(symbol: &ResolvedSymbol) -> Option<String> {
     Some(text)
 }
 
-/// Writes the text report.
+/// Writes the text report: the problems first (headline, cause, fix, evidence lines, what is
+/// involved), then the unresolved symbols grouped by library, the flags to append, the other
+/// findings and the warnings. A log whose only problem is unresolved symbols reads as before the
+/// other classes existed: the verdict, then the symbols.
 pub fn write_text(
     diagnosis: &Diagnosis,
     book: &RuleBook,
     out: &mut dyn Write,
     style: Style,
 ) -> io::Result<()> {
-    writeln!(
-        out,
-        "{} {}",
-        style.bold("lnkfix:"),
-        style.bold(&diagnosis.verdict.summary)
-    )?;
-    if diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+    let others: Vec<&Problem> = diagnosis
+        .problems
+        .iter()
+        .filter(|p| p.kind != ProblemKind::Unresolved)
+        .collect();
+    let unresolved = diagnosis
+        .problems
+        .iter()
+        .any(|p| p.kind == ProblemKind::Unresolved);
+    let headline = match (others.as_slice(), unresolved) {
+        ([], true) => diagnosis.verdict.summary.clone(),
+        ([], false) if diagnosis.link_failed => {
+            "the link failed, and lnkfix does not recognise how (the linker's own lines are below)"
+                .to_string()
+        }
+        ([], false) => {
+            "no link failure in the log: no unresolved symbols, no linker error".to_string()
+        }
+        ([one], false) => format!("{}: {}", one.kind.title(), one.summary),
+        _ => {
+            let mut kinds: Vec<(&str, usize)> = Vec::new();
+            for p in &diagnosis.problems {
+                match kinds.iter_mut().find(|(k, _)| *k == p.kind.title()) {
+                    Some((_, n)) => *n += 1,
+                    None => kinds.push((p.kind.title(), 1)),
+                }
+            }
+            let kinds: Vec<String> = kinds
+                .iter()
+                .map(|(k, n)| {
+                    if *n == 1 {
+                        k.to_string()
+                    } else {
+                        format!("{k} ({n})")
+                    }
+                })
+                .collect();
+            format!(
+                "{} problems: {}",
+                diagnosis.problems.len(),
+                kinds.join("; ")
+            )
+        }
+    };
+    writeln!(out, "{} {}", style.bold("lnkfix:"), style.bold(&headline))?;
+    for (at, problem) in others.iter().enumerate() {
+        write_problem(
+            diagnosis,
+            problem,
+            others.len() > 1 || unresolved,
+            at + 1,
+            out,
+            style,
+        )?;
+    }
+    if !diagnosis.unrecognised.is_empty() {
+        writeln!(out, "{}", style.dim("the lines that show it:"))?;
+        for (line, text) in &diagnosis.unrecognised {
+            writeln!(out, "  line {line}: {text}")?;
+        }
+    }
+    if !unresolved || diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
         write_findings(diagnosis, out, style)?;
         return write_warnings(diagnosis, out, style);
+    }
+    if !others.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            style.bold(&format!(
+                "Unresolved symbols: {}",
+                diagnosis.verdict.summary
+            ))
+        )?;
     }
 
     // The CRT line: flavour, evidence, conflicts (only when a CRT library is in question).
@@ -157,7 +227,13 @@ pub fn write_text(
 
     // Group by library (or by the per-flavour alternatives, or unknown).
     let mut groups: BTreeMap<(u8, String), Vec<&ResolvedSymbol>> = BTreeMap::new();
-    for symbol in &diagnosis.symbols {
+    // Names another problem explains are shown with it.
+    let entry_problem = others.iter().any(|p| p.kind == ProblemKind::EntryPoint);
+    for symbol in diagnosis
+        .symbols
+        .iter()
+        .filter(|s| s.explained_by.is_none() && !(entry_problem && s.family == "entry-point"))
+    {
         let key = match (&symbol.library, &symbol.libraries_by_flavour) {
             (Some(l), _) => (0, l.clone()),
             (None, Some(by)) => (
@@ -374,16 +450,145 @@ fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Re
     Ok(())
 }
 
+/// One problem: its headline, cause, fix, warning, notes, evidence lines, table and subjects.
+fn write_problem(
+    diagnosis: &Diagnosis,
+    problem: &Problem,
+    numbered: bool,
+    number: usize,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
+    writeln!(out)?;
+    if numbered {
+        writeln!(
+            out,
+            "{}",
+            style.bold(&format!(
+                "{number}. {}: {}",
+                problem.kind.title(),
+                problem.summary
+            ))
+        )?;
+    }
+    writeln!(out, "  {} {}", style.dim("cause:"), problem.cause)?;
+    writeln!(
+        out,
+        "  {} {}",
+        style.bold("fix:  "),
+        style.library(&problem.fix)
+    )?;
+    if let Some(warning) = &problem.warning {
+        writeln!(out, "  {} {warning}", style.warn("warning:"))?;
+    }
+    for note in &problem.notes {
+        writeln!(out, "  {} {note}", style.dim("note:"))?;
+    }
+    if !problem.lines.is_empty() {
+        writeln!(out, "  {}", style.dim("evidence:"))?;
+        for line in problem.lines.iter().take(6) {
+            writeln!(
+                out,
+                "    line {line}: {}",
+                evidence_text(diagnosis, problem, *line)
+            )?;
+        }
+        if problem.lines.len() > 6 {
+            writeln!(out, "    ... and {} more lines", problem.lines.len() - 6)?;
+        }
+    }
+    if !problem.table.is_empty() {
+        writeln!(out, "  {}", style.dim("seen:"))?;
+        let width = problem
+            .table
+            .iter()
+            .take(12)
+            .map(|r| r.subject.chars().count())
+            .max()
+            .unwrap_or(0);
+        for row in problem.table.iter().take(12) {
+            let flavour = row
+                .flavour
+                .map(|f| format!("  {}", f.compiler_option()))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "    {:<width$}  {} {}{flavour}",
+                row.subject, row.key, row.value
+            )?;
+        }
+        if problem.table.len() > 12 {
+            writeln!(out, "    ... and {} more", problem.table.len() - 12)?;
+        }
+    }
+    if !problem.subjects.is_empty() {
+        let shown: Vec<&str> = problem
+            .subjects
+            .iter()
+            .take(10)
+            .map(String::as_str)
+            .collect();
+        let more = problem.subjects.len().saturating_sub(10);
+        writeln!(
+            out,
+            "  {} {}{}",
+            style.dim("involved:"),
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// What the log says on a line: the record lnkfix read there, or the line itself.
+fn evidence_text(diagnosis: &Diagnosis, problem: &Problem, line: u64) -> String {
+    if let Some((_, text)) = problem.line_texts.iter().find(|(l, _)| *l == line) {
+        let short: String = text.chars().take(160).collect();
+        return if short.len() < text.len() {
+            format!("{short} ...")
+        } else {
+            short
+        };
+    }
+    if let Some(f) = diagnosis.findings.iter().find(|f| f.line == line) {
+        return format!("{} {}", f.code, f.text);
+    }
+    if let Some(s) = diagnosis
+        .symbols
+        .iter()
+        .find(|s| s.symbol.first_line == line)
+    {
+        return format!("unresolved {}", s.symbol.name);
+    }
+    "(the line that shows it)".into()
+}
+
 fn write_findings(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
-    if diagnosis.findings.is_empty() {
+    // Findings a problem explains were shown with it.
+    let shown: Vec<u64> = diagnosis
+        .problems
+        .iter()
+        .flat_map(|p| p.lines.iter().copied())
+        .collect();
+    let rest: Vec<&crate::linklog::Finding> = diagnosis
+        .findings
+        .iter()
+        .filter(|f| !shown.contains(&f.line))
+        .collect();
+    if rest.is_empty() {
         return Ok(());
     }
+    writeln!(out)?;
     writeln!(out, "{}", style.bold("Other linker findings:"))?;
-    for f in diagnosis.findings.iter().take(20) {
+    for f in rest.iter().take(20) {
         writeln!(out, "  line {}: {} {}", f.line, f.code, f.text)?;
     }
-    if diagnosis.findings.len() > 20 {
-        writeln!(out, "  ... and {} more", diagnosis.findings.len() - 20)?;
+    if rest.len() > 20 {
+        writeln!(out, "  ... and {} more", rest.len() - 20)?;
     }
     Ok(())
 }

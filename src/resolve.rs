@@ -65,6 +65,43 @@ pub struct ResolvedSymbol {
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed_lacks: Option<String>,
+    /// Another failure class explains the name (a toolset or machine mismatch): no library of
+    /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
+    /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explained_by: Option<Explained>,
+}
+
+/// Which failure class explains an unresolved name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExplainedKind {
+    /// The referencing code was built by another toolset than the libraries linked.
+    ToolsetMismatch,
+    /// The referencing code was built for another machine than the libraries searched.
+    MachineMismatch,
+}
+
+/// Why a name is explained by another failure class.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explained {
+    /// The class.
+    pub kind: ExplainedKind,
+    /// What shows it, for people.
+    pub note: String,
+    /// For a toolset mismatch: which side the name shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<crate::toolsets::Generation>,
+    /// For a machine mismatch: the machine the name was built for (`x86`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_machine: Option<String>,
+    /// For a machine mismatch: the machine of the libraries searched, and the library that
+    /// defines the name in that machine's form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_machine: Option<String>,
+    /// For a machine mismatch: the name in the other machine's form (`malloc` for `_malloc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_form: Option<String>,
 }
 
 /// A library the log shows in the link.
@@ -185,6 +222,9 @@ pub enum VerdictKind {
     /// Only entry points are unresolved (`WinMain`, `main`, ... asked for by the CRT's startup
     /// code or the linker): the subsystem or entry point is wrong, no library is missing.
     EntryPoint,
+    /// Every unresolved symbol is explained by another problem (a toolset or machine mismatch):
+    /// no library to add.
+    Explained,
 }
 
 /// The one-line answer.
@@ -242,6 +282,16 @@ pub struct Diagnosis {
     /// The build system recognised from the log, and the fix in its terms (`null`: none
     /// recognised, or the log came from standard input).
     pub build_system: Option<BuildSystemFix>,
+    /// Every way the link failed, most fundamental first (`crate::problems`; docs/GUIDE.md,
+    /// "Problems"). Empty when the log shows no failure, or until `problems::attach` ran.
+    pub problems: Vec<crate::problems::Problem>,
+    /// Whether the log shows a failed link: an error record, a fatal `LNK1xxx`, an lld-link
+    /// error, `linker command failed`.
+    pub link_failed: bool,
+    /// When the link failed and no problem explains it: the lines that show the failure
+    /// (1-based line, text), for people to read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unrecognised: Vec<(u64, String)>,
 }
 
 /// The build system a log shows, and the fix written for it.
@@ -281,6 +331,9 @@ pub struct DiagnoseOptions {
     pub crt: Option<Flavour>,
     /// The log's name for the report.
     pub log_name: String,
+    /// The machines of objects the log names, read from the files (evidence of what the
+    /// objects were built for).
+    pub object_machines: Vec<(String, crate::index::Machine)>,
 }
 
 /// Families that count as "plain CRT/system" for the rule book's >50% rule.
@@ -483,20 +536,31 @@ pub fn diagnose_with(
         }
     }
 
-    let unresolved = symbols.len();
-    let crt_or_system = symbols
-        .iter()
+    // Names another failure class explains are no library's to answer.
+    mark_explained(book, &mut symbols, context, options, &failure.machines);
+    lacking.retain(|library| {
+        symbols.iter().any(|s| {
+            s.explained_by.is_none()
+                && s.installed_lacks.is_some()
+                && s.library.as_deref() == Some(library)
+        })
+    });
+
+    let counted = || symbols.iter().filter(|s| s.explained_by.is_none());
+    let unresolved = counted().count();
+    let crt_or_system = counted()
         .filter(|s| is_crt_or_system(book, &s.family))
         .count();
-    let crt_only = symbols
-        .iter()
+    let crt_only = counted()
         .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
         .count();
-    let unknown = symbols.iter().filter(|s| s.family == "unknown").count();
-    let entry_points = symbols.iter().filter(|s| s.family == "entry-point").count();
+    let unknown = counted().filter(|s| s.family == "unknown").count();
+    let entry_points = counted().filter(|s| s.family == "entry-point").count();
 
-    let verdict_kind = if unresolved == 0 {
+    let verdict_kind = if symbols.is_empty() {
         VerdictKind::NothingUnresolved
+    } else if unresolved == 0 {
+        VerdictKind::Explained
     } else if entry_points == unresolved {
         VerdictKind::EntryPoint
     } else if crt_or_system * 2 > unresolved && crt_only > 0 {
@@ -526,7 +590,7 @@ pub fn diagnose_with(
         let mut line = LinkLine::default();
         for s in symbols
             .iter()
-            .filter(|s| !is_crt(s) && s.already_linked.is_none())
+            .filter(|s| !is_crt(s) && s.already_linked.is_none() && library_helps(s))
         {
             if let Some(library) = &s.library {
                 let dir = match &s.library_path {
@@ -561,7 +625,7 @@ pub fn diagnose_with(
             } else {
                 symbols
                     .iter()
-                    .filter(|s| is_crt(s) && s.already_linked.is_none())
+                    .filter(|s| is_crt(s) && s.already_linked.is_none() && library_helps(s))
                     .filter_map(|s| {
                         s.libraries_by_flavour
                             .as_ref()
@@ -576,9 +640,10 @@ pub fn diagnose_with(
             line.add(&file, dir);
         }
         if mixed {
-            // Keep out the other flavours' CRT libraries that the log shows in this link, and
-            // only those: a library nothing mentions is not in the link to begin with.
-            for name in shown_crt_libraries(book, &linked, &crt) {
+            // Keep out the other flavours' CRT libraries that an LNK4098 names, and only those:
+            // /NODEFAULTLIB answers that warning (with the CRT mismatch problem's warning), and
+            // cannot clear an LNK2038, a mismatch the objects themselves carry.
+            for name in lnk4098_libraries(book, &failure.findings, &linked, &crt) {
                 if evidence::flavour_of_library(book, &name) == Some(f) {
                     continue;
                 }
@@ -590,7 +655,7 @@ pub fn diagnose_with(
         }
         line.flags()
     };
-    let needs_crt = symbols.iter().any(is_crt);
+    let needs_crt = symbols.iter().any(|s| is_crt(s) && library_helps(s));
     let (link_flags, link_flags_by_flavour) = match flavour {
         Some(f) => (flags_for(Some(f)), None),
         None if needs_crt => {
@@ -649,8 +714,7 @@ pub fn diagnose_with(
         }
     }
 
-    let entry_names: Vec<&str> = symbols
-        .iter()
+    let entry_names: Vec<&str> = counted()
         .filter(|s| s.family == "entry-point")
         .map(|s| s.symbol.lookup_name.as_str())
         .collect();
@@ -697,6 +761,262 @@ pub fn diagnose_with(
         },
         stats: failure.stats,
         build_system: None,
+        problems: Vec::new(),
+        link_failed: false,
+        unrecognised: Vec::new(),
+    }
+}
+
+/// Whether linking a symbol's library can satisfy it: not when another failure class explains
+/// the name, except for a name of the CRT before 2015 whose add-on library still defines it
+/// (`legacy_stdio_definitions.lib`).
+fn library_helps(symbol: &ResolvedSymbol) -> bool {
+    match &symbol.explained_by {
+        None => true,
+        Some(e) => {
+            e.kind == ExplainedKind::ToolsetMismatch
+                && e.generation == Some(crate::toolsets::Generation::Older)
+                && symbol.family == "legacy-stdio"
+        }
+    }
+}
+
+/// The CRT libraries an LNK4098 names (`defaultlib 'LIBCMT' conflicts ...`, in any language and
+/// quotes), as `libcmt.lib`: the only ones `/NODEFAULTLIB:` may keep out.
+fn lnk4098_libraries(
+    book: &RuleBook,
+    findings: &[Finding],
+    linked: &[LinkedLibrary],
+    crt: &CrtDecision,
+) -> Vec<String> {
+    let named: Vec<String> = findings
+        .iter()
+        .filter(|f| f.code == "LNK4098")
+        .flat_map(|f| {
+            crate::problems::text::quoted(&f.text)
+                .into_iter()
+                .chain(f.values.iter().cloned())
+        })
+        .map(|l| {
+            let lower = l.to_ascii_lowercase();
+            if lower.ends_with(".lib") {
+                lower
+            } else {
+                format!("{lower}.lib")
+            }
+        })
+        .collect();
+    shown_crt_libraries(book, linked, crt)
+        .into_iter()
+        .filter(|l| named.contains(l))
+        .collect()
+}
+
+/// Marks the names another failure class explains (docs/RULES.md §20, §21): x86 names against
+/// x64 libraries (or the reverse), then names only newer toolsets' libraries define and names
+/// only the CRT before Visual Studio 2015 had.
+fn mark_explained(
+    book: &RuleBook,
+    symbols: &mut [ResolvedSymbol],
+    context: Option<&SearchContext<'_>>,
+    options: &DiagnoseOptions,
+    log_machines: &[String],
+) {
+    if let Some(c) = context {
+        mark_machine(symbols, c, options, log_machines);
+    }
+    mark_toolset(book, symbols, context);
+}
+
+/// The name of `symbol` in the other machine's form, for a library index of `arch`: an x86 name
+/// against x64 libraries (`_malloc` → `malloc`, `_Sleep@4` → `Sleep`, `__imp__Sleep@4` →
+/// `__imp_Sleep`), an x64 name against x86 libraries (`malloc` → `_malloc`).
+fn other_machine_form(symbol: &UnresolvedSymbol, arch: crate::index::Machine) -> Option<String> {
+    use crate::index::Machine;
+    let linker = symbol.linker_name.as_deref().unwrap_or(&symbol.lookup_name);
+    let (import, bare) = match linker.strip_prefix("__imp_") {
+        Some(rest) => ("__imp_", rest),
+        None => ("", linker),
+    };
+    if bare.starts_with('?') || bare.is_empty() {
+        return None;
+    }
+    match arch {
+        Machine::X64 | Machine::Arm64 | Machine::Arm64ec => {
+            let (base, decoration) = crate::symbols::undecorate(bare);
+            let base = if decoration.is_some() {
+                base
+            } else {
+                bare.strip_prefix('_')?.to_string()
+            };
+            (!base.is_empty()).then(|| format!("{import}{base}"))
+        }
+        Machine::X86 => (symbol.x86_decoration.is_none()).then(|| format!("{import}_{bare}")),
+        _ => None,
+    }
+}
+
+/// Marks the names that only the other machine's form of makes defined in the libraries
+/// searched, when the log's objects show that machine (decorated x86 names, the linker asking for
+/// `_mainCRTStartup`, an object read as x86, `/machine:x86`), and no name resolved as is.
+fn mark_machine(
+    symbols: &mut [ResolvedSymbol],
+    context: &SearchContext<'_>,
+    options: &DiagnoseOptions,
+    log_machines: &[String],
+) {
+    use crate::index::Machine;
+    let arch = context.index.arch();
+    let (name_machine, library_machine) = match arch {
+        Machine::X86 => ("x64", "x86"),
+        Machine::X64 => ("x86", "x64"),
+        _ => return,
+    };
+    if symbols
+        .iter()
+        .any(|s| matches!(s.provider.as_deref(), Some("archive" | "pdb")))
+    {
+        return;
+    }
+    let hits: Vec<(usize, String, String)> = symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let form = other_machine_form(&s.symbol, arch)?;
+            let provider = context.index.lookup(&form).first()?;
+            let library = provider
+                .library
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Some((i, form, library))
+        })
+        .collect();
+    if hits.is_empty() {
+        return;
+    }
+    let object_machine = options.object_machines.iter().any(|(_, m)| {
+        (*m == Machine::X86 && arch == Machine::X64) || (*m == Machine::X64 && arch == Machine::X86)
+    });
+    let log_machine = log_machines.iter().any(|m| m == name_machine);
+    let decorated = symbols.iter().any(|s| {
+        arch == Machine::X64
+            && matches!(
+                s.symbol.x86_decoration,
+                Some(
+                    crate::symbols::X86Decoration::Stdcall { .. }
+                        | crate::symbols::X86Decoration::Fastcall { .. }
+                )
+            )
+    });
+    let root_entry = symbols.iter().any(|s| {
+        s.symbol.entry_point
+            && if arch == Machine::X64 {
+                s.symbol.lookup_name.starts_with('_')
+                    && s.symbol.lookup_name.ends_with("CRTStartup")
+                    || s.symbol.lookup_name.starts_with("__DllMainCRTStartup")
+            } else {
+                !s.symbol.lookup_name.starts_with('_')
+                    && s.symbol.lookup_name.ends_with("CRTStartup")
+            }
+    });
+    if !(object_machine || log_machine || decorated || root_entry || hits.len() >= 2) {
+        return;
+    }
+    for (i, form, library) in hits {
+        let s = &mut symbols[i];
+        s.explained_by = Some(Explained {
+            kind: ExplainedKind::MachineMismatch,
+            note: format!(
+                "{} is the {name_machine} form of the name: the {library_machine} libraries searched define {form} ({library})",
+                s.symbol.name
+            ),
+            generation: None,
+            name_machine: Some(name_machine.into()),
+            library_machine: Some(format!("{library_machine} ({library})")),
+            other_form: Some(form),
+        });
+        if s.installed_lacks.take().is_some() {
+            s.match_note = None;
+        }
+    }
+}
+
+/// Marks names of another toolset generation than the libraries linked.
+fn mark_toolset(
+    book: &RuleBook,
+    symbols: &mut [ResolvedSymbol],
+    context: Option<&SearchContext<'_>>,
+) {
+    use crate::toolsets::{is_newer_toolset_name, is_pre_2015_name, Generation};
+    let crt_family = |family: &str| book.family(family).is_some_and(|f| f.crt);
+    // A CRT name that is no toolset's says the chain itself is missing.
+    let plain_crt = symbols
+        .iter()
+        .filter(|s| {
+            s.explained_by.is_none()
+                && crt_family(&s.family)
+                && !is_newer_toolset_name(&s.symbol.lookup_name)
+        })
+        .count();
+    for s in symbols.iter_mut().filter(|s| s.explained_by.is_none()) {
+        let name = s.symbol.lookup_name.clone();
+        let from_libraries = !s.symbol.references.is_empty()
+            && s.symbol.references.iter().all(|r| {
+                r.object.as_deref().is_some_and(|o| {
+                    crate::problems::text::library_file(o).is_some() && o.contains('(')
+                })
+            });
+        if is_pre_2015_name(&name, &s.family, s.symbol.import) {
+            let note = if s.family == "legacy-stdio" {
+                format!("{name} was out of line in the CRT before Visual Studio 2015 (now inline in the headers): the code that references it was compiled against an older CRT; legacy_stdio_definitions.lib still defines it")
+            } else {
+                format!("{name} existed only in the CRT before Visual Studio 2015: the code that references it was built with an older toolset, and no current library defines it")
+            };
+            s.explained_by = Some(Explained {
+                kind: ExplainedKind::ToolsetMismatch,
+                note,
+                generation: Some(Generation::Older),
+                name_machine: None,
+                library_machine: None,
+                other_form: None,
+            });
+            continue;
+        }
+        if !is_newer_toolset_name(&name) {
+            continue;
+        }
+        let on_disk = matches!(s.provider.as_deref(), Some("archive" | "pdb"));
+        let installed = context.and_then(|c| {
+            let family = book.family(&s.family)?;
+            let libraries = family.libraries.as_ref()?;
+            Flavour::ALL
+                .iter()
+                .filter_map(|f| libraries.get(f))
+                .find_map(|library| discover::find_library(c.dirs, library))
+        });
+        let note = match (&installed, context) {
+            _ if on_disk => continue,
+            (Some(path), _) => format!(
+                "{name} comes with newer toolsets: the installed {} does not define it, so the code that references it was built by a newer MSVC than the one linking",
+                path.display()
+            ),
+            (None, _) if from_libraries && plain_crt == 0 => format!(
+                "{name} is defined only by newer toolsets' libraries (Visual Studio 2019 and 2022 updates added these names): the prebuilt library that references it was built by a newer MSVC than the one linking"
+            ),
+            _ => continue,
+        };
+        s.explained_by = Some(Explained {
+            kind: ExplainedKind::ToolsetMismatch,
+            note,
+            generation: Some(Generation::Newer),
+            name_machine: None,
+            library_machine: None,
+            other_form: None,
+        });
+        if s.installed_lacks.take().is_some() {
+            s.match_note = None;
+        }
     }
 }
 
@@ -754,12 +1074,19 @@ pub fn is_entry_point(symbol: &UnresolvedSymbol) -> bool {
     // The CRT's own entry points (`_DllMainCRTStartup`, `mainCRTStartup`) asked for by the
     // linker are CRT symbols like any other: the chain provides them.
     let name = symbol.lookup_name.as_str();
-    if !ENTRY_POINTS.contains(&name) {
+    // An x86 log whose names were not undecorated shows `_main` (the `__cdecl` underscore): it
+    // counts only when the startup code asks for it.
+    let decorated = !ENTRY_POINTS.contains(&name);
+    if decorated
+        && !name
+            .strip_prefix('_')
+            .is_some_and(|n| ENTRY_POINTS.contains(&n))
+    {
         return false;
     }
     // Asked for by the linker, or reported with no reference at all (nothing but the startup
     // code calls an entry point).
-    if symbol.entry_point || symbol.references.is_empty() {
+    if !decorated && (symbol.entry_point || symbol.references.is_empty()) {
         return true;
     }
     let startup_object = |object: &str| {
@@ -786,18 +1113,25 @@ pub fn is_entry_point(symbol: &UnresolvedSymbol) -> bool {
 }
 
 /// The entry-point answer: what asked for the name, why, and the fix.
+/// An entry point's name without the x86 `__cdecl` underscore (`_main` → `main`).
+pub fn entry_point_name(name: &str) -> &str {
+    match name.strip_prefix('_') {
+        Some(rest) if ENTRY_POINTS.contains(&rest) => rest,
+        _ => name,
+    }
+}
+
 fn entry_point_answer(
     symbol: UnresolvedSymbol,
     near_misses: Vec<providers::NearMiss>,
 ) -> ResolvedSymbol {
-    let note = match symbol.lookup_name.as_str() {
+    let name = entry_point_name(&symbol.lookup_name);
+    let note = match name {
         "WinMain" | "wWinMain" => format!(
-            "{} is the entry point of a /SUBSYSTEM:WINDOWS program: the CRT's startup code calls it because the link targets the Windows subsystem. A program that defines main (a console program) links with /SUBSYSTEM:CONSOLE; a GUI program defines {}. No library provides it",
-            symbol.lookup_name, symbol.lookup_name
+            "{name} is the entry point of a /SUBSYSTEM:WINDOWS program: the CRT's startup code calls it because the link targets the Windows subsystem. A program that defines main (a console program) links with /SUBSYSTEM:CONSOLE; a GUI program defines {name}. No library provides it"
         ),
         "main" | "wmain" => format!(
-            "{} is the entry point of a console program: the CRT's startup code calls it and the objects define none. A DLL links with /DLL; a GUI program that defines WinMain links with /SUBSYSTEM:WINDOWS; a program that defines wmain instead links with /ENTRY:wmainCRTStartup. No library provides it",
-            symbol.lookup_name
+            "{name} is the entry point of a console program: the CRT's startup code calls it and the objects define none. A DLL links with /DLL; a GUI program that defines WinMain links with /SUBSYSTEM:WINDOWS; a program that defines wmain instead links with /ENTRY:wmainCRTStartup. No library provides it"
         ),
         "DllMain" => "DllMain is the entry point of a DLL: the CRT's DLL startup calls it. Define it (extern \"C\" BOOL WINAPI DllMain(...)), or let the CRT supply its default by linking the CRT chain normally. No library provides it".to_string(),
         other => format!(
@@ -823,6 +1157,7 @@ fn entry_point_answer(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        explained_by: None,
     }
 }
 
@@ -931,6 +1266,7 @@ fn resolve_one(
             not_found_on_disk: false,
             already_linked: None,
             installed_lacks: None,
+            explained_by: None,
         };
     }
     let Some(class) = class else {
@@ -953,6 +1289,7 @@ fn resolve_one(
             not_found_on_disk: searched,
             already_linked: None,
             installed_lacks: None,
+            explained_by: None,
         };
     };
     let mut library = class.library.clone();
@@ -1039,6 +1376,7 @@ fn resolve_one(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        explained_by: None,
     }
 }
 
@@ -1106,6 +1444,7 @@ fn only_in_another_flavour(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        explained_by: None,
     }
 }
 
@@ -1120,6 +1459,9 @@ fn summary_line(
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     match kind {
         VerdictKind::NothingUnresolved => "no unresolved symbols in the log".into(),
+        VerdictKind::Explained => {
+            "every unresolved symbol is explained by the problems above: no library to add".into()
+        }
         VerdictKind::DefaultLibChainAbsent => format!(
             "default-library chain absent: {crt_or_system} of {unresolved} unresolved symbol{} are CRT/system symbols; link the whole chain{}",
             plural(unresolved),

@@ -380,7 +380,33 @@ impl Collector {
                     self.failure.machines.push(machine);
                 }
             }
+            Event::DefinedAt { object, source } => {
+                // The definers are the finding's objects; their source lines, when lld-link
+                // shows them, follow the name in its values.
+                if let Some(finding) = self.last_lld_finding() {
+                    if !finding.objects.contains(&object) && finding.objects.len() < 64 {
+                        finding.objects.push(object);
+                        finding.values.extend(source);
+                    }
+                }
+            }
+            Event::HasValue { object, value } => {
+                if let Some(finding) = self.last_lld_finding() {
+                    if finding.objects.len() < 64 {
+                        finding.objects.push(object);
+                        finding.values.push(value);
+                    }
+                }
+            }
         }
+    }
+
+    /// The last finding when it is an lld-link record: `>>>` detail lines belong to it.
+    fn last_lld_finding(&mut self) -> Option<&mut Finding> {
+        self.failure
+            .findings
+            .last_mut()
+            .filter(|f| f.code.starts_with("lld-link"))
     }
 
     /// Finishes: undoes x86 `__cdecl` decoration when the whole log is x86.
@@ -514,6 +540,23 @@ mod tests {
         assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
         assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
         assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
+    }
+
+    #[test]
+    fn lld_definers_and_mismatch_sides_join_their_record() {
+        let f = failure(
+            "lld-link: error: duplicate symbol: f\n>>> defined at a.cpp:1\n>>>            a.obj\n>>> defined at b.obj\n\
+             lld-link: error: /failifmismatch: mismatch detected for 'RuntimeLibrary':\n>>> a.obj has value MD_DynamicRelease\n>>> b.obj has value MT_StaticRelease\n",
+        );
+        assert_eq!(f.findings.len(), 2);
+        assert_eq!(f.findings[0].objects, ["a.obj", "b.obj"]);
+        assert_eq!(f.findings[0].values, ["f", "a.cpp:1"]);
+        assert_eq!(f.findings[1].objects, ["a.obj", "b.obj"]);
+        assert_eq!(
+            f.findings[1].values,
+            ["RuntimeLibrary", "MD_DynamicRelease", "MT_StaticRelease"]
+        );
+        assert!(f.symbols.is_empty());
     }
 
     #[test]

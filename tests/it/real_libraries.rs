@@ -88,6 +88,7 @@ fn diagnose_names(
     let options = DiagnoseOptions {
         crt: Some(flavour),
         log_name: "names.log".into(),
+        ..Default::default()
     };
     let diagnosis = if on_disk {
         let (index, dirs) = real_index();

@@ -163,7 +163,8 @@ const CASES: &[Case] = &[
         log: "runtime_invalid_device_gfx906.log",
         stage: Stage::Runtime,
         rule: Some("invalid-device-function"),
-        evidence: &[9],
+        // The JIT command line that built gfx906 is the root; the runtime error its symptom.
+        evidence: &[4, 9],
         attempt: (1, 1, 1),
         cause: &["gfx906 (line 4)", "not gfx1201"],
         fix: &["set TVM_FFI_ROCM_ARCH_LIST=gfx1201"],
@@ -211,6 +212,114 @@ const CASES: &[Case] = &[
         attempt: (1, 2, 1),
         cause: &["sys/cdefs.h"],
         fix: &["guard"],
+        arch_intended: None,
+    },
+    // Every link failure class, inside a ninja log of tvm-ffi's JIT build (the row is the
+    // class of the link diagnosis's first problem, whatever line matched).
+    Case {
+        log: "link_duplicate_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-duplicate-symbol"),
+        evidence: &[8, 9],
+        attempt: (1, 1, 1),
+        cause: &[
+            "?clamp_index@flashinfer@@YAHHH@Z",
+            "rope_binding.o and rope.o",
+            "header",
+        ],
+        fix: &["inline"],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_crt_mismatch_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-crt-mismatch"),
+        evidence: &[8, 9],
+        attempt: (1, 1, 1),
+        cause: &["rope.o /MD", "rope_binding.o /MT"],
+        // tvm-ffi's JIT builds a Python extension: the DLL CRT, spelled for extension.py.
+        fix: &["/MD", "extension.py", "-fms-runtime-lib=dll"],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_machine_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-machine-mismatch"),
+        // The link command's /MACHINE:X64 and the LNK1112.
+        evidence: &[6, 8],
+        attempt: (1, 1, 1),
+        cause: &["tvm_ffi.lib(tvm_ffi.dll)", "x86", "x64"],
+        fix: &["x64 build of tvm_ffi.lib"],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_locked_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-cannot-open"),
+        evidence: &[8],
+        attempt: (1, 1, 1),
+        cause: &["flashinfer_rope.dll", "in use"],
+        fix: &["tasklist /m flashinfer_rope.dll", "kill leftover processes"],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_toolset_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-toolset-mismatch"),
+        // The link command shows MSVC 14.29.30133 (the toolset on disk), then the two names.
+        evidence: &[6, 8, 9],
+        attempt: (1, 1, 1),
+        cause: &[
+            "flashinfer_kernels.lib",
+            "newer toolset",
+            "__std_find_trivial_4",
+        ],
+        fix: &[
+            "14.29.30133",
+            "Visual Studio 2019",
+            "rebuild flashinfer_kernels.lib",
+        ],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_entry_point_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-entry-point"),
+        evidence: &[8],
+        attempt: (1, 1, 1),
+        cause: &["entry point"],
+        fix: &["/SUBSYSTEM:CONSOLE", "/DLL"],
+        arch_intended: None,
+    },
+    Case {
+        log: "link_other_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-error"),
+        evidence: &[8],
+        attempt: (1, 1, 1),
+        cause: &["does not recognise"],
+        fix: &["lnkfix diagnose"],
+        arch_intended: None,
+    },
+    // Attempts: a banner behind the supervisor's tag, and ninja's count starting again.
+    Case {
+        log: "attempt_banner_tagged.log",
+        stage: Stage::Link,
+        rule: Some("link-machine-mismatch"),
+        evidence: &[12, 14],
+        attempt: (2, 2, 8),
+        cause: &["x86"],
+        fix: &["x64"],
+        arch_intended: None,
+    },
+    Case {
+        log: "ninja_restart.log",
+        stage: Stage::Link,
+        rule: Some("link-duplicate-symbol"),
+        evidence: &[11, 12],
+        attempt: (2, 2, 7),
+        cause: &["?clamp_index@flashinfer@@YAHHH@Z"],
+        fix: &["inline"],
         arch_intended: None,
     },
     Case {
@@ -368,6 +477,19 @@ const GENERIC: &[(&str, &str, Stage)] = &[
     (
         "LINK : fatal error LNK1104: cannot open file 'C:\\cache\\flashinfer_rope.dll'\n",
         "link-cannot-open",
+        Stage::Link,
+    ),
+    // A warning that explains the failure when nothing else in the log does: the row of its
+    // problem's class.
+    (
+        "  C:\\openssl\\lib\\libssl.lib : warning LNK4272: library machine type 'x86' conflicts with target machine type 'x64' [C:\\b\\winpr.vcxproj]\n",
+        "link-machine-mismatch",
+        Stage::Link,
+    ),
+    // The same row with no class to hand over to: a default library that is no CRT's.
+    (
+        "LINK : warning LNK4098: defaultlib 'zlib.lib' conflicts with use of other libs; use /NODEFAULTLIB:library\n",
+        "link-warning",
         Stage::Link,
     ),
 ];
@@ -554,4 +676,20 @@ fn exit_codes() {
     assert_eq!(run("nothing to see\n"), 3);
     assert_eq!(run("Backend worker is gone and cannot be restarted\n"), 3);
     assert_eq!(run(""), 1);
+}
+
+/// ninja's count starting again is a relaunch only after a failed run: a JIT run that builds
+/// several modules starts a count per module.
+#[test]
+fn ninja_counts_start_again_for_each_module() {
+    let log = "[1/2] clang++ -x hip --offload-arch=gfx1201 -c a.cu -o a.o\n\
+               [2/2] link.exe a.o /DLL /OUT:a.dll\n\
+               [1/2] clang++ -x hip --offload-arch=gfx1201 -c b.cu -o b.o\n\
+               [2/2] link.exe b.o /DLL /OUT:b.dll\n\
+               FAILED: b.dll\n\
+               LINK : fatal error LNK1104: cannot open file 'b.dll'\n";
+    let report = triage::triage_bytes(log.as_bytes(), "x", &TriageOptions::default()).unwrap();
+    let attempt = report.attempt.unwrap();
+    assert_eq!((attempt.index, attempt.count), (1, 1));
+    assert_eq!(report.rule.as_deref(), Some("link-cannot-open"));
 }

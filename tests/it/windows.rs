@@ -602,9 +602,26 @@ fn patch_apply_refuses_cleanly_when_the_file_is_locked() {
 fn same_answers_as_the_linux_binary() {
     let answers = common::prepared().join("linux-answers");
     let examples = common::root().join(r"..\shared\examples");
+    let examples2 = common::root().join(r"..\shared\examples2\logs");
     let mut logs: Vec<(String, PathBuf)> = Vec::new();
+    // The real failing links of every failure class: one link.log per case directory.
+    let failures = common::failure_links();
+    let mut cases: Vec<PathBuf> = fs::read_dir(failures)
+        .unwrap_or_else(|e| panic!("{}: {e}", failures.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("link.log").is_file())
+        .collect();
+    cases.sort();
+    // Diagnosed from inside the case directory (`link.log`), as .ci/windows.sh does on Linux:
+    // the objects the log names are found beside it, under the same relative names.
+    let mut in_dirs: Vec<(String, PathBuf)> = Vec::new();
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        in_dirs.push((format!("failures-{name}"), case));
+    }
     for (group, dir) in [
         ("examples", examples),
+        ("examples2", examples2),
         ("fixtures", common::fixtures().join("logs")),
     ] {
         let mut found: Vec<PathBuf> = fs::read_dir(&dir)
@@ -618,7 +635,8 @@ fn same_answers_as_the_linux_binary() {
             logs.push((format!("{group}-{stem}"), path));
         }
     }
-    assert!(logs.len() >= 30, "only {} logs", logs.len());
+    logs.extend(in_dirs.iter().map(|(l, d)| (l.clone(), d.join("link.log"))));
+    assert!(logs.len() >= 60, "only {} logs", logs.len());
     let mut failures = Vec::new();
     let mut compared = 0;
     for (label, path) in &logs {
@@ -631,13 +649,21 @@ fn same_answers_as_the_linux_binary() {
                 )
             })
         };
-        let path = text(path);
-        let json = lnkfix(&["diagnose", "--format", "json", &path])
-            .output_retrying()
-            .expect("run");
-        let report = lnkfix(&["diagnose", "--color", "never", &path])
-            .output_retrying()
-            .expect("run");
+        let dir = in_dirs.iter().find(|(l, _)| l == label).map(|(_, d)| d);
+        let path = if dir.is_some() {
+            "link.log".to_string()
+        } else {
+            text(path)
+        };
+        let run = |args: &[&str]| {
+            let mut command = lnkfix(args);
+            if let Some(dir) = dir {
+                command.current_dir(dir);
+            }
+            command.output_retrying().expect("run")
+        };
+        let json = run(&["diagnose", "--format", "json", &path]);
+        let report = run(&["diagnose", "--color", "never", &path]);
         let code = format!("{}", json.status.code().unwrap_or(-1));
         if code != saved("code").trim() {
             failures.push(format!(

@@ -1,7 +1,9 @@
 //! link.exe's records: `PRE : [fatal] error LNKnnnn: DESC` in any language, and the Visual
 //! Studio Error List's tab-separated rows.
 
-use super::shown::{classify_text, parse_shown, shown_display, shown_from_token, shown_function};
+use super::shown::{
+    classify_text, leading_pair, parse_shown, shown_display, shown_from_token, shown_function,
+};
 use super::{
     finders, object_tokens, patterns, quoted_values, Event, Finding, Linker, Reference, ShownName,
     UnresolvedRecord,
@@ -18,6 +20,13 @@ const TEMPLATE_WORDS: &[&str] = &[
     "referenced",
     "in",
     "function",
+    "the",
+    // English as reporters render localized output ("link to unresolved external symbol X in
+    // the function Y", "reference to an unresolved external symbol X")
+    "link",
+    "to",
+    "reference",
+    "an",
     // it
     "simbolo",
     "esterno",
@@ -169,7 +178,7 @@ fn candidates(desc: &str) -> Vec<Candidate> {
 }
 
 /// Reads symbol and function from an LNK2019/LNK2001 description in any language.
-fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>)> {
+fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>, Option<String>)> {
     if let Some(rest) = desc.strip_prefix("unresolved external symbol ") {
         let (symbol, function) = match finders().referenced_in.find(rest.as_bytes()) {
             Some(at) => (
@@ -179,8 +188,9 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
             None => (rest, None),
         };
         let symbol = parse_shown(symbol.trim());
-        let function = function.filter(|f| !f.is_empty()).map(shown_function);
-        return Some((symbol, function));
+        let function = function.filter(|f| !f.is_empty());
+        let decorated = function.and_then(|f| leading_pair(f.trim()).map(|(_, d)| d.to_string()));
+        return Some((symbol, function.map(shown_function), decorated));
     }
     let found = candidates(desc);
     if found.is_empty() {
@@ -188,43 +198,69 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
     }
     let mut symbol = None;
     let mut function = None;
+    let mut decorated = None;
     for (i, candidate) in found.iter().enumerate() {
         let before_start = if i == 0 { 0 } else { found[i - 1].end };
         let after_end = found.get(i + 1).map_or(desc.len(), |n| n.start);
         let before = desc[before_start.min(candidate.start)..candidate.start].to_lowercase();
         let after = &desc[candidate.end..after_end.max(candidate.end)];
         let is_function = FUNCTION_MARKERS_BEFORE.iter().any(|m| before.contains(m))
-            || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m));
+            || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m))
+            // English as reporters render other word orders: "in the Y function".
+            || after.trim_start().starts_with("function");
         if is_function && function.is_none() {
             function = Some(shown_display(&candidate.name));
+            decorated = candidate
+                .name
+                .display
+                .as_ref()
+                .and(candidate.name.decorated.clone());
         } else if !is_function && symbol.is_none() {
             symbol = Some(candidate.name.clone());
         }
     }
-    symbol.map(|s| (s, function))
+    symbol.map(|s| (s, function, decorated))
 }
 
 /// The Visual Studio Error List copied as tab-separated rows:
-/// `Severity<TAB>Code<TAB>Description<TAB>Project<TAB>File<TAB>Line<TAB>Suppression`.
+/// `Severity<TAB>Code<TAB>Description<TAB>Project<TAB>File<TAB>Line<TAB>Suppression`; and the
+/// older list, whose Description column holds the code (`错误<TAB>1  error LNK2005: DESC<TAB>File
+/// <TAB>Project`, or the row without its first columns: `error LNK1112: DESC<TAB>File<TAB>Project`).
 pub(super) fn error_list_row(line: &str, line_number: u64) -> Option<Event> {
     if !line.contains('\t') {
         return None;
     }
     let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
-    let at = fields.iter().position(|f| {
+    let is_code = |f: &str| {
         f.len() == 7 && f.starts_with("LNK") && f[3..].bytes().all(|b| b.is_ascii_digit())
+    };
+    if let Some(at) = fields.iter().position(|f| is_code(f)) {
+        let desc = fields.get(at + 1)?;
+        let file = fields
+            .get(at + 3)
+            .filter(|f| !f.is_empty())
+            .map(|f| f.to_string());
+        return Some(link_exe_event(fields[at], desc, file, line_number));
+    }
+    // The code inside a column, after at most a row number and two severity words.
+    let (at, code, desc) = fields.iter().enumerate().find_map(|(i, f)| {
+        let pos = finders().lnk.find(f.as_bytes())?;
+        let code = f.get(pos..pos + 7).filter(|c| is_code(c))?;
+        let rest = f[pos + 7..].trim_start().strip_prefix(':')?;
+        (f[..pos].split_whitespace().count() <= 3).then_some((i, code, rest.trim()))
     })?;
-    let desc = fields.get(at + 1)?;
-    let file = fields
-        .get(at + 3)
+    // The File column: the next one that names a file (the Project column names none).
+    let file = fields[at + 1..]
+        .iter()
+        .find(|f| f.contains(['\\', '/']) || object_tokens(f).len() == 1)
         .filter(|f| !f.is_empty())
         .map(|f| f.to_string());
-    Some(link_exe_event(fields[at], desc, file, line_number))
+    Some(link_exe_event(code, desc, file, line_number))
 }
 
 /// Splits a link.exe line `PRE : [fatal] error LNKnnnn: DESC` at its code: by structure, so the
 /// severity words may be in any language and the prefix anything (tool tags are removed later).
-pub(super) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
+pub(crate) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
     let bytes = line.as_bytes();
     for pos in finders().lnk.find_iter(bytes) {
         let Some(digits) = bytes.get(pos + 3..pos + 7) else {
@@ -263,12 +299,16 @@ pub(super) fn link_exe_event(
 ) -> Event {
     match code {
         "LNK2019" | "LNK2001" => {
-            if let Some((symbol, function)) = parse_unresolved_description(desc) {
+            if let Some((symbol, function, function_name)) = parse_unresolved_description(desc) {
                 return Event::Unresolved(UnresolvedRecord {
                     linker: Linker::LinkExe,
                     code: Some(code.to_string()),
                     symbol,
-                    reference: Some(Reference { object, function }),
+                    reference: Some(Reference {
+                        object,
+                        function,
+                        function_name,
+                    }),
                 });
             }
         }

@@ -71,6 +71,38 @@ pub(super) fn arrow_line(line: &str) -> Arrow<'_> {
     Arrow::Other
 }
 
+/// What an lld-link `>>>` line says about the record above it, other than references.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Detail<'a> {
+    /// `>>> defined at REST` (a `duplicate symbol`'s definer; REST may be `source:line`).
+    DefinedAt(&'a str),
+    /// `>>> OBJECT has value VALUE` (a `/failifmismatch` side).
+    HasValue {
+        /// The object or `lib(member)`.
+        object: &'a str,
+        /// The value it has.
+        value: &'a str,
+    },
+}
+
+/// Reads `>>> defined at X` and `>>> X has value V` (lld-link's `reportDuplicate` and
+/// `/failifmismatch` reports), by hand: they have one shape, in English only.
+pub(super) fn detail_line(line: &str) -> Option<Detail<'_>> {
+    let after = line.trim_start().strip_prefix(">>>")?;
+    let body = after.trim();
+    if body.len() == after.len() {
+        return None;
+    }
+    if let Some(rest) = body.strip_prefix("defined at ") {
+        let rest = rest.trim();
+        return (!rest.is_empty()).then_some(Detail::DefinedAt(rest));
+    }
+    let (object, value) = body.rsplit_once(" has value ")?;
+    let (object, value) = (object.trim(), value.trim());
+    (!object.is_empty() && !value.is_empty() && !value.contains(char::is_whitespace))
+        .then_some(Detail::HasValue { object, value })
+}
+
 /// The severity and the rest of an lld-link record (`lld-link: error: REST`), as the `lld`
 /// pattern would capture them: by hand for ASCII lines, through the pattern for others.
 pub(super) fn lld_record(line: &str) -> Option<(&str, &str)> {
@@ -80,7 +112,7 @@ pub(super) fn lld_record(line: &str) -> Option<(&str, &str)> {
         let rest = c.name("rest")?.as_str();
         return Some((sev, rest));
     }
-    const TOOLS: [&str; 4] = ["lld-link", "ld.lld", "ld.lld-link", "lld"];
+    const TOOLS: [&str; 5] = ["lld-link", "ld.lld", "ld.lld-link", "lld", "rust-lld"];
     let bytes = line.as_bytes();
     // The leftmost start wins; at one start, the first tool name that leads to a match.
     // The tool name starts the line or follows one of `\s:>]'"`. Trying its start positions in
@@ -134,6 +166,7 @@ pub(super) fn split_object_function(rest: &str) -> Option<Reference> {
     Some(Reference {
         object: Some(rest[..at].to_string()),
         function: Some(function.to_string()),
+        ..Default::default()
     })
 }
 
@@ -152,7 +185,7 @@ pub(super) fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
                 symbol: classify_text(name),
                 reference: root.then(|| Reference {
                     object: Some("<root>".into()),
-                    function: None,
+                    ..Default::default()
                 }),
             });
         }
@@ -160,10 +193,16 @@ pub(super) fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
             return Event::TooManyErrors;
         }
     }
+    // `duplicate symbol: NAME` (an error, or a warning under /force): the name is its value;
+    // the definers follow on `>>> defined at` lines.
+    let values = match rest.strip_prefix("duplicate symbol: ") {
+        Some(name) => vec![name.trim().to_string()],
+        None => quoted_values(rest),
+    };
     Event::Finding(Finding {
         code: format!("lld-link {severity}"),
         text: rest.to_string(),
-        values: quoted_values(rest),
+        values,
         objects: object_tokens(rest),
         line: line_number,
     })

@@ -22,9 +22,11 @@ use serde::Serialize;
 use std::sync::OnceLock;
 
 use super::clean;
-use link_exe::{link_exe_event, split_link_exe};
+use link_exe::link_exe_event;
+pub(crate) use link_exe::split_link_exe;
 use lld::{
-    arrow_line, lld_event, lld_record, looks_like_source_location, split_object_function, Arrow,
+    arrow_line, detail_line, lld_event, lld_record, looks_like_source_location,
+    split_object_function, Arrow, Detail,
 };
 use shown::parse_shown;
 
@@ -54,6 +56,10 @@ pub struct Reference {
     pub object: Option<String>,
     /// The referencing function (its display text, or decorated name when only that is shown).
     pub function: Option<String>,
+    /// The referencing function's decorated name, when link.exe shows it beside the display text
+    /// (`"int __cdecl invoke_main(void)" (?invoke_main@@YAHXZ)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_name: Option<String>,
 }
 
 /// An unresolved-symbol report: one LNK2019/LNK2001 line or one lld-link `undefined symbol`.
@@ -76,7 +82,10 @@ pub struct Finding {
     pub code: String,
     /// The line's text after the code.
     pub text: String,
-    /// Values quoted in the text (`'RuntimeLibrary'`, `'MT_StaticRelease'`, ...), in order.
+    /// Values quoted in the text (`'RuntimeLibrary'`, `'MT_StaticRelease'`, ...), in order. For
+    /// LNK2005 and LNK4217 the symbol comes first; for lld-link's `duplicate symbol` the symbol,
+    /// then the `source:line` shown for a definer; for lld-link's `/failifmismatch` the key, then
+    /// each object's value (in the order of `objects`).
     pub values: Vec<String>,
     /// Objects or files the text names.
     pub objects: Vec<String>,
@@ -114,6 +123,20 @@ pub enum Event {
     CrtOption(CrtOption),
     /// `/machine:X` or a compiler banner naming the target machine.
     Machine(String),
+    /// lld-link `>>> defined at X`: one definer of the last `duplicate symbol`.
+    DefinedAt {
+        /// The object or `lib(member)`.
+        object: String,
+        /// The `source:line` lld-link showed above it, when the object has line information.
+        source: Option<String>,
+    },
+    /// lld-link `>>> X has value V`: one side of the last `/failifmismatch` mismatch.
+    HasValue {
+        /// The object or `lib(member)`.
+        object: String,
+        /// Its value (`MT_StaticRelease`).
+        value: String,
+    },
 }
 
 /// Substring searchers built once (building one per line costs more than the search).
@@ -163,7 +186,7 @@ pub(super) fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
         lld: Regex::new(
-            r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
+            r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld|rust-lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
         )
         .expect("pattern"),
         referenced_by: Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern"),
@@ -232,11 +255,24 @@ pub(super) fn object_from_prefix(pre: &str) -> Option<String> {
     }
 }
 
-/// State carried between lines: lld-link's two-line `>>> referenced by`, link.exe's hint block.
+/// What a `>>> source:line` line left waiting for the next `>>>` line (lld-link writes the
+/// object on the line after the source).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+enum Pending {
+    /// Nothing.
+    #[default]
+    None,
+    /// A `>>> referenced by source:line`: the `obj:(function)` follows.
+    Reference,
+    /// A `>>> defined at source:line` (the source): the object follows.
+    Definition(String),
+}
+
+/// State carried between lines: lld-link's two-line `>>>` locations, link.exe's hint block.
 #[derive(Debug, Default)]
 pub struct LineParser {
-    /// A `>>> referenced by source:line` waiting for its `obj:(function)` line.
-    pending_source: bool,
+    /// A `>>> referenced by source:line` or `>>> defined at source:line` waiting for its object.
+    pending_source: Pending,
     /// Inside link.exe's "Hint on symbols that are defined and could potentially match" block.
     in_hint_block: bool,
 }
@@ -258,9 +294,32 @@ impl LineParser {
         let f = finders();
 
         if f.arrows.find(quick).is_some() {
+            match detail_line(line) {
+                Some(Detail::DefinedAt(rest)) => {
+                    if looks_like_source_location(rest) {
+                        self.pending_source = Pending::Definition(rest.to_string());
+                    } else {
+                        self.pending_source = Pending::None;
+                        events.push(Event::DefinedAt {
+                            object: rest.to_string(),
+                            source: None,
+                        });
+                    }
+                    return;
+                }
+                Some(Detail::HasValue { object, value }) => {
+                    self.pending_source = Pending::None;
+                    events.push(Event::HasValue {
+                        object: object.to_string(),
+                        value: value.to_string(),
+                    });
+                    return;
+                }
+                None => {}
+            }
             match arrow_line(line) {
                 Arrow::MoreTimes(n) => {
-                    self.pending_source = false;
+                    self.pending_source = Pending::None;
                     if let Ok(n) = n.parse() {
                         events.push(Event::MoreReferences(n));
                     }
@@ -270,7 +329,7 @@ impl LineParser {
                     let rest = rest.trim();
                     match split_object_function(rest) {
                         Some(reference) => {
-                            self.pending_source = false;
+                            self.pending_source = Pending::None;
                             events.push(Event::Referenced(reference));
                         }
                         None => {
@@ -278,23 +337,36 @@ impl LineParser {
                             // line. A bare object with no function (bitcode, no symbol) stands
                             // alone.
                             if looks_like_source_location(rest) {
-                                self.pending_source = true;
+                                self.pending_source = Pending::Reference;
                             } else {
                                 events.push(Event::Referenced(Reference {
                                     object: Some(rest.to_string()),
-                                    function: None,
+                                    ..Default::default()
                                 }));
                             }
                         }
                     }
                     return;
                 }
-                Arrow::Continuation(rest) if self.pending_source => {
-                    self.pending_source = false;
+                Arrow::Continuation(rest)
+                    if matches!(self.pending_source, Pending::Definition(_)) =>
+                {
+                    let source = match std::mem::take(&mut self.pending_source) {
+                        Pending::Definition(source) => Some(source),
+                        _ => None,
+                    };
+                    events.push(Event::DefinedAt {
+                        object: rest.trim().to_string(),
+                        source,
+                    });
+                    return;
+                }
+                Arrow::Continuation(rest) if self.pending_source == Pending::Reference => {
+                    self.pending_source = Pending::None;
                     let rest = rest.trim();
                     let reference = split_object_function(rest).unwrap_or(Reference {
                         object: Some(rest.to_string()),
-                        function: None,
+                        ..Default::default()
                     });
                     events.push(Event::Referenced(reference));
                     return;
@@ -311,7 +383,7 @@ impl LineParser {
             }
             if let Some((pre, code, desc)) = split_link_exe(line) {
                 self.in_hint_block = false;
-                self.pending_source = false;
+                self.pending_source = Pending::None;
                 let desc = clean::strip_suffixes(desc);
                 events.push(link_exe_event(
                     code,
@@ -326,7 +398,7 @@ impl LineParser {
         if f.error.find(quick).is_some() || f.warning.find(quick).is_some() {
             if let Some((severity, rest)) = f.lld.find(quick).and_then(|_| lld_record(line)) {
                 self.in_hint_block = false;
-                self.pending_source = false;
+                self.pending_source = Pending::None;
                 let rest = clean::strip_suffixes(rest);
                 events.push(lld_event(severity, rest, line_number));
                 return;

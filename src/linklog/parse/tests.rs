@@ -109,6 +109,7 @@ fn lld_records_match_the_pattern() {
             "ld.lld",
             "ld.lld-link",
             "lld",
+            "rust-lld",
             "lld-linker",
             "LLD-link",
         ],
@@ -334,11 +335,13 @@ fn lld_link_records() {
         vec![
             Event::Referenced(Reference {
                 object: Some("C:\\T\\9-2.o".into()),
-                function: Some("InitHash".into())
+                function: Some("InitHash".into()),
+                ..Default::default()
             }),
             Event::Referenced(Reference {
                 object: Some("k.obj".into()),
-                function: Some("void __cdecl f(int)".into())
+                function: Some("void __cdecl f(int)".into()),
+                ..Default::default()
             }),
             Event::MoreReferences(7),
         ]
@@ -401,4 +404,132 @@ fn crt_options_on_command_lines() {
     assert!(events.contains(&Event::Machine("x64".into())));
     // A path is not an option.
     assert!(parse("see C:/MD/readme").is_empty());
+}
+
+/// The lines of a whole log, parsed in order with one parser (state carries between lines).
+fn parse_lines(log: &str) -> Vec<Event> {
+    let mut parser = LineParser::new();
+    let mut events = Vec::new();
+    for (i, line) in log.lines().enumerate() {
+        parser.parse_line(line, i as u64 + 1, &mut events);
+    }
+    events
+}
+
+/// lld-link's `duplicate symbol` (lld 19's `reportDuplicate`: the first definer with its source
+/// line when the object has debug information), as `rust-lld:` and `lld:` print it too.
+#[test]
+fn lld_duplicate_symbols_and_their_definers() {
+    let events = parse_lines(
+        "lld-link: error: duplicate symbol: shared_fn\n\
+         >>> defined at C:\\src\\util.h:3\n\
+         >>>            a.obj\n\
+         >>> defined at b.lib(b.obj)\n\
+         \x20         rust-lld: error: duplicate symbol: uloc_getLCID\n\
+         \x20         >>> defined at skunicode_icu.lib(icu.uloc.obj)\n",
+    );
+    assert_eq!(
+        events,
+        [
+            Event::Finding(Finding {
+                code: "lld-link error".into(),
+                text: "duplicate symbol: shared_fn".into(),
+                values: vec!["shared_fn".into()],
+                objects: vec![],
+                line: 1,
+            }),
+            Event::DefinedAt {
+                object: "a.obj".into(),
+                source: Some("C:\\src\\util.h:3".into()),
+            },
+            Event::DefinedAt {
+                object: "b.lib(b.obj)".into(),
+                source: None,
+            },
+            Event::Finding(Finding {
+                code: "lld-link error".into(),
+                text: "duplicate symbol: uloc_getLCID".into(),
+                values: vec!["uloc_getLCID".into()],
+                objects: vec![],
+                line: 5,
+            }),
+            Event::DefinedAt {
+                object: "skunicode_icu.lib(icu.uloc.obj)".into(),
+                source: None,
+            },
+        ]
+    );
+}
+
+/// lld-link's `/failifmismatch` report (RuntimeLibrary, _ITERATOR_DEBUG_LEVEL): one `>>> X has
+/// value V` line per side; and the machine conflict, a plain record.
+#[test]
+fn lld_mismatch_sides_and_machine_conflicts() {
+    let events = parse_lines(
+        "lld-link: error: /failifmismatch: mismatch detected for 'RuntimeLibrary':\n\
+         >>> md.obj has value MD_DynamicRelease\n\
+         >>> C:\\lib\\third party.lib(mt.obj) has value MT_StaticRelease\n\
+         lld: error: msvcrt.lib(tlssup.obj): machine type arm64 conflicts with arm64ec\n",
+    );
+    assert!(matches!(&events[0], Event::Finding(f) if f.values == ["RuntimeLibrary"]));
+    assert_eq!(
+        events[1],
+        Event::HasValue {
+            object: "md.obj".into(),
+            value: "MD_DynamicRelease".into()
+        }
+    );
+    assert_eq!(
+        events[2],
+        Event::HasValue {
+            object: "C:\\lib\\third party.lib(mt.obj)".into(),
+            value: "MT_StaticRelease".into()
+        }
+    );
+    match &events[3] {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "lld-link error");
+            assert_eq!(f.objects, ["msvcrt.lib(tlssup.obj)"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A reference is not a definer.
+    assert!(matches!(
+        &parse_lines(">>> referenced by a.obj:(f)")[0],
+        Event::Referenced(_)
+    ));
+}
+
+/// The older Error List (the code inside the Description column, after a row number and the
+/// severity), with and without its first columns; and the referencing function's decorated name.
+#[test]
+fn old_error_list_rows_and_decorated_functions() {
+    match &parse("错误\t3\terror LNK2005: \"int __cdecl f(void)\" (?f@@YAHXZ) 已经在 a.obj 中定义\tC:\\p\\b.obj\tproj")[0] {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "LNK2005");
+            assert_eq!(f.objects.first().map(String::as_str), Some("C:\\p\\b.obj"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match &parse(
+        "error LNK1112: 模块计算机类型“X86”与目标计算机类型“x64”冲突\tlib\\z.lib(y.obj)\tproj",
+    )[0]
+    {
+        Event::Finding(f) => {
+            assert_eq!(f.code, "LNK1112");
+            assert_eq!(f.objects, ["lib\\z.lib(y.obj)"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Prose with a code in it is no row.
+    assert!(parse("see\tthe error LNK2005 page\tfor more").is_empty());
+    let u = unresolved("x.lib(m.obj) : error LNK2019: unresolved external symbol main referenced in function \"int __cdecl invoke_main(void)\" (?invoke_main@@YAHXZ)");
+    let r = u.reference.unwrap();
+    assert_eq!(r.function.as_deref(), Some("int __cdecl invoke_main(void)"));
+    assert_eq!(r.function_name.as_deref(), Some("?invoke_main@@YAHXZ"));
+    let u = unresolved("a.obj : error LNK2019: 无法解析的外部符号 __std_search_1，函数 \"char const * __cdecl g(void)\" (?g@@YAPEBDXZ) 中引用了该符号");
+    assert_eq!(
+        u.reference.unwrap().function_name.as_deref(),
+        Some("?g@@YAPEBDXZ")
+    );
 }

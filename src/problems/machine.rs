@@ -1,0 +1,455 @@
+//! Machine mismatches (docs/RULES.md §20): a module built for another machine than the link's.
+//! Read from LNK1112 (`module machine type 'x86' conflicts with target machine type 'x64'`),
+//! LNK4272 (the same for a library, a warning), lld-link's `X: machine type x86 conflicts with
+//! x64`, and unresolved names in the other machine's form (x86 `_malloc` against x64 libraries
+//! that define `malloc`, marked by the resolver). The answer names the module, both machines, the
+//! right-machine copy of the library when one is on disk, the log lines that show which machine
+//! the build meant, and the fix: the developer prompt of the target machine when the module is a
+//! Visual C++ or SDK library, the other build of a third-party library, a rebuild of an object.
+
+use std::path::{Path, PathBuf};
+
+use super::text::{file_name, library_file, machines};
+use super::{join_words, some_of, Problem, ProblemKind, Scan};
+use crate::linklog::Finding;
+use crate::resolve::ExplainedKind;
+use crate::rules::roles::{LibraryRole, Roles};
+
+/// One module of the wrong machine.
+struct Side {
+    /// The module as shown (`msvcrt.lib(chkstk.obj)`, `C:\openssl\lib\libssl.lib`).
+    module: String,
+    /// Its machine, normalised, and as shown.
+    module_machine: (&'static str, String),
+    /// The link's machine, normalised, and as shown.
+    target_machine: (&'static str, String),
+    line: u64,
+}
+
+/// The module and machines of a LNK1112/LNK4272 or lld-link record.
+fn side(finding: &Finding) -> Option<Side> {
+    let found = machines(&finding.text);
+    let [module_machine, target_machine, ..] = found.as_slice() else {
+        return None;
+    };
+    let module = if finding.code.starts_with("lld-link") {
+        let at = finding.text.find(": machine type")?;
+        finding.text[..at].trim().to_string()
+    } else {
+        super::duplicate::prefix_object(finding)
+            .or(finding.objects.first().map(String::as_str))?
+            .to_string()
+    };
+    Some(Side {
+        module,
+        module_machine: module_machine.clone(),
+        target_machine: target_machine.clone(),
+        line: finding.line,
+    })
+}
+
+/// `an` before a machine name that is read with a vowel sound (`an x86`, `an arm64`).
+fn article(machine: &str) -> &'static str {
+    if machine.starts_with(['a', 'e', 'x', 'i']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// The developer prompt that sets up the libraries of `machine`.
+fn prompt(machine: &str) -> String {
+    match machine {
+        "x86" => {
+            "the x86 Native Tools prompt (vcvars32.bat, or vcvarsall.bat x86 / amd64_x86)".into()
+        }
+        "x64" => "the x64 Native Tools prompt (vcvars64.bat, or vcvarsall.bat x64)".into(),
+        "arm64" => "the ARM64 Native Tools prompt (vcvarsall.bat arm64 / amd64_arm64)".into(),
+        other => format!("the {other} developer prompt (vcvarsall.bat {other})"),
+    }
+}
+
+/// The directory names a machine's libraries live in.
+fn machine_dirs(machine: &str) -> &'static [&'static str] {
+    match machine {
+        "x86" => &["x86", "i386", "Win32", "lib32"],
+        "x64" => &["x64", "amd64", "x86_64", "lib64"],
+        "arm64" => &["arm64", "aarch64"],
+        _ => &[],
+    }
+}
+
+/// The same library for `machine` beside `path`: `...\lib\x64\libcmt.lib` → `...\lib\x86\libcmt.lib`.
+fn sibling_copy(path: &Path, machine: &str) -> Option<PathBuf> {
+    let file = path.file_name()?;
+    let dir = path.parent()?;
+    let parent = dir.parent()?;
+    machine_dirs(machine)
+        .iter()
+        .map(|d| parent.join(d).join(file))
+        .find_map(|candidate| crate::discover::resolve_case_insensitive(&candidate))
+        .filter(|p| p.is_file() && p != path)
+}
+
+/// Whether a module is a Visual C++ or Windows SDK library (its role is known, or it is a CRT
+/// library): then the environment, not the library, is for the wrong machine.
+fn is_toolset_library(module: &str) -> bool {
+    let Some(library) = library_file(module) else {
+        return false;
+    };
+    let role = Roles::builtin().role_of(library);
+    role.explicit && role.role != LibraryRole::ThirdParty
+}
+
+/// The machine mismatch of the diagnosis, when it shows one.
+pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut sides: Vec<Side> = Vec::new();
+    let mut records = scan.unclaimed(&["LNK1112", "LNK4272", "LNK1113"]);
+    records.extend(scan.diagnosis.findings.iter().enumerate().filter(|(i, f)| {
+        !scan.claimed[*i]
+            && f.code.starts_with("lld-link")
+            && f.text.contains("machine type")
+            && f.text.contains(" conflicts with ")
+    }));
+    for (i, f) in records {
+        if let Some(s) = side(f) {
+            sides.push(s);
+            scan.claim(i);
+        }
+    }
+    let named: Vec<&crate::resolve::ResolvedSymbol> = scan
+        .diagnosis
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.explained_by
+                .as_ref()
+                .is_some_and(|e| e.kind == ExplainedKind::MachineMismatch)
+        })
+        .collect();
+    if sides.is_empty() && named.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if !sides.is_empty() {
+        out.push(from_records(scan, &sides));
+    }
+    if !named.is_empty() {
+        out.push(from_names(scan, &named));
+    }
+    out
+}
+
+/// The problem of LNK1112/LNK4272/lld-link records.
+fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
+    let first = &sides[0];
+    let (module_m, target_m) = (first.module_machine.0, first.target_machine.0);
+    let modules: Vec<String> = sides.iter().map(|s| s.module.clone()).collect();
+    let summary = format!(
+        "{} {} built for {module_m}, the link is for {target_m}",
+        some_of(&modules, 3),
+        if modules.len() == 1 { "is" } else { "are" },
+    );
+    let (cause, fix) = records_cause_and_fix(scan, sides, &modules);
+    let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
+    for s in sides {
+        problem.line(s.line);
+        problem.subject(s.module.clone());
+    }
+    for s in sides {
+        problem.subject(s.module_machine.1.clone());
+        problem.subject(s.target_machine.1.clone());
+    }
+    cite_intended(scan, &mut problem, &[module_m, target_m]);
+    if let Some(search) = scan.inputs.search {
+        for s in sides {
+            let Some(library) = library_file(&s.module) else {
+                continue;
+            };
+            if let Some(path) = crate::discover::find_library(search.dirs, library) {
+                let copy = sibling_copy(&path, target_m)
+                    .filter(|_| !path_is_for(&path, target_m))
+                    .or_else(|| path_is_for(&path, target_m).then(|| path.clone()));
+                if let Some(copy) = copy {
+                    problem
+                        .notes
+                        .push(format!("the {target_m} {library} is at {}", copy.display()));
+                }
+            }
+        }
+    }
+    problem
+}
+
+/// The cause and the fix of modules of another machine, by what the modules are.
+fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) -> (String, String) {
+    let first = &sides[0];
+    let (module_m, target_m) = (first.module_machine.0, first.target_machine.0);
+    let toolset_library = sides.iter().any(|s| is_toolset_library(&s.module));
+    let objects_only = sides
+        .iter()
+        .all(|s| library_file(&s.module).is_none() && !s.module.contains('('));
+    let lld = scan
+        .diagnosis
+        .findings
+        .iter()
+        .any(|f| f.code.starts_with("lld-link") && f.line == first.line);
+    let arm64ec = lld
+        && matches!(
+            (module_m, target_m),
+            ("arm64", "arm64ec") | ("x64", "arm64ec")
+        );
+    if arm64ec {
+        (
+            format!(
+                "an ARM64EC link takes {module_m} code by design (ARM64X libraries hold both), and this lld-link rejects it"
+            ),
+            "link with MSVC's link.exe (for Rust: -C linker=link.exe, or the default linker of the *-pc-windows-msvc target) until lld-link's ARM64EC support accepts the library".into(),
+        )
+    } else if let Some(python) = modules.iter().find(|m| is_python_library(m)) {
+        let python = file_name(python);
+        (
+            format!(
+                "{python} belongs to {} {module_m} Python, and an extension module or embedding program must be built for the machine of the Python it loads into: the compiler targets {target_m}",
+                article(module_m)
+            ),
+            format!(
+                "build against {} {target_m} Python (CMake: -DPython_EXECUTABLE=<its python.exe>; setuptools: run it with that Python), or build from {} to keep this one",
+                article(target_m),
+                prompt(module_m)
+            ),
+        )
+    } else if toolset_library {
+        (
+            format!(
+                "the Visual C++/Windows SDK libraries on the library path (LIB) are the {module_m} ones: the environment was set up for {module_m} while the build targets {target_m}"
+            ),
+            format!(
+                "link from {} (for cargo: run it from that prompt; cargo clean first), so that LIB holds the {target_m} libraries",
+                prompt(target_m)
+            ),
+        )
+    } else if objects_only {
+        (
+            format!(
+                "{} {} compiled for {module_m}: a stale object from {} {module_m} build, or a compiler for the wrong machine",
+                join_words(modules),
+                if modules.len() == 1 { "was" } else { "were" },
+                article(module_m)
+            ),
+            format!(
+                "rebuild {} for {target_m} (a clean rebuild; check that the compiler is the {target_m} one, e.g. Hostx64\\{target_m}\\cl.exe)",
+                join_words(modules)
+            ),
+        )
+    } else {
+        let names: Vec<String> = modules.iter().map(|m| file_name(m).to_string()).collect();
+        (
+            format!(
+                "{} {} built for {module_m} and cannot be linked into {} {target_m} program",
+                join_words(&names),
+                if names.len() == 1 { "was" } else { "were" },
+                article(target_m)
+            ),
+            format!(
+                "link the {target_m} build of {} (rebuild it for {target_m}, or point the build at its {target_m} directory), or build the whole project for {module_m}",
+                join_words(&names)
+            ),
+        )
+    }
+}
+
+/// Whether a module is a Python installation's import library (`python310.lib`, `python3.lib`,
+/// `python312_d.lib`).
+fn is_python_library(module: &str) -> bool {
+    let name = file_name(module).to_ascii_lowercase();
+    name.strip_prefix("python")
+        .and_then(|rest| rest.strip_suffix(".lib"))
+        .map(|rest| rest.strip_suffix("_d").unwrap_or(rest))
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a library path sits in a directory of `machine` (`...\lib\x64\x.lib`).
+fn path_is_for(path: &Path, machine: &str) -> bool {
+    path.parent().and_then(|d| d.file_name()).is_some_and(|d| {
+        machine_dirs(machine)
+            .iter()
+            .any(|m| d.eq_ignore_ascii_case(m))
+    })
+}
+
+/// The problem of names in the other machine's form.
+fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Problem {
+    let explained = named[0].explained_by.as_ref().expect("filtered");
+    let name_m = explained.name_machine.clone().unwrap_or_default();
+    let library_m = explained
+        .library_machine
+        .as_deref()
+        .and_then(|m| m.split_whitespace().next())
+        .unwrap_or("x64")
+        .to_string();
+    let names: Vec<String> = named.iter().map(|s| s.symbol.name.clone()).collect();
+    let forms: Vec<String> = named
+        .iter()
+        .filter_map(|s| {
+            let e = s.explained_by.as_ref()?;
+            Some(format!(
+                "{} in {}",
+                e.other_form.clone()?,
+                e.library_machine
+                    .as_deref()?
+                    .split_once(' ')?
+                    .1
+                    .trim_matches(['(', ')'])
+            ))
+        })
+        .collect();
+    let summary = format!(
+        "the objects are {name_m}, the libraries searched are {library_m}: {} {} only in {library_m} form",
+        some_of(&names, 3),
+        if names.len() == 1 { "exists" } else { "exist" }
+    );
+    let cause = format!(
+        "{} carry {name_m} names ({}), and the {library_m} libraries define them under their {library_m} names ({}): the objects were compiled for {name_m} while the libraries are {library_m}",
+        join_words(&objects_of(named)),
+        some_of(&names, 3),
+        some_of(&forms, 3)
+    );
+    let fix = format!(
+        "link with the {name_m} libraries: from {} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}",
+        prompt(&name_m)
+    );
+    let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
+    for s in named {
+        problem.line(s.symbol.first_line);
+    }
+    for object in objects_of(named) {
+        problem.subject(object);
+    }
+    for name in names {
+        problem.subject(name);
+    }
+    problem.subject(name_m.clone());
+    problem.subject(library_m.clone());
+    for (object, machine) in &scan.diagnosis_object_machines() {
+        problem.notes.push(format!(
+            "{object} is a {machine} object (read from the file)"
+        ));
+    }
+    cite_intended(scan, &mut problem, &[&name_m, &library_m]);
+    if let Some(search) = scan.inputs.search {
+        let mut seen: Vec<String> = Vec::new();
+        for s in named {
+            let Some(library) = s
+                .explained_by
+                .as_ref()
+                .and_then(|e| e.library_machine.as_deref())
+                .and_then(|m| m.split_once(' '))
+                .map(|(_, l)| l.trim_matches(['(', ')']).to_string())
+            else {
+                continue;
+            };
+            if seen.contains(&library) {
+                continue;
+            }
+            seen.push(library.clone());
+            if let Some(path) = crate::discover::find_library(search.dirs, &library) {
+                if let Some(copy) = sibling_copy(&path, &name_m) {
+                    problem
+                        .notes
+                        .push(format!("the {name_m} {library} is at {}", copy.display()));
+                }
+            }
+        }
+    }
+    problem
+}
+
+/// The referencing objects of some symbols, in order.
+fn objects_of(symbols: &[&crate::resolve::ResolvedSymbol]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in symbols {
+        for r in &s.symbol.references {
+            if let Some(o) = r.object.as_ref().filter(|o| o.as_str() != "<root>") {
+                if !out.contains(o) {
+                    out.push(o.clone());
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push("the objects".into());
+    }
+    out
+}
+
+/// Cites the log lines that show which machine the build meant.
+fn cite_intended(scan: &Scan<'_>, problem: &mut Problem, machines: &[&str]) {
+    for mention in scan
+        .inputs
+        .context
+        .machines
+        .iter()
+        .filter(|m| machines.contains(&m.value.machine))
+        .take(4)
+    {
+        problem.cite(mention.line, &mention.text);
+        problem.notes.push(format!(
+            "line {} shows {} ({})",
+            mention.line, mention.value.machine, mention.value.shown_by
+        ));
+    }
+}
+
+impl Scan<'_> {
+    /// The objects the log names whose machine was read from the file.
+    fn diagnosis_object_machines(&self) -> Vec<(String, String)> {
+        self.inputs
+            .object_machines
+            .iter()
+            .map(|(o, m)| (o.clone(), m.to_string()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::problems::{Inputs, LogContext, ProblemKind};
+    use crate::rules::RuleBook;
+
+    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+        let context = LogContext::from_text(log);
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        crate::problems::attach(&mut d, &inputs);
+        d
+    }
+
+    #[test]
+    fn a_python_of_the_other_machine_is_named_as_such() {
+        assert!(super::is_python_library(r"C:\Python310-32\libs\python310.lib"));
+        assert!(super::is_python_library("python3.lib"));
+        assert!(super::is_python_library("python312_d.lib"));
+        assert!(!super::is_python_library("pythoncore.lib"));
+        let d = diagnose(
+            "link /DLL ext.obj C:\\Python310-32\\libs\\python310.lib /OUT:ext.pyd\n\
+             C:\\Python310-32\\libs\\python310.lib : fatal error LNK1112: module machine type 'x86' conflicts with target machine type 'x64'\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::MachineMismatch);
+        assert!(p.cause.contains("x86 Python"), "{}", p.cause);
+        assert!(p.fix.starts_with("build against an x64 Python"), "{}", p.fix);
+        assert_eq!(p.lines, vec![1, 2]);
+    }
+}

@@ -1,0 +1,348 @@
+//! Problems: every way a link failed, not only unresolved symbols. Each problem has a kind, a
+//! headline, the cause, the one fix, the 1-based log lines of its evidence and the files,
+//! objects, libraries, symbols and values involved (docs/RULES.md §20; the JSON contract in
+//! docs/GUIDE.md, "Problems").
+//!
+//! The stage runs after [`crate::resolve`]: it reads the diagnosis (the parser's findings, the
+//! resolved symbols, the CRT evidence), the library index when one was searched, and the log's
+//! context (toolset versions, intended machine, output file; [`context`]). One file per class,
+//! tried in this order, each claiming the findings it explains so that no line is explained
+//! twice:
+//!
+//! - [`machine`]: LNK1112, LNK4272, lld-link's `machine type X conflicts with Y`, and x86 names
+//!   against x64 libraries (or the reverse);
+//! - [`cannot_open`]: LNK1104, LNK1181, LNK1168, lld-link's `could not open`, an output file that
+//!   cannot be written;
+//! - [`crt_mismatch`]: LNK2038 (`RuntimeLibrary`, `_ITERATOR_DEBUG_LEVEL`), LNK4098, LNK2005
+//!   between CRT libraries of different flavours, lld-link's `/failifmismatch`, object
+//!   directives;
+//! - [`toolset`]: names only a newer toolset's libraries define, or only the CRT before 2015 had;
+//! - [`duplicate`]: LNK2005, LNK4006, LNK1169, lld-link's `duplicate symbol`;
+//! - [`entry_point`]: LNK1561, lld-link's `entry point must be defined`, entry points the CRT's
+//!   startup code asks for;
+//! - `other`: an LNK2038 on another `detect_mismatch` key, a file that is no object or library
+//!   (LNK1107, LNK1136), a program database the linker cannot write (LNK1201, LNK1318);
+//! - `unresolved`: the rest of the unresolved symbols, with the resolver's verdict and flags.
+
+pub mod cannot_open;
+pub mod context;
+pub mod crt_mismatch;
+pub mod duplicate;
+pub mod entry_point;
+pub mod machine;
+mod other;
+pub(crate) mod text;
+pub mod toolset;
+mod unresolved;
+
+pub use context::{LogContext, MachineMention, Mention};
+
+use serde::Serialize;
+
+use crate::build_system::BuildSystem;
+use crate::discover::SearchDir;
+use crate::index::Index;
+use crate::linklog::Finding;
+use crate::resolve::Diagnosis;
+use crate::rules::{Flavour, RuleBook};
+
+/// The kinds of problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProblemKind {
+    /// Unresolved symbols a library would provide (LNK2019, LNK2001, lld-link `undefined symbol`).
+    Unresolved,
+    /// A name defined twice (LNK2005, LNK4006, LNK1169, lld-link `duplicate symbol`).
+    DuplicateSymbol,
+    /// Objects and libraries built for different C runtimes (LNK2038, LNK4098, CRT LNK2005).
+    CrtMismatch,
+    /// A module built for another machine (LNK1112, LNK4272, x86 names against x64 libraries).
+    MachineMismatch,
+    /// A file the linker cannot open (LNK1104, LNK1181, lld-link `could not open`).
+    CannotOpen,
+    /// Code built by another toolset than the libraries linked (`__std_*`, `__iob_func`).
+    ToolsetMismatch,
+    /// The entry point or the subsystem is wrong (LNK1561, `main`/`WinMain` from the startup code).
+    EntryPoint,
+    /// Another failure lnkfix recognises.
+    Other,
+}
+
+impl ProblemKind {
+    /// The name in JSON and reports (`crt-mismatch`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProblemKind::Unresolved => "unresolved",
+            ProblemKind::DuplicateSymbol => "duplicate-symbol",
+            ProblemKind::CrtMismatch => "crt-mismatch",
+            ProblemKind::MachineMismatch => "machine-mismatch",
+            ProblemKind::CannotOpen => "cannot-open",
+            ProblemKind::ToolsetMismatch => "toolset-mismatch",
+            ProblemKind::EntryPoint => "entry-point",
+            ProblemKind::Other => "other",
+        }
+    }
+
+    /// For people (`CRT mismatch`).
+    pub fn title(self) -> &'static str {
+        match self {
+            ProblemKind::Unresolved => "unresolved symbols",
+            ProblemKind::DuplicateSymbol => "duplicate symbol",
+            ProblemKind::CrtMismatch => "CRT mismatch",
+            ProblemKind::MachineMismatch => "machine mismatch",
+            ProblemKind::CannotOpen => "cannot open",
+            ProblemKind::ToolsetMismatch => "toolset mismatch",
+            ProblemKind::EntryPoint => "entry point",
+            ProblemKind::Other => "link failure",
+        }
+    }
+}
+
+impl std::fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One row of a CRT mismatch's table: an object or library and the value it was built with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CrtRow {
+    /// The object, `lib(member)` or library.
+    pub subject: String,
+    /// What was read: `RuntimeLibrary`, `_ITERATOR_DEBUG_LEVEL`, `defaultlib` (LNK4098),
+    /// `library` (a CRT library member in an LNK2005), `/DEFAULTLIB` (an object's directive).
+    pub key: String,
+    /// The value (`MT_StaticRelease`, `2`, `LIBCMT`).
+    pub value: String,
+    /// The CRT flavour the value means, when it means one.
+    pub flavour: Option<Flavour>,
+    /// 1-based line of the evidence (`None`: read from an object file).
+    pub line: Option<u64>,
+}
+
+/// One problem.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// The class.
+    pub kind: ProblemKind,
+    /// The headline.
+    pub summary: String,
+    /// Why it happens.
+    pub cause: String,
+    /// The one fix to apply.
+    pub fix: String,
+    /// 1-based log lines of the evidence, in order.
+    pub lines: Vec<u64>,
+    /// The objects, libraries, files, symbols and values involved, as the log shows them.
+    pub subjects: Vec<String>,
+    /// For a CRT mismatch: every object and library seen with its value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub table: Vec<CrtRow>,
+    /// What else is known (the file found elsewhere, the toolset on disk, an alternative fix).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// A warning that goes with the fix (`/NODEFAULTLIB` hides a real mismatch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// The text of evidence lines that hold no linker record (a command line, a path): the text
+    /// report shows them.
+    #[serde(skip)]
+    pub line_texts: Vec<(u64, String)>,
+}
+
+impl Problem {
+    fn new(kind: ProblemKind, summary: String, cause: String, fix: String) -> Problem {
+        Problem {
+            kind,
+            summary,
+            cause,
+            fix,
+            lines: Vec::new(),
+            subjects: Vec::new(),
+            table: Vec::new(),
+            notes: Vec::new(),
+            warning: None,
+            line_texts: Vec::new(),
+        }
+    }
+
+    /// Adds an evidence line that holds no linker record, with its text.
+    fn cite(&mut self, line: u64, text: &str) {
+        self.line(line);
+        if !self.line_texts.iter().any(|(l, _)| *l == line) {
+            self.line_texts.push((line, text.to_string()));
+        }
+    }
+
+    /// Adds an evidence line (kept sorted, once).
+    fn line(&mut self, line: u64) {
+        if line > 0 {
+            if let Err(at) = self.lines.binary_search(&line) {
+                self.lines.insert(at, line);
+            }
+        }
+    }
+
+    /// Adds a subject (once, in order of first mention).
+    fn subject(&mut self, subject: impl Into<String>) {
+        let subject = subject.into();
+        let subject = subject.trim();
+        if !subject.is_empty() && !self.subjects.iter().any(|s| s == subject) {
+            self.subjects.push(subject.to_string());
+        }
+    }
+}
+
+/// The library index searched, and its directories.
+#[derive(Clone, Copy)]
+pub struct Search<'a> {
+    /// Every library found.
+    pub index: &'a Index,
+    /// The directories, in search order.
+    pub dirs: &'a [SearchDir],
+}
+
+/// What the stage reads besides the diagnosis.
+pub struct Inputs<'a> {
+    /// The rule book (CRT library names, families).
+    pub book: &'a RuleBook,
+    /// The libraries searched, when any were.
+    pub search: Option<Search<'a>>,
+    /// The log's context.
+    pub context: &'a LogContext,
+    /// The objects the log names whose machine was read from the file.
+    pub object_machines: &'a [(String, crate::index::Machine)],
+}
+
+/// What the class modules share: the diagnosis, the inputs, and which findings are explained.
+pub(crate) struct Scan<'a> {
+    pub(crate) diagnosis: &'a Diagnosis,
+    pub(crate) inputs: &'a Inputs<'a>,
+    /// For each of `diagnosis.findings`: whether a problem already explains it.
+    pub(crate) claimed: Vec<bool>,
+}
+
+impl<'a> Scan<'a> {
+    /// The unclaimed findings with one of `codes`, with their index.
+    pub(crate) fn unclaimed(&self, codes: &[&str]) -> Vec<(usize, &'a Finding)> {
+        self.diagnosis
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| !self.claimed[*i] && codes.contains(&f.code.as_str()))
+            .collect()
+    }
+
+    /// The unclaimed lld-link errors and warnings whose text starts with `prefix`.
+    pub(crate) fn unclaimed_lld(&self, prefix: &str) -> Vec<(usize, &'a Finding)> {
+        self.diagnosis
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| {
+                !self.claimed[*i] && f.code.starts_with("lld-link") && f.text.starts_with(prefix)
+            })
+            .collect()
+    }
+
+    fn claim(&mut self, index: usize) {
+        self.claimed[index] = true;
+    }
+
+    /// The build system the log shows.
+    pub(crate) fn build_system(&self) -> Option<BuildSystem> {
+        self.diagnosis.build_system.as_ref().map(|b| b.kind)
+    }
+
+    /// The output file of the link, when the log shows it (a fatal summary's file, `/OUT:`).
+    pub(crate) fn output(&self) -> Option<String> {
+        self.inputs.context.outputs.first().map(|o| o.value.clone())
+    }
+}
+
+/// Finds the problems of a diagnosis and records them in it, with whether the link failed. Call
+/// after [`Diagnosis::set_build_system`], so that fixes are written in the build system's terms.
+pub fn attach(diagnosis: &mut Diagnosis, inputs: &Inputs<'_>) {
+    let problems = find(diagnosis, inputs);
+    diagnosis.link_failed =
+        !problems.is_empty() || link_failed(diagnosis) || !inputs.context.failure_lines.is_empty();
+    if problems.is_empty() && diagnosis.link_failed {
+        diagnosis.unrecognised = inputs
+            .context
+            .failure_lines
+            .iter()
+            .take(8)
+            .map(|m| (m.line, m.text.clone()))
+            .collect();
+    }
+    diagnosis.problems = problems;
+}
+
+/// Every problem of a diagnosis, most fundamental first.
+pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
+    let mut scan = Scan {
+        diagnosis,
+        inputs,
+        claimed: vec![false; diagnosis.findings.len()],
+    };
+    let mut out = Vec::new();
+    out.extend(machine::find(&mut scan));
+    out.extend(cannot_open::find(&mut scan));
+    out.extend(crt_mismatch::find(&mut scan));
+    out.extend(toolset::find(&mut scan));
+    out.extend(duplicate::find(&mut scan));
+    out.extend(entry_point::find(&mut scan));
+    out.extend(other::find(&mut scan));
+    out.extend(unresolved::find(&mut scan));
+    out
+}
+
+/// Codes of link.exe's fatal errors and errors are `LNK1nnn` and `LNK2nnn`; `LNK4nnn` are
+/// warnings (docs/RULES.md §8).
+pub(crate) fn is_error_code(code: &str) -> bool {
+    code.len() == 7
+        && code.starts_with("LNK")
+        && matches!(code.as_bytes()[3], b'1' | b'2')
+        && code[3..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether the log shows a failed link whatever lnkfix makes of it.
+pub fn link_failed(diagnosis: &Diagnosis) -> bool {
+    !diagnosis.symbols.is_empty()
+        || !diagnosis.counts.lnk1120.is_empty()
+        || diagnosis
+            .findings
+            .iter()
+            .any(|f| is_error_code(&f.code) || f.code == "lld-link error" || f.code == "clang")
+}
+
+/// `a, b and c`.
+pub(crate) fn join_words(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// `1 name`, `2 names`.
+pub(crate) fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The first `limit` items joined, and how many more.
+pub(crate) fn some_of(items: &[String], limit: usize) -> String {
+    if items.len() > limit {
+        format!(
+            "{} and {} more",
+            items[..limit].join(", "),
+            items.len() - limit
+        )
+    } else {
+        join_words(items)
+    }
+}

@@ -1,0 +1,180 @@
+//! Other failures lnkfix recognises, outside the six classes (docs/RULES.md §20): an LNK2038 on a
+//! `#pragma detect_mismatch` key that is no CRT or toolset choice, a file the linker cannot read
+//! as an object or library (LNK1107, LNK1136, lld-link's `unknown file type`), and a program
+//! database it cannot write (LNK1201, LNK1318).
+
+use super::crt_mismatch::mismatch_sides;
+use super::text::{files, quoted};
+use super::{join_words, Problem, ProblemKind, Scan};
+
+/// The file an lld-link `X: unknown file type` names.
+fn lld_file(text: &str) -> Option<String> {
+    let (file, _) = text.split_once(": ")?;
+    (!file.is_empty() && !file.contains(' ')).then(|| file.to_string())
+}
+
+/// A path's file name without its extension (`C:\\deps\\zlib1.dll`: `zlib1`).
+fn file_stem(path: &str) -> &str {
+    let name = path.rsplit(['\\', '/']).next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
+}
+
+/// The other problems of the diagnosis.
+pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let mut mismatches = scan.unclaimed(&["LNK2038"]);
+    mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
+    for (i, f) in mismatches {
+        let Some((key, sides)) = mismatch_sides(f) else {
+            continue;
+        };
+        scan.claim(i);
+        let described: Vec<String> = sides.iter().map(|(o, v)| format!("{o} {v}")).collect();
+        let mut problem = Problem::new(
+            ProblemKind::Other,
+            format!("objects built with different values of {key}: {}", join_words(&described)),
+            format!(
+                "a header records {key} in every object that includes it (#pragma detect_mismatch), and the linker refuses objects whose values differ"
+            ),
+            format!("build every object and library of the link with the same setting of {key}"),
+        );
+        problem.line(f.line);
+        for (object, value) in sides {
+            problem.subject(object);
+            problem.subject(value);
+        }
+        problem.subject(key);
+        out.push(problem);
+    }
+    let mut unreadable = scan.unclaimed(&["LNK1107", "LNK1136"]);
+    unreadable.extend(scan.unclaimed_lld("").into_iter().filter(|(_, f)| {
+        f.code == "lld-link error"
+            && (f.text.contains("unknown file type") || f.text.contains("bad file type"))
+    }));
+    for (i, f) in unreadable {
+        scan.claim(i);
+        let file = quoted(&f.text)
+            .into_iter()
+            .chain(lld_file(&f.text))
+            .chain(files(&f.text))
+            .chain(f.objects.iter().cloned())
+            .next()
+            .unwrap_or_else(|| "a file".into());
+        let is_dll = file.to_ascii_lowercase().ends_with(".dll");
+        let (cause, fix) = if is_dll {
+            let import = format!("{}.lib", file_stem(&file));
+            (
+                format!("{file} is a DLL: the linker reads only objects and libraries, and a DLL is linked through its import library"),
+                format!("link the import library {import} that comes with {file} (or make one from its exports with lib /DEF:), not the DLL itself"),
+            )
+        } else {
+            (
+                format!("{file} is invalid or corrupt for this linker: a GNU or ELF archive, an object of another compiler's format, a download cut short, or a Git LFS pointer instead of the file"),
+                format!("replace {file} with the library built by MSVC or LLVM for this machine (lnkfix index {file} shows what the file is)"),
+            )
+        };
+        let mut problem = Problem::new(
+            ProblemKind::Other,
+            format!("{file} is not an object or library the linker can read"),
+            cause,
+            fix,
+        );
+        problem.line(f.line);
+        problem.subject(file);
+        out.push(problem);
+    }
+    for (i, f) in scan.unclaimed(&["LNK1201", "LNK1318"]) {
+        scan.claim(i);
+        let pdb = quoted(&f.text)
+            .into_iter()
+            .find(|q| q.to_ascii_lowercase().ends_with(".pdb"));
+        let mut problem = Problem::new(
+            ProblemKind::Other,
+            format!(
+                "the linker cannot write the program database{}",
+                pdb.as_deref().map(|p| format!(" {p}")).unwrap_or_default()
+            ),
+            "the PDB is held by another process (a debugger, mspdbsrv.exe of an earlier build), the disk is full, or the path is too long".into(),
+            "close the debugger or end mspdbsrv.exe, free disk space, or link with a shorter /PDB: path; then link again".into(),
+        );
+        problem.line(f.line);
+        if let Some(pdb) = pdb {
+            problem.subject(pdb);
+        }
+        out.push(problem);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::problems::{Inputs, LogContext, ProblemKind};
+    use crate::rules::RuleBook;
+
+    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+        let context = LogContext::from_text(log);
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        crate::problems::attach(&mut d, &inputs);
+        d
+    }
+
+    #[test]
+    fn another_detect_mismatch_key_is_named_with_both_sides() {
+        let d = diagnose(
+            "b.obj : error LNK2038: mismatch detected for 'Qt_version': value '6.5' doesn't match value '6.8' in a.obj\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::Other);
+        assert!(p.summary.contains("Qt_version"), "{}", p.summary);
+        for s in ["b.obj", "a.obj", "6.5", "6.8", "Qt_version"] {
+            assert!(p.subjects.iter().any(|x| x == s), "{s}: {:?}", p.subjects);
+        }
+        assert_eq!(p.lines, vec![1]);
+    }
+
+    #[test]
+    fn a_file_that_is_no_library_and_a_pdb_that_cannot_be_written() {
+        let d = diagnose(
+            "C:\\deps\\zlib1.dll : fatal error LNK1107: invalid or corrupt file: cannot read at 0x2F8\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::Other);
+        assert!(
+            d.problems[0]
+                .subjects
+                .iter()
+                .any(|s| s.ends_with("zlib1.dll")),
+            "{:?}",
+            d.problems[0].subjects
+        );
+        let d = diagnose("LINK : fatal error LNK1201: error writing to program database 'C:\\b\\app.pdb'; check for insufficient disk space, invalid path, or insufficient privilege\n");
+        assert_eq!(d.problems[0].kind, ProblemKind::Other);
+        assert!(d.problems[0]
+            .subjects
+            .iter()
+            .any(|s| s.ends_with("app.pdb")));
+    }
+
+    #[test]
+    fn msc_ver_mismatch_is_a_toolset_mismatch_with_the_products() {
+        let d = diagnose(
+            "old.lib(x.obj) : error LNK2038: mismatch detected for '_MSC_VER': value '1800' doesn't match value '1916' in main.obj\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::ToolsetMismatch);
+        assert!(p.summary.contains("Visual Studio 2013"), "{}", p.summary);
+        assert!(p.summary.contains("Visual Studio 2017"), "{}", p.summary);
+        assert!(p.fix.contains("old.lib"), "{}", p.fix);
+    }
+}

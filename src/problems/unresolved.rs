@@ -1,0 +1,93 @@
+//! The unresolved symbols no other problem explains: the resolver's verdict (docs/RULES.md §2)
+//! as a problem, with the link flags as its fix.
+
+use super::{count, some_of, Problem, ProblemKind, Scan};
+use crate::resolve::VerdictKind;
+
+/// The unresolved-symbols problem, when symbols are left that only a library can satisfy.
+pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let d = scan.diagnosis;
+    let left: Vec<&crate::resolve::ResolvedSymbol> = d
+        .symbols
+        .iter()
+        .filter(|s| s.explained_by.is_none() && s.family != "entry-point")
+        .collect();
+    let summary_only = left.is_empty() && !d.counts.lnk1120.is_empty() && d.symbols.is_empty();
+    if left.is_empty() && !summary_only {
+        return Vec::new();
+    }
+    if summary_only {
+        let mut problem = Problem::new(
+            ProblemKind::Unresolved,
+            format!(
+                "{} unresolved (LNK1120); the lines that name them are not in this log",
+                count(d.counts.lnk1120[0] as usize, "symbol")
+            ),
+            "the link has unresolved externals, listed above LNK1120 in the full log".into(),
+            "diagnose the full build log, from the first LNK2019/LNK2001 line".into(),
+        );
+        problem.subject(format!("LNK1120: {}", d.counts.lnk1120[0]));
+        return vec![problem];
+    }
+    let cause = match d.verdict.kind {
+        VerdictKind::DefaultLibChainAbsent => "the default-library chain of the C runtime is not linked (/NODEFAULTLIB, a compiler that writes no /DEFAULTLIB, or libraries given without it)".to_string(),
+        VerdictKind::SystemLibrariesMissing => "Windows system import libraries are not linked (the CRT never pulls in user32, advapi32, shell32 and the like)".to_string(),
+        VerdictKind::UnknownSymbols => "no library searched and no rule knows these names: they are the project's own (a source file, a template instantiation or an export missing from the build), or from a library that was not searched".to_string(),
+        _ => "the libraries that define these names are not linked".to_string(),
+    };
+    let flags: Vec<String> = d
+        .link_flags
+        .iter()
+        .map(|f| crate::report::quote_windows_argument(f))
+        .collect();
+    let fix = if let Some(by) = &d.link_flags_by_flavour {
+        let each: Vec<String> = by
+            .iter()
+            .map(|(f, flags)| format!("for {}: {}", f.compiler_option(), flags.join(" ")))
+            .collect();
+        format!(
+            "append to the link command the libraries of the CRT the project builds with ({})",
+            each.join("; ")
+        )
+    } else if !flags.is_empty() {
+        format!("append to the link command: {}", flags.join(" "))
+    } else if d.verdict.kind == VerdictKind::UnknownSymbols {
+        "find where these names are defined and add that source or library to the build".into()
+    } else {
+        "see the symbols below".into()
+    };
+    let names: Vec<String> = left.iter().map(|s| s.symbol.name.clone()).collect();
+    let summary =
+        if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
+            format!(
+                "{} unresolved: {}",
+                count(left.len(), "symbol"),
+                some_of(&names, 3)
+            )
+        } else {
+            d.verdict.summary.clone()
+        };
+    let mut problem = Problem::new(ProblemKind::Unresolved, summary, cause, fix);
+    for s in &left {
+        problem.line(s.symbol.first_line);
+    }
+    for name in names {
+        problem.subject(name);
+    }
+    for flag in d.link_flags.iter().filter(|f| !f.starts_with('/')) {
+        problem.subject(flag.clone());
+    }
+    // (tvm-ffi's line names the log itself: it is in the build system's own fix lines.)
+    if let Some(build) = d
+        .build_system
+        .as_ref()
+        .filter(|b| b.kind != crate::build_system::BuildSystem::TvmFfi)
+    {
+        if let Some(first) = build.fix.first() {
+            problem
+                .notes
+                .push(format!("in {} terms: {first}", build.kind.name()));
+        }
+    }
+    vec![problem]
+}
