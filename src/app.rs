@@ -403,7 +403,8 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     };
     diagnosis.warnings.extend(warnings);
     if log != "-" {
-        if let Ok(file) = std::fs::File::open(log) {
+        // The log again, only if it is a regular file (a FIFO was read once already).
+        if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
     }
@@ -414,7 +415,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     let patch = match &request.patch {
         None => None,
         Some(path) => {
-            let original = std::fs::read(path).map_err(|source| Error::Read {
+            let original = crate::open::read_regular(path).map_err(|source| Error::Read {
                 path: path.clone(),
                 source,
             })?;
@@ -632,12 +633,19 @@ impl PatchReport {
 
 /// Plans the patch of `extension.py` from a log or a saved diagnosis.
 pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<PatchReport, Error> {
-    let original = std::fs::read(&request.extension_py).map_err(|source| Error::Read {
-        path: request.extension_py.clone(),
-        source,
-    })?;
+    let original =
+        crate::open::read_regular(&request.extension_py).map_err(|source| Error::Read {
+            path: request.extension_py.clone(),
+            source,
+        })?;
     // A saved diagnosis, or a log diagnosed now with the same options as `diagnose`.
-    let (diagnosis, recorded_sha256) = match patch::read_saved_diagnosis(Path::new(&request.from)) {
+    let saved = patch::read_saved_diagnosis(Path::new(&request.from)).map_err(|source| {
+        Error::SavedDiagnosis {
+            path: PathBuf::from(&request.from),
+            source,
+        }
+    })?;
+    let (diagnosis, recorded_sha256) = match saved {
         Some(value) => {
             let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
             (value, recorded)

@@ -22,6 +22,7 @@ pub mod evidence;
 pub mod explain;
 pub mod index;
 pub mod linklog;
+pub mod open;
 pub mod patch;
 pub mod providers;
 pub mod report;

@@ -256,7 +256,7 @@ impl RuleBook {
 
     /// Adds a user's rule file: its families and chain entries override, its rules go first.
     pub fn add_file(&mut self, path: &Path) -> Result<(), RuleError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RuleError::Read {
+        let text = crate::open::read_regular_to_string(path).map_err(|source| RuleError::Read {
             path: path.to_path_buf(),
             source,
         })?;

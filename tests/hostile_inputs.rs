@@ -161,3 +161,387 @@ fn the_output_bound_holds_on_the_real_msvc_names() {
     assert!(checked > 5_000, "only {checked} names");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Runs a command that must end by itself within a minute (a blocked `open` never does): kills it
+/// and fails otherwise. Returns its output.
+#[cfg(unix)]
+fn finishes(mut command: std::process::Command) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Drain the pipes on threads so a large output cannot stall the child.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        out.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        err.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{command:?} did not end within a minute (blocked?)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap().unwrap(),
+        stderr: err.join().unwrap().unwrap(),
+    }
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+fn lnkfix_std() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"));
+    command.env_remove("LIB").env_remove("NO_COLOR");
+    command
+}
+
+#[cfg(unix)]
+const IMPORT_LOG: &str =
+    "main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\r\n";
+
+/// A library directory with one good import library (`kernel32.dll`'s `CreateFileW`).
+#[cfg(unix)]
+fn library_dir(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let library = archive(&[(
+        "KERNEL32.dll",
+        import_member("CreateFileW", "KERNEL32.dll", true),
+    )]);
+    std::fs::write(dir.join("x.lib"), library).unwrap();
+}
+
+#[cfg(unix)]
+fn all_text(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// FIFOs at every path lnkfix opens besides the log: each is a warning naming it (or, for an
+/// input that is the whole point of the run, an error naming it), never a blocked process.
+#[cfg(unix)]
+#[test]
+fn fifos_are_refused_wherever_a_file_is_opened() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let libs = root.join("libs");
+    library_dir(&libs);
+    for fifo in ["y.lib", "z.def", "w.pdb", "v.obj"] {
+        mkfifo(&libs.join(fifo));
+    }
+    let objects = root.join("objects");
+    std::fs::create_dir(&objects).unwrap();
+    mkfifo(&objects.join("main.obj"));
+    let build = root.join("build");
+    std::fs::create_dir(&build).unwrap();
+    mkfifo(&build.join("build.ninja"));
+    std::fs::write(root.join("link.log"), IMPORT_LOG).unwrap();
+
+    // Library directory (by --lib-dir and by LIB), globbed files, objects, build.ninja.
+    let glob = format!("{}/*", libs.display());
+    for variant in 0..3 {
+        let mut command = lnkfix_std();
+        command
+            .current_dir(root)
+            .args(["diagnose", "link.log", "--no-cache", "--format", "json"]);
+        match variant {
+            0 => command.args(["--lib-dir", "libs"]),
+            1 => command.env("LIB", &libs),
+            _ => command.args(["--lib", &glob]),
+        };
+        command.args(["--objects", "objects", "--build-dir", "build"]);
+        let output = finishes(command);
+        let text = all_text(&output);
+        assert_eq!(output.status.code(), Some(1), "{variant}: {text}");
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["symbols"][0]["library"], "x.lib", "{variant}: {text}");
+        let warnings = json["warnings"].to_string();
+        let mut expected = vec!["y.lib", "build.ninja"];
+        if variant == 2 {
+            expected.extend(["z.def", "w.pdb", "v.obj"]);
+        }
+        for name in expected {
+            assert!(
+                warnings.contains(name) && warnings.contains("not a regular file (a FIFO)"),
+                "{variant}: no warning for {name}: {warnings}"
+            );
+        }
+    }
+
+    // Cache entries: written by a first run, replaced by FIFOs, then read by a second.
+    let cache = root.join("cache");
+    let mut command = lnkfix_std();
+    command
+        .current_dir(root)
+        .args(["diagnose", "link.log", "--lib-dir", "libs", "--cache-dir"])
+        .arg(&cache);
+    assert_eq!(finishes(command).status.code(), Some(1));
+    let mut entries = 0;
+    for entry in std::fs::read_dir(&cache).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "idx") {
+            std::fs::remove_file(&path).unwrap();
+            mkfifo(&path);
+            entries += 1;
+        }
+    }
+    assert!(entries >= 1);
+    let mut command = lnkfix_std();
+    command
+        .current_dir(root)
+        .args([
+            "diagnose",
+            "link.log",
+            "--format",
+            "json",
+            "--lib-dir",
+            "libs",
+            "--cache-dir",
+        ])
+        .arg(&cache);
+    let output = finishes(command);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["symbols"][0]["library"],
+        "x.lib",
+        "{}",
+        all_text(&output)
+    );
+
+    // Rule files (diagnose and triage): an error naming the file.
+    mkfifo(&root.join("rules.json"));
+    for command_name in ["diagnose", "triage"] {
+        let mut command = lnkfix_std();
+        command
+            .current_dir(root)
+            .args([command_name, "link.log", "--rules", "rules.json"]);
+        let output = finishes(command);
+        let text = all_text(&output);
+        assert_eq!(output.status.code(), Some(2), "{command_name}: {text}");
+        assert!(
+            text.contains("rules.json") && text.contains("not a regular file"),
+            "{command_name}: {text}"
+        );
+    }
+
+    // A saved diagnosis and the file to patch.
+    std::fs::write(root.join("extension.py"), "import sys\n").unwrap();
+    mkfifo(&root.join("diag.json"));
+    mkfifo(&root.join("fifo.py"));
+    for (target, from) in [("extension.py", "diag.json"), ("fifo.py", "link.log")] {
+        let mut command = lnkfix_std();
+        command
+            .current_dir(root)
+            .args(["patch", target, "--from", from]);
+        let output = finishes(command);
+        let text = all_text(&output);
+        assert_eq!(output.status.code(), Some(2), "{target} {from}: {text}");
+        assert!(
+            text.contains("not a regular file"),
+            "{target} {from}: {text}"
+        );
+    }
+}
+
+/// The log itself may be a FIFO (`diagnose <(cmd)`): read once, never opened a second time.
+#[cfg(unix)]
+#[test]
+fn a_log_read_from_a_fifo_is_read_once() {
+    let root = tempfile::tempdir().unwrap();
+    let fifo = root.path().join("link.log");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, IMPORT_LOG))
+    };
+    let mut command = lnkfix_std();
+    command.arg("diagnose").arg(&fifo);
+    let output = finishes(command);
+    writer.join().unwrap().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", all_text(&output));
+    assert!(all_text(&output).contains("CreateFileW"));
+}
+
+/// The shape of tvm-ffi 0.1.15's ninja generator, cut down (as in `patch_cases`).
+const EXTENSION_PY: &str = r#"import os
+import subprocess
+import sys
+
+IS_WINDOWS = sys.platform == "win32"
+
+
+def _windows_argument(argument: str) -> str:
+    return subprocess.list2cmdline([argument])
+
+
+def _generate_ninja_build(name, extra_ldflags, backend=None):
+    with_hip = backend == "hip"
+    with_cuda = backend == "cuda"
+    if IS_WINDOWS:
+        default_ldflags = [
+            "/DLL",
+            "tvm_ffi.lib",
+        ]
+        if with_cuda:
+            default_ldflags += ["cudart.lib"]
+
+    else:
+        default_ldflags = ["-shared"]
+    ldflags = default_ldflags + list(extra_ldflags)
+    return "ldflags = " + " ".join(ldflags)
+"#;
+
+/// A saved diagnosis of the import log against a one-library directory, as UTF-8 bytes.
+fn saved_diagnosis(dir: &std::path::Path) -> Vec<u8> {
+    let libs = dir.join("libs");
+    std::fs::create_dir_all(&libs).unwrap();
+    let library = archive(&[(
+        "KERNEL32.dll",
+        import_member("CreateFileW", "KERNEL32.dll", true),
+    )]);
+    std::fs::write(libs.join("x.lib"), library).unwrap();
+    std::fs::write(
+        dir.join("link.log"),
+        "main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\r\n",
+    )
+    .unwrap();
+    let assert = lnkfix()
+        .current_dir(dir)
+        .args([
+            "diagnose",
+            "link.log",
+            "--lib-dir",
+            "libs",
+            "--no-cache",
+            "--crt",
+            "dynamic",
+        ])
+        .args(["--format", "json"])
+        .assert_retrying()
+        .code(1);
+    assert.get_output().stdout.clone()
+}
+
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    let mut out = if big_endian {
+        vec![0xFE, 0xFF]
+    } else {
+        vec![0xFF, 0xFE]
+    };
+    for unit in text.encode_utf16() {
+        out.extend_from_slice(&if big_endian {
+            unit.to_be_bytes()
+        } else {
+            unit.to_le_bytes()
+        });
+    }
+    out
+}
+
+#[test]
+fn saved_diagnoses_in_every_encoding_a_shell_writes_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("extension.py"), EXTENSION_PY).unwrap();
+    let json = saved_diagnosis(dir);
+    let text = String::from_utf8(json.clone()).unwrap();
+    let patch = |from: &[u8]| {
+        std::fs::write(dir.join("diag.json"), from).unwrap();
+        lnkfix()
+            .current_dir(dir)
+            .args(["patch", "extension.py", "--from", "diag.json"])
+            .assert_retrying()
+    };
+    // As written by a shell, by PowerShell 5.1 (`>`: UTF-16LE with BOM), with a UTF-8 BOM
+    // (PowerShell 7 `Out-File -Encoding utf8BOM`), and UTF-16BE: the same diff.
+    let reference = patch(&json).code(0).get_output().stdout.clone();
+    let reference = String::from_utf8(reference).unwrap();
+    assert!(
+        reference.contains("+") && reference.contains("kernel32") || reference.contains("x.lib"),
+        "{reference}"
+    );
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend_from_slice(&json);
+    for encoded in [with_bom, utf16(&text, false), utf16(&text, true)] {
+        let output = patch(&encoded).code(0).get_output().stdout.clone();
+        assert_eq!(String::from_utf8(output).unwrap(), reference);
+    }
+    // JSON that is not a diagnosis: an error with the reason, never read as a log.
+    let cut = &json[..json.len() / 2];
+    let mut schema_99: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    schema_99["schema_version"] = 99.into();
+    let mut option_in_chain: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    option_in_chain["chain"] = serde_json::json!(["msvcrt.lib", "/WHOLEARCHIVE:evil.lib"]);
+    let mut response_file: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    response_file["link_flags"] = serde_json::json!(["@evil.rsp"]);
+    let mut quoted: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    quoted["symbols"][0]["library"] = "x.lib\" /DEF:evil".into();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (cut.to_vec(), "not valid JSON (UTF-8): EOF while parsing"),
+        (
+            utf16(std::str::from_utf8(cut).unwrap(), false),
+            "not valid JSON (UTF-16LE with BOM)",
+        ),
+        (
+            b"{\"schema_version\": 1}".to_vec(),
+            "JSON, but not a diagnosis: no symbols list",
+        ),
+        (
+            b"[1, 2]".to_vec(),
+            "JSON, but not a diagnosis: not an object",
+        ),
+        (b"{\"symbols\": []}".to_vec(), "no schema_version"),
+        (
+            schema_99.to_string().into_bytes(),
+            "schema_version 99 is not one this lnkfix reads",
+        ),
+        (
+            option_in_chain.to_string().into_bytes(),
+            "chain entry \"/WHOLEARCHIVE:evil.lib\" is not a library name",
+        ),
+        (
+            response_file.to_string().into_bytes(),
+            "link_flags entry \"@evil.rsp\" is not a library name",
+        ),
+        (quoted.to_string().into_bytes(), "symbols[].library entry"),
+    ];
+    for (bytes, expected) in cases {
+        let assert = patch(&bytes).code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("diag.json") && stderr.contains(expected),
+            "{expected}: {stderr}"
+        );
+        assert!(!stderr.contains("nothing to patch"), "{stderr}");
+    }
+    // The position of the error is given.
+    let assert = patch(b"{\n  \"schema_version\": 1,\n  \"symbols\": [,]\n}").code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("at line 3, column 15"), "{stderr}");
+}

@@ -13,7 +13,6 @@
 //! DLLs, `.def` files and PDBs are not cached (rare in library directories, and their readers build
 //! owned symbols).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -126,7 +125,8 @@ impl Cache {
     /// The entry for `key`, read as `path` (the name the caller uses for the file).
     pub(crate) fn load(&self, key: &Key, path: &Path) -> Loaded {
         let entry = self.entry(key);
-        let Ok(file) = File::open(&entry) else {
+        // Not a regular file (a planted FIFO): a miss, and the store renames over it.
+        let Ok(file) = crate::open::open_regular(&entry) else {
             return Loaded::Miss;
         };
         // SAFETY: as for indexed files (mod.rs): read-only, private; entries are replaced by

@@ -52,7 +52,7 @@ pub fn apply_patch(
     backup: bool,
 ) -> Result<ApplyReport, PatchError> {
     let target = canonicalize(path).map_err(io_error(path, "resolve"))?;
-    let original = fs::read(&target).map_err(io_error(&target, "read"))?;
+    let original = crate::open::read_regular(&target).map_err(io_error(&target, "read"))?;
     let previous_sha256 = sha256_hex(&original);
     if let Some(expected) = expected_original_sha256 {
         if !expected.eq_ignore_ascii_case(&previous_sha256) {
@@ -90,7 +90,7 @@ pub fn apply_patch(
     };
 
     // Last look before the rename: the file must still be what was hashed above.
-    let now = fs::read(&target).map_err(io_error(&target, "read"))?;
+    let now = crate::open::read_regular(&target).map_err(io_error(&target, "read"))?;
     let now_sha256 = sha256_hex(&now);
     if now_sha256 != previous_sha256 {
         return Err(PatchError::FileChanged {

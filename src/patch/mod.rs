@@ -62,7 +62,9 @@ mod sha256;
 use std::path::PathBuf;
 
 pub use apply::{apply_patch, ApplyReport};
-pub use from_diagnosis::{plan_from_diagnosis, read_saved_diagnosis};
+pub use from_diagnosis::{
+    is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosisError,
+};
 pub use sha256::sha256_hex;
 
 use chokepoint::ChokePoint;

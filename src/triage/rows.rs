@@ -179,10 +179,11 @@ impl RowBook {
         let builtin = parse(BUILTIN_ROWS, Path::new("symbol-db/triage.json"))?;
         let mut files = Vec::new();
         for path in extra {
-            let text = std::fs::read_to_string(path).map_err(|source| TriageError::Rules {
-                path: path.clone(),
-                message: format!("cannot read: {source}"),
-            })?;
+            let text =
+                crate::open::read_regular_to_string(path).map_err(|source| TriageError::Rules {
+                    path: path.clone(),
+                    message: format!("cannot read: {source}"),
+                })?;
             files.push((path.clone(), parse(&text, path)?));
         }
         let mut rows: Vec<(PathBuf, Row)> = Vec::new();
