@@ -20,6 +20,7 @@ pub mod doctor;
 pub mod error;
 pub mod evidence;
 pub mod explain;
+pub mod identity;
 pub mod index;
 pub mod linklog;
 pub mod open;

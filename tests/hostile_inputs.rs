@@ -219,9 +219,10 @@ fn lnkfix_std() -> std::process::Command {
     command
 }
 
-#[cfg(unix)]
-const IMPORT_LOG: &str =
+const IMPORT_LOG_TEXT: &str =
     "main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\r\n";
+#[cfg(unix)]
+const IMPORT_LOG: &str = IMPORT_LOG_TEXT;
 
 /// A library directory with one good import library (`kernel32.dll`'s `CreateFileW`).
 #[cfg(unix)]
@@ -544,4 +545,114 @@ fn saved_diagnoses_in_every_encoding_a_shell_writes_and_nothing_else() {
     let assert = patch(b"{\n  \"schema_version\": 1,\n  \"symbols\": [,]\n}").code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(stderr.contains("at line 3, column 15"), "{stderr}");
+}
+
+/// A library whose `CreateFileW` comes from `dll` (the same length for every DLL name of the
+/// same length: a rewrite keeps the size).
+fn library_of(dll: &str) -> Vec<u8> {
+    archive(&[(dll, import_member("CreateFileW", dll, true))])
+}
+
+fn diagnose_dll(dir: &std::path::Path, cache: &std::path::Path) -> String {
+    let assert = lnkfix()
+        .current_dir(dir)
+        .args([
+            "diagnose",
+            "link.log",
+            "--lib-dir",
+            "libs",
+            "--format",
+            "json",
+            "--cache-dir",
+        ])
+        .arg(cache)
+        .assert_retrying()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    json["symbols"][0]["dll"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A library rewritten with the same size and modification time (in place, and renamed over) is
+/// read again, not answered from the cache.
+#[test]
+fn a_same_size_same_time_rewrite_is_not_answered_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let cache = dir.join("cache");
+    std::fs::create_dir(dir.join("libs")).unwrap();
+    std::fs::write(dir.join("link.log"), IMPORT_LOG_TEXT).unwrap();
+    let library = dir.join("libs").join("x.lib");
+    std::fs::write(&library, library_of("KERNEL32.dll")).unwrap();
+    let modified = std::fs::metadata(&library).unwrap().modified().unwrap();
+    assert_eq!(diagnose_dll(dir, &cache), "KERNEL32.dll");
+    assert_eq!(diagnose_dll(dir, &cache), "KERNEL32.dll");
+    let set_time = |path: &std::path::Path| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    };
+    // In place: the same file, a new change time.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    std::fs::write(&library, library_of("KERNELBA.dll")).unwrap();
+    set_time(&library);
+    assert_eq!(
+        std::fs::metadata(&library).unwrap().modified().unwrap(),
+        modified
+    );
+    assert_eq!(diagnose_dll(dir, &cache), "KERNELBA.dll");
+    // Renamed over: another file.
+    let replacement = dir.join("libs").join("x.new");
+    std::fs::write(&replacement, library_of("API-MS-W.dll")).unwrap();
+    set_time(&replacement);
+    std::fs::rename(&replacement, &library).unwrap();
+    assert_eq!(diagnose_dll(dir, &cache), "API-MS-W.dll");
+}
+
+/// Symbolic links planted in the cache directory, at the entry names and at temporary names
+/// derived from them, are replaced, never written through.
+#[cfg(unix)]
+#[test]
+fn planted_links_in_the_cache_are_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let cache = dir.join("cache");
+    std::fs::create_dir(dir.join("libs")).unwrap();
+    std::fs::write(dir.join("link.log"), IMPORT_LOG_TEXT).unwrap();
+    std::fs::write(dir.join("libs").join("x.lib"), library_of("KERNEL32.dll")).unwrap();
+    assert_eq!(diagnose_dll(dir, &cache), "KERNEL32.dll");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let mut planted = 0;
+    let names: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for name in &names {
+        std::fs::remove_file(cache.join(name)).unwrap();
+        for link in [
+            name.clone(),
+            format!("{name}.tmp"),
+            format!(".{name}.tmp"),
+            format!(".{name}"),
+        ] {
+            std::os::unix::fs::symlink(&victim, cache.join(link)).unwrap();
+            planted += 1;
+        }
+    }
+    assert!(planted >= 4);
+    assert_eq!(diagnose_dll(dir, &cache), "KERNEL32.dll");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    assert!(!names.is_empty());
+    for name in &names {
+        let metadata = std::fs::symlink_metadata(cache.join(name)).unwrap();
+        assert!(metadata.file_type().is_file(), "{name} is still a link");
+    }
+    // And the entries answer (a third run reads them).
+    assert_eq!(diagnose_dll(dir, &cache), "KERNEL32.dll");
 }
