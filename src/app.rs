@@ -319,8 +319,16 @@ fn object_files_in(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<String
                 let ext = path
                     .extension()
                     .map(|e| e.to_string_lossy().to_ascii_lowercase());
-                if matches!(ext.as_deref(), Some("obj") | Some("o")) && path.is_file() {
-                    out.push(path);
+                if !matches!(ext.as_deref(), Some("obj") | Some("o")) {
+                    continue;
+                }
+                match std::fs::metadata(&path) {
+                    Ok(metadata) if metadata.is_file() => out.push(path),
+                    Ok(metadata) if !metadata.is_dir() => warnings.push(format!(
+                        "{}: not a regular file (a FIFO, socket or device): skipped",
+                        path.display()
+                    )),
+                    _ => {}
                 }
             }
         }
