@@ -192,6 +192,9 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             !args.no_backup,
         ) {
             Ok(applied) => {
+                if let Some(lost) = &applied.ownership_lost {
+                    eprintln!("lnkfix: warning: {}: {lost}", applied.path.display());
+                }
                 eprintln!(
                     "lnkfix: patched {}{}",
                     applied.path.display(),
@@ -206,8 +209,15 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         };
     }
     let written = match &args.output {
-        Some(path) => std::fs::write(path, diff.as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display())),
+        Some(path) => lnkfix::patch::check_output_path(
+            path,
+            &[&args.extension_py, std::path::Path::new(&args.from)],
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            std::fs::write(path, diff.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        }),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(diff.as_bytes()).and_then(|_| out.flush()) {

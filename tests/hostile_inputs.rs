@@ -711,3 +711,143 @@ fn recursive_globs_end_on_link_cycles() {
     let warnings = json["warnings"].to_string();
     assert!(warnings.contains("(a cycle)"), "{warnings}");
 }
+
+/// `patch -o` onto the file it patches, onto the `--from` file, or onto a link to either: refused,
+/// and both files are as they were.
+#[test]
+fn patch_output_onto_its_own_inputs_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("extension.py"), EXTENSION_PY).unwrap();
+    let json = saved_diagnosis(dir);
+    std::fs::write(dir.join("diag.json"), &json).unwrap();
+    std::fs::hard_link(dir.join("extension.py"), dir.join("hard.py")).unwrap();
+    let mut outputs = vec![
+        "extension.py",
+        "diag.json",
+        "./hard.py",
+        "sub/../extension.py",
+    ];
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("extension.py", dir.join("link.py")).unwrap();
+        std::os::unix::fs::symlink("diag.json", dir.join("link.json")).unwrap();
+        outputs.extend(["link.py", "link.json"]);
+    }
+    for output in outputs {
+        let assert = lnkfix()
+            .current_dir(dir)
+            .args(["patch", "extension.py", "--from", "diag.json", "-o", output])
+            .assert_retrying()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(stderr.contains("is the same file as"), "{output}: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("extension.py")).unwrap(),
+            EXTENSION_PY
+        );
+        assert_eq!(std::fs::read(dir.join("diag.json")).unwrap(), json);
+    }
+    // Anywhere else: written.
+    lnkfix()
+        .current_dir(dir)
+        .args([
+            "patch",
+            "extension.py",
+            "--from",
+            "diag.json",
+            "-o",
+            "fix.diff",
+        ])
+        .assert_retrying()
+        .code(0);
+    assert!(std::fs::read_to_string(dir.join("fix.diff"))
+        .unwrap()
+        .starts_with("--- a/extension.py"));
+}
+
+/// `--apply` as root on another user's file keeps its owner, group and mode, and the backup has
+/// them too; as anyone else the lost owner is said.
+#[cfg(unix)]
+#[test]
+fn apply_keeps_owner_and_mode_and_the_backup_is_no_wider() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let file = dir.join("extension.py");
+    std::fs::write(&file, EXTENSION_PY).unwrap();
+    let json = saved_diagnosis(dir);
+    std::fs::write(dir.join("diag.json"), &json).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        std::os::unix::fs::chown(&file, Some(4321), Some(4322)).unwrap();
+    }
+    let assert = lnkfix()
+        .current_dir(dir)
+        .env("PATH", "/nonexistent")
+        .args(["patch", "extension.py", "--from", "diag.json", "--apply"])
+        .assert_retrying()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let after = std::fs::metadata(&file).unwrap();
+    let backup = std::fs::metadata(dir.join("extension.py.orig")).unwrap();
+    assert_ne!(std::fs::read_to_string(&file).unwrap(), EXTENSION_PY);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("extension.py.orig")).unwrap(),
+        EXTENSION_PY
+    );
+    for metadata in [&after, &backup] {
+        assert_eq!(metadata.mode() & 0o7777, 0o640, "{stderr}");
+        if root {
+            assert_eq!((metadata.uid(), metadata.gid()), (4321, 4322), "{stderr}");
+        }
+    }
+    assert!(!stderr.contains("could not be kept"), "{stderr}");
+}
+
+/// A refused `--apply` (the file changed while the new text was checked) leaves no backup: the
+/// backup is written only when the patch is applied. The change is made by a stand-in `python3`
+/// that the check runs.
+#[cfg(unix)]
+#[test]
+fn a_refused_apply_leaves_no_backup() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let file = dir.join("extension.py");
+    std::fs::write(&file, EXTENSION_PY).unwrap();
+    std::fs::write(dir.join("diag.json"), saved_diagnosis(dir)).unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    // Called as `python3 -c CHECK TEMPORARY TARGET`: changes the target, then passes.
+    std::fs::write(
+        bin.join("python3"),
+        "#!/bin/sh\necho '# edited' >> \"$4\"\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(bin.join("python3"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for _ in 0..3 {
+        let assert = lnkfix()
+            .current_dir(dir)
+            .env("PATH", &bin)
+            .args(["patch", "extension.py", "--from", "diag.json", "--apply"])
+            .assert_retrying()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(stderr.contains("changed"), "{stderr}");
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["bin", "diag.json", "extension.py", "libs", "link.log"],
+            "{stderr}"
+        );
+        // Put it back for the next try (the hash in the plan is of this text).
+        std::fs::write(&file, EXTENSION_PY).unwrap();
+    }
+}
