@@ -628,6 +628,37 @@ pub fn diagnose_with(
             "lld-link stopped after its error limit: the list is incomplete (relink with /errorlimit:0)".into(),
         );
     }
+    let stats = &failure.stats;
+    if !stats.encoding_regions.is_empty() {
+        let regions: Vec<String> = stats
+            .encoding_regions
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .collect();
+        warnings.push(format!(
+            "the log changes encoding ({}): text was appended in another encoding; each part was read in its own",
+            regions.join(", then ")
+        ));
+    }
+    if stats.replacement_characters >= 16 && stats.replacement_characters * 6 > stats.bytes {
+        warnings.push(format!(
+            "the log decodes to mostly U+FFFD ({} replaced characters in {} bytes): it is probably in \
+             an encoding lnkfix does not read (re-save it as UTF-8 or UTF-16)",
+            stats.replacement_characters, stats.bytes
+        ));
+    }
+    if stats.mostly_cjk {
+        warnings.push(
+            "the log decodes as UTF-16 to mostly CJK ideographs: if it is not in a CJK language, it is \
+             probably not UTF-16 (re-save it as UTF-8)"
+                .into(),
+        );
+    }
     if failure.stats.truncated_lines > 0 {
         warnings.push(format!(
             "{} lines were longer than the limit and were cut (--max-line-bytes)",

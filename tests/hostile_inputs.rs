@@ -851,3 +851,59 @@ fn a_refused_apply_leaves_no_backup() {
         std::fs::write(&file, EXTENSION_PY).unwrap();
     }
 }
+
+/// A PowerShell UTF-16 log with `cmd >>` output (UTF-8) appended, and the reverse: the records of
+/// both parts are read, and the warning says the log changes encoding.
+#[test]
+fn logs_in_two_encodings_are_read_per_region() {
+    let head = "PS C:\\b> ninja\r\n[1/2] Building CXX object main.obj\r\n";
+    let tail = "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\r\n\
+                main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\r\n\
+                out.dll : fatal error LNK1120: 2 unresolved externals\r\n";
+    let mut powershell_then_cmd = utf16(head, false);
+    powershell_then_cmd.extend_from_slice(tail.as_bytes());
+    let mut cmd_then_powershell = head.as_bytes().to_vec();
+    cmd_then_powershell.extend_from_slice(&utf16(tail, false)[2..]);
+    for (label, bytes) in [
+        ("UTF-16LE then UTF-8", powershell_then_cmd),
+        ("UTF-8 then UTF-16LE", cmd_then_powershell),
+    ] {
+        let assert = lnkfix()
+            .args(["diagnose", "-", "--format", "json"])
+            .write_stdin(bytes)
+            .assert_retrying()
+            .code(1);
+        let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+        let names: Vec<&str> = json["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"hipMalloc") && names.contains(&"__imp_CreateFileW"),
+            "{label}: {names:?}"
+        );
+        assert!(
+            json["warnings"].to_string().contains("changes encoding"),
+            "{label}: {}",
+            json["warnings"]
+        );
+    }
+}
+
+/// A log in an encoding lnkfix does not read (here Latin-1 bytes pretending to be UTF-8, a whole
+/// file of them) says so instead of answering quietly.
+#[test]
+fn a_log_that_decodes_to_mostly_replacement_characters_warns() {
+    let bytes: Vec<u8> = (0..4000u32).map(|i| 0x80 + (i % 64) as u8).collect();
+    let assert = lnkfix()
+        .args(["diagnose", "-", "--format", "json"])
+        .write_stdin(bytes)
+        .assert_retrying();
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert!(
+        json["warnings"].to_string().contains("mostly U+FFFD"),
+        "{json}"
+    );
+}

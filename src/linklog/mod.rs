@@ -7,7 +7,7 @@ pub mod clean;
 pub mod decode;
 pub mod parse;
 
-pub use decode::{Encoding, LineFilter, LineReader};
+pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
 
 use std::io::Read;
@@ -58,6 +58,16 @@ pub struct LogStats {
     pub python_repr_lines: u64,
     /// Console-wrapped records that were joined back together.
     pub joined_lines: u64,
+    /// The encoding of each region when the log changes encoding (text appended by a program
+    /// that writes another one); empty when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub encoding_regions: Vec<Encoding>,
+    /// U+FFFD put in for bytes that were no text in their encoding.
+    pub replacement_characters: u64,
+    /// Whether a UTF-16 decoding gave mostly CJK ideographs and Hangul (what UTF-8 read as UTF-16
+    /// looks like).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mostly_cjk: bool,
 }
 
 /// Console widths whose hard wrap splits records (conhost's defaults and common settings).
@@ -252,6 +262,13 @@ pub fn read_log<R: Read + 'static>(
     stats.lines = lines.line_number;
     stats.bytes = lines.bytes;
     stats.truncated_lines = lines.truncated_lines;
+    let decoded = lines.decode_stats();
+    if decoded.regions.len() > 1 {
+        stats.encoding_regions = decoded.regions;
+    }
+    stats.replacement_characters = decoded.replacements;
+    stats.mostly_cjk =
+        decoded.utf16_units >= 64 && decoded.utf16_cjk_units * 2 > decoded.utf16_units;
     Ok(stats)
 }
 
