@@ -907,3 +907,67 @@ fn a_log_that_decodes_to_mostly_replacement_characters_warns() {
         "{json}"
     );
 }
+
+/// Copies of a Microsoft import library with one linker member's size field damaged: each is
+/// read in full from the other linker member's offsets, with a warning naming the file.
+fn damaged_linker_members_are_read_around(library: &std::path::Path, name: &str, dll: &str) {
+    let data = std::fs::read(library).unwrap();
+    assert_eq!(&data[..8], b"!<arch>\n");
+    let first_size: usize = std::str::from_utf8(&data[8 + 48..8 + 58])
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let second = 68 + first_size + (first_size & 1);
+    assert_eq!(
+        &data[second..second + 16],
+        b"/               ",
+        "two linker members"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let intact = common::index(&[library.to_path_buf()], lnkfix::index::Machine::X64).0;
+    let want = common::dlls(&intact, name);
+    assert_eq!(want, [dll]);
+    let mut checked = 0;
+    for (header, damage) in [
+        (second, &b"99999999  "[..]),
+        (second, b"12x4      "),
+        (second, b"10        "),
+        (8, b"99999999  "),
+        (8, b"12x4      "),
+    ] {
+        let mut bytes = data.clone();
+        bytes[header + 48..header + 58].copy_from_slice(damage);
+        let path = dir.path().join(format!("damaged-{checked}.lib"));
+        std::fs::write(&path, &bytes).unwrap();
+        let (index, warnings) = common::index(&[path.clone()], lnkfix::index::Machine::X64);
+        let label = format!("{header} {:?}", String::from_utf8_lossy(damage));
+        assert_eq!(common::dlls(&index, name), want, "{label}");
+        let counts = |index: &lnkfix::index::Index| {
+            let info = &index.libraries()[0];
+            (info.members, info.symbols)
+        };
+        assert_eq!(counts(&index), counts(&intact), "{label}");
+        assert!(
+            warnings.iter().any(|w| {
+                let text = w.to_string();
+                text.contains(&*path.to_string_lossy()) && text.contains("damaged archive")
+            }),
+            "{label}: {warnings:?}"
+        );
+        checked += 1;
+    }
+}
+
+#[test]
+fn damaged_linker_members_of_the_windows_crate_library() {
+    let library = common::windows_lib("windows_x86_64_msvc");
+    damaged_linker_members_are_read_around(&library, "CreateFileW", "kernel32.dll");
+}
+
+#[cfg(not(windows))]
+#[test]
+fn damaged_linker_members_of_the_real_kernel32() {
+    let library = common::RealDirs::get().um.join("kernel32.Lib");
+    damaged_linker_members_are_read_around(&library, "CreateFileW", "KERNEL32.dll");
+}

@@ -18,6 +18,7 @@
 //! the `__imp_` names of short import members, which no file stores contiguously.
 
 mod directives;
+mod fallback;
 mod import;
 mod linker_member;
 mod member;
@@ -46,9 +47,92 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileParts, IndexE
             "archive larger than 4 gib",
         ));
     }
-    let archive =
-        ArchiveFile::parse(data).map_err(|e| IndexError::malformed(FileFormat::Archive, e))?;
     let mut reader = ArchiveReader::new(path, data, FileFormat::Archive);
+    let walk_failed = match ArchiveFile::parse(data) {
+        Ok(archive) => walk(&mut reader, &archive, path, data),
+        Err(error) => Err(error.to_string().to_lowercase()),
+    };
+    let walk_failed = match recover_from_map(path, data, &mut reader, walk_failed) {
+        Ok(failed) => failed,
+        Err(reason) => return Err(IndexError::malformed(FileFormat::Archive, reason)),
+    };
+    finish_archive(path, data, reader, walk_failed)
+}
+
+/// When the walk broke before the first real member (a damaged second linker member or long-names
+/// member: `object` then finds no member or rejects the archive) and the first linker member is
+/// sound, reads the members it points at instead, with a warning naming the file. Returns whether
+/// the walk (or the reading that replaced it) stopped early, or why the archive is unreadable.
+fn recover_from_map<'a>(
+    path: &'a Path,
+    data: &'a [u8],
+    reader: &mut ArchiveReader<'a>,
+    walked: Result<bool, String>,
+) -> Result<bool, String> {
+    let early = match &walked {
+        Err(reason) => Some(reason.clone()),
+        Ok(failed)
+            if reader.parts.info.members == 0
+                || (*failed
+                    && reader.objects.is_empty()
+                    && reader.parts.info.import_members == 0) =>
+        {
+            Some(if *failed {
+                "the member walk broke at a linker member".to_string()
+            } else {
+                "the member walk found no member".to_string()
+            })
+        }
+        Ok(_) => None,
+    };
+    let Some(reason) = early else {
+        return walked;
+    };
+    let first = first_linker_member(data)
+        .and_then(Result::ok)
+        .and_then(|bytes| {
+            let map = SymbolMap::parse(bytes).ok()?;
+            let sound = map.len() > 0 && map.offsets().all(|o| (o as usize) < data.len());
+            sound.then(|| {
+                (
+                    fallback::first_map_offsets(&map),
+                    68 + bytes.len() + (bytes.len() & 1),
+                )
+            })
+        });
+    let (which, (offsets, search_from)) = match first {
+        Some(found) => ("first", found),
+        None => match fallback::second_map_offsets(data) {
+            Some(found) => ("second", found),
+            None => return walked,
+        },
+    };
+    let members = fallback::members_at(data, offsets, search_from);
+    if members.is_empty() {
+        return walked;
+    }
+    *reader = ArchiveReader::new(path, data, FileFormat::Archive);
+    reader.parts.warnings.push(IndexWarning::file(
+        path,
+        format!(
+            "damaged archive ({reason}); its {} members were read at the offsets its {which} linker member gives",
+            members.len()
+        ),
+    ));
+    for (offset, name, bytes) in members {
+        reader.parts.info.members += 1;
+        reader.read_member(offset, name, bytes);
+    }
+    Ok(false)
+}
+
+/// Walks the members with `object`: returns whether the walk stopped at a bad member header.
+fn walk<'a>(
+    reader: &mut ArchiveReader<'a>,
+    archive: &ArchiveFile<'a>,
+    path: &Path,
+    data: &'a [u8],
+) -> Result<bool, String> {
     let mut previous: Option<&[u8]> = None;
     let mut walk_failed = false;
     for member in archive.members() {
@@ -88,6 +172,16 @@ pub(crate) fn read_archive(path: &Path, data: &[u8]) -> Result<FileParts, IndexE
         }
         previous = Some(name);
     }
+    Ok(walk_failed)
+}
+
+/// The symbol map's part of reading an archive, after the members were read.
+fn finish_archive<'a>(
+    path: &'a Path,
+    data: &'a [u8],
+    mut reader: ArchiveReader<'a>,
+    walk_failed: bool,
+) -> Result<FileParts, IndexError> {
     // After a failed walk the map may name members never reached: trust the members only.
     let map = match first_linker_member(data) {
         Some(map) if !walk_failed => Some(map.and_then(SymbolMap::parse)),
