@@ -185,6 +185,9 @@ pub enum VerdictKind {
     /// Only entry points are unresolved (`WinMain`, `main`, ... asked for by the CRT's startup
     /// code or the linker): the subsystem or entry point is wrong, no library is missing.
     EntryPoint,
+    /// No record was read, but a line cut at `--max-line-bytes` held a link error: the link
+    /// failed, and its records are past the limit.
+    RecordsCut,
 }
 
 /// The one-line answer.
@@ -446,6 +449,7 @@ pub fn diagnose_with(
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
     let linked = linked_libraries(&failure);
+    let failure_cut_records = failure.stats.cut_records;
     let mut lacking: Vec<String> = Vec::new();
     for s in &mut symbols {
         if let Some(library) = &s.library {
@@ -495,7 +499,9 @@ pub fn diagnose_with(
     let unknown = symbols.iter().filter(|s| s.family == "unknown").count();
     let entry_points = symbols.iter().filter(|s| s.family == "entry-point").count();
 
-    let verdict_kind = if unresolved == 0 {
+    let verdict_kind = if unresolved == 0 && failure_cut_records > 0 {
+        VerdictKind::RecordsCut
+    } else if unresolved == 0 {
         VerdictKind::NothingUnresolved
     } else if entry_points == unresolved {
         VerdictKind::EntryPoint
@@ -663,6 +669,12 @@ pub fn diagnose_with(
         warnings.push(format!(
             "{} lines were longer than the limit and were cut (--max-line-bytes)",
             failure.stats.truncated_lines
+        ));
+    }
+    if failure.stats.cut_records > 0 {
+        warnings.push(format!(
+            "{} cut lines held a link error past the limit: records may be missing (raise --max-line-bytes)",
+            failure.stats.cut_records
         ));
     }
     for s in &symbols {
@@ -1151,6 +1163,7 @@ fn summary_line(
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     match kind {
         VerdictKind::NothingUnresolved => "no unresolved symbols in the log".into(),
+        VerdictKind::RecordsCut => "the link failed, but its error records are on lines longer than --max-line-bytes: raise it to read them".into(),
         VerdictKind::DefaultLibChainAbsent => format!(
             "default-library chain absent: {crt_or_system} of {unresolved} unresolved symbol{} are CRT/system symbols; link the whole chain{}",
             plural(unresolved),

@@ -971,3 +971,35 @@ fn damaged_linker_members_of_the_real_kernel32() {
     let library = common::RealDirs::get().um.join("kernel32.Lib");
     damaged_linker_members_are_read_around(&library, "CreateFileW", "KERNEL32.dll");
 }
+
+/// The only record of a failed link on a line cut at `--max-line-bytes` (a long object path before
+/// it): still a failed link (exit 1), with a verdict and a warning that say why nothing is listed.
+#[test]
+fn a_record_cut_at_the_line_limit_is_still_a_failed_link() {
+    for prefix in [
+        format!("C:\\{}\\", "x".repeat(600)),
+        format!("[build] {} ", "y".repeat(5000)),
+    ] {
+        for record in [
+            "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\r\n",
+            "lld-link: error: undefined symbol: hipMalloc\r\n",
+        ] {
+            let log = format!("{prefix}{record}");
+            let assert = lnkfix()
+                .args(["diagnose", "-", "--format", "json", "--max-line-bytes", "500"])
+                .write_stdin(log)
+                .assert_retrying()
+                .code(1);
+            let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+            assert_eq!(json["verdict"]["kind"], "records-cut", "{json}");
+            assert!(json["warnings"].to_string().contains("raise --max-line-bytes"), "{json}");
+        }
+    }
+    // Cut lines with no link error are no failure.
+    let log = format!("{}\r\nall good\r\n", "z".repeat(2000));
+    lnkfix()
+        .args(["diagnose", "-", "--max-line-bytes", "500"])
+        .write_stdin(log)
+        .assert_retrying()
+        .code(0);
+}

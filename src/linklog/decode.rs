@@ -445,6 +445,10 @@ pub struct LineReader {
     pub line_number: u64,
     /// Number of lines that were longer than the limit and were cut.
     pub truncated_lines: u64,
+    /// Cut lines whose dropped part held a link error (`LNK2019`, `undefined symbol`, ...): a
+    /// failed link that the kept part may not show.
+    pub cut_records: u64,
+    cut: CutScan,
     /// Total bytes consumed (after transcoding).
     pub bytes: u64,
 }
@@ -481,6 +485,8 @@ impl LineReader {
             raw: Vec::new(),
             line_number: 0,
             truncated_lines: 0,
+            cut_records: 0,
+            cut: CutScan::default(),
             bytes: 0,
         })
     }
@@ -573,6 +579,7 @@ impl LineReader {
                     append(
                         &mut self.raw,
                         self.max_line_bytes,
+                        &mut self.cut,
                         &rest[..pos],
                         &mut truncated,
                     );
@@ -600,6 +607,7 @@ impl LineReader {
                     append(
                         &mut self.raw,
                         self.max_line_bytes,
+                        &mut self.cut,
                         &buf[start..n],
                         &mut truncated,
                     );
@@ -619,6 +627,9 @@ impl LineReader {
         self.line_number += 1;
         if truncated {
             self.truncated_lines += 1;
+            if std::mem::take(&mut self.cut.marked) {
+                self.cut_records += 1;
+            }
         }
         match std::str::from_utf8(&self.raw) {
             Ok(text) => line.push_str(text),
@@ -677,13 +688,62 @@ fn fill(inner: &mut dyn BufRead) -> io::Result<&[u8]> {
     inner.fill_buf()
 }
 
-/// Appends to a line buffer up to the limit; what does not fit is dropped and flagged.
-fn append(raw: &mut Vec<u8>, max: usize, bytes: &[u8], truncated: &mut bool) {
+/// The last bytes seen of the line being cut, and whether its dropped part held a marker.
+#[derive(Default)]
+struct CutScan {
+    tail: Vec<u8>,
+    marked: bool,
+}
+
+/// Appends to the line up to the limit; what does not fit is dropped, flagged, and searched for
+/// link-error markers (across the pieces a long line arrives in).
+fn append(raw: &mut Vec<u8>, max: usize, cut: &mut CutScan, bytes: &[u8], truncated: &mut bool) {
     let room = max.saturating_sub(raw.len());
-    if bytes.len() > room {
+    if bytes.len() <= room {
+        raw.extend_from_slice(bytes);
+        return;
+    }
+    if !*truncated {
+        // The first drop of this line: the kept end may hold the start of a marker.
+        raw.extend_from_slice(&bytes[..room]);
+        cut.tail.clear();
+        cut.tail
+            .extend_from_slice(&raw[raw.len().saturating_sub(MARKER_TAIL)..]);
+        cut.marked = false;
         *truncated = true;
     }
-    raw.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    let dropped = &bytes[room.min(bytes.len())..];
+    if !cut.marked {
+        cut.tail
+            .extend_from_slice(&dropped[..dropped.len().min(MARKER_TAIL)]);
+        cut.marked = has_record_marker(&cut.tail) || has_record_marker(dropped);
+        cut.tail.clear();
+        cut.tail
+            .extend_from_slice(&dropped[dropped.len().saturating_sub(MARKER_TAIL)..]);
+    }
+}
+
+/// Bytes kept across the pieces of a cut line: the longest marker, less one.
+const MARKER_TAIL: usize = 24;
+
+/// Whether bytes hold the start of a link error record (what the parser anchors on).
+fn has_record_marker(bytes: &[u8]) -> bool {
+    use std::sync::OnceLock;
+    static MARKERS: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    MARKERS
+        .get_or_init(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build([
+                    "LNK2019",
+                    "LNK2001",
+                    "LNK1120",
+                    "undefined symbol",
+                    "unresolved external",
+                ])
+                .expect("plain strings")
+        })
+        .is_match(bytes)
 }
 
 #[cfg(test)]

@@ -54,6 +54,8 @@ pub struct LogStats {
     pub bytes: u64,
     /// Lines longer than the limit, cut at it.
     pub truncated_lines: u64,
+    /// Cut lines whose dropped part held a link error: the link failed even if no record shows.
+    pub cut_records: u64,
     /// Lines that held a Python repr and were expanded.
     pub python_repr_lines: u64,
     /// Console-wrapped records that were joined back together.
@@ -262,6 +264,7 @@ pub fn read_log<R: Read + 'static>(
     stats.lines = lines.line_number;
     stats.bytes = lines.bytes;
     stats.truncated_lines = lines.truncated_lines;
+    stats.cut_records = lines.cut_records;
     let decoded = lines.decode_stats();
     if decoded.regions.len() > 1 {
         stats.encoding_regions = decoded.regions;
