@@ -57,8 +57,7 @@ pub trait Report {
 
 /// Writes `value` as one pretty-printed JSON document and a newline.
 pub fn write_json_value<T: Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(value, out)
 }
 
 /// Where the libraries are and how to read them.

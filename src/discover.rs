@@ -263,6 +263,14 @@ struct Collector {
 
 impl Collector {
     fn add_dir(&mut self, path: &Path, origin: &str) {
+        if path.to_str().is_none() {
+            self.discovered.warnings.push(format!(
+                "{origin}: directory {} is not valid Unicode: not searched (a link line cannot \
+                 name it exactly; rename it)",
+                crate::terminal::path_text(path)
+            ));
+            return;
+        }
         let Some(found) = resolve_case_insensitive(path) else {
             self.discovered.warnings.push(format!(
                 "{origin}: directory {} does not exist",
@@ -288,6 +296,13 @@ impl Collector {
 
     /// Adds a file unless it was seen (by canonical path, `canonical` when the caller knows it).
     fn add_file(&mut self, path: &Path, canonical: Option<PathBuf>) {
+        if path.to_str().is_none() {
+            self.discovered.warnings.push(format!(
+                "{} is not valid Unicode: not indexed (a link line cannot name it exactly; rename it)",
+                crate::terminal::path_text(path)
+            ));
+            return;
+        }
         let key = canonical
             .or_else(|| fs::canonicalize(path).ok())
             .unwrap_or_else(|| path.to_path_buf());

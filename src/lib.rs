@@ -30,4 +30,5 @@ pub mod report;
 pub mod resolve;
 pub mod rules;
 pub mod symbols;
+pub mod terminal;
 pub mod triage;

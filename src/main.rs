@@ -45,9 +45,15 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// Prints one line on stderr, neutralised: whatever it quotes (paths, names, log text, saved
+/// JSON) cannot drive the terminal.
+fn say(line: std::fmt::Arguments<'_>) {
+    eprintln!("{}", lnkfix::terminal::neutralise(&line.to_string()));
+}
+
 /// Prints an error and returns the usage status.
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("lnkfix: error: {message}");
+    say(format_args!("lnkfix: error: {message}"));
     ExitCode::from(Status::Usage.code())
 }
 
@@ -66,7 +72,8 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
     let written = if let ReportFormat::Text = format {
         // The report always styles; the stream keeps or strips the escapes.
         let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
-        let mut out = std::io::BufWriter::new(stream);
+        // Whatever the report quotes cannot drive the terminal; only its own styles pass.
+        let mut out = std::io::BufWriter::new(lnkfix::terminal::Neutralising::new(stream));
         report
             .write_text(&mut out, Style { color: true })
             .and_then(|_| out.flush())
@@ -88,7 +95,7 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
 
 fn warn_all(warnings: &[String]) {
     for w in warnings {
-        eprintln!("lnkfix: warning: {w}");
+        say(format_args!("lnkfix: warning: {w}"));
     }
 }
 
@@ -168,9 +175,11 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     let target = report.target.display().to_string();
     let (diff, new_text, notes) = match &report.outcome {
         lnkfix::patch::PatchOutcome::AlreadyPatched { notes } => {
-            eprintln!("lnkfix: {target} already links everything the diagnosis needs: no change");
+            say(format_args!(
+                "lnkfix: {target} already links everything the diagnosis needs: no change"
+            ));
             for note in notes {
-                eprintln!("  note: {note}");
+                say(format_args!("  note: {note}"));
             }
             return ExitCode::from(Status::Ok.code());
         }
@@ -181,7 +190,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         } => (diff, new_text, notes),
     };
     for note in notes {
-        eprintln!("lnkfix: note: {note}");
+        say(format_args!("lnkfix: note: {note}"));
     }
     if args.apply {
         let expected = report.expected_sha256();
@@ -193,16 +202,19 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         ) {
             Ok(applied) => {
                 if let Some(lost) = &applied.ownership_lost {
-                    eprintln!("lnkfix: warning: {}: {lost}", applied.path.display());
+                    say(format_args!(
+                        "lnkfix: warning: {}: {lost}",
+                        applied.path.display()
+                    ));
                 }
-                eprintln!(
+                say(format_args!(
                     "lnkfix: patched {}{}",
                     applied.path.display(),
                     applied
                         .backup
                         .map(|b| format!(" (backup: {})", b.display()))
                         .unwrap_or_default()
-                );
+                ));
                 ExitCode::from(Status::Ok.code())
             }
             Err(e) => fail(e),
@@ -220,7 +232,16 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         }),
         None => {
             let mut out = std::io::stdout().lock();
-            match out.write_all(diff.as_bytes()).and_then(|_| out.flush()) {
+            // Exact for a file or a pipe (`git apply`); on a terminal, neutralised like any text.
+            let result = if out.is_terminal() {
+                let mut terminal = lnkfix::terminal::Neutralising::new(&mut out);
+                terminal
+                    .write_all(diff.as_bytes())
+                    .and_then(|_| terminal.flush())
+            } else {
+                out.write_all(diff.as_bytes()).and_then(|_| out.flush())
+            };
+            match result {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                     Err(format!("cannot write: {e}"))
                 }

@@ -1003,3 +1003,158 @@ fn a_record_cut_at_the_line_limit_is_still_a_failed_link() {
         .assert_retrying()
         .code(0);
 }
+
+/// Paths that are not valid Unicode (a library directory's file name of Latin-1 bytes): the file
+/// is refused with a warning that shows its bytes escaped, `link_flags` never holds U+FFFD, and
+/// every JSON document is whole.
+#[cfg(unix)]
+#[test]
+fn non_unicode_paths_are_refused_clearly_and_json_stays_whole() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let libs = root.join(std::ffi::OsStr::from_bytes(b"libs\xff"));
+    std::fs::create_dir(&libs).unwrap();
+    std::fs::write(
+        libs.join(std::ffi::OsStr::from_bytes(b"x\xfe.lib")),
+        library_of("KERNEL32.dll"),
+    )
+    .unwrap();
+    std::fs::write(root.join("link.log"), IMPORT_LOG_TEXT).unwrap();
+    for args in [
+        vec![
+            "diagnose",
+            "link.log",
+            "--format",
+            "json",
+            "--no-cache",
+            "--lib-dir",
+        ],
+        vec!["index", "--format", "json", "--no-cache", "--lib-dir"],
+        vec![
+            "explain",
+            "CreateFileW",
+            "--format",
+            "json",
+            "--no-cache",
+            "--lib-dir",
+        ],
+    ] {
+        let mut command = lnkfix_std();
+        command.current_dir(root).args(&args).arg(&libs);
+        let output = finishes(command);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not whole JSON ({e}): {}", all_text(&output)));
+        let text = format!("{json}{}", String::from_utf8_lossy(&output.stderr));
+        assert!(!text.contains('\u{FFFD}'), "{args:?}: {text}");
+        if args[0] != "explain" {
+            assert!(
+                text.replace("\\\\", "\\").contains("x\\xfe.lib is not valid Unicode"),
+                "{args:?}: {text}"
+            );
+        }
+    }
+}
+
+/// Control characters from every source a report quotes: the log, a path, an archive's member
+/// and symbol names, the environment, a saved diagnosis. None reaches the terminal as it is.
+#[test]
+fn control_characters_from_every_source_are_shown_escaped() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let hostile = "e\x1b]0;pwned\x07v\u{9d}52;c;eA==\u{9c}i\u{202e}l\x08";
+    // A directory name may not hold every control character on Windows.
+    let dir_name = if cfg!(windows) {
+        "libs\u{202e}\u{9b}"
+    } else {
+        "libs\x1b]0;t\x07\u{202e}"
+    };
+    let libs = root.join(dir_name);
+    std::fs::create_dir(&libs).unwrap();
+    let dll = format!("K{hostile}.dll");
+    let library = archive(&[
+        ("KERNEL32.dll", import_member("CreateFileW", &dll, true)),
+        (
+            "KERNEL32.dll",
+            import_member(&format!("Create{hostile}"), &dll, true),
+        ),
+    ]);
+    std::fs::write(libs.join("x.lib"), library).unwrap();
+    let log = format!(
+        "main.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\r\n\
+         main.obj : error LNK2019: unresolved external symbol sym{hostile} referenced in function f{hostile}\r\n"
+    );
+    std::fs::write(root.join("link.log"), log).unwrap();
+    let lib_dir = libs.to_string_lossy().into_owned();
+    let mut diag: serde_json::Value = serde_json::json!({
+        "schema_version": 1, "symbols": [], "link_flags": [], "chain": [format!("/x{hostile}")]
+    });
+    diag["verdict"] = serde_json::json!({"kind": "default-lib-chain-absent"});
+    std::fs::write(root.join("diag.json"), diag.to_string()).unwrap();
+    std::fs::write(root.join("extension.py"), EXTENSION_PY).unwrap();
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "diagnose".into(),
+            "link.log".into(),
+            "--no-cache".into(),
+            "--lib-dir".into(),
+            lib_dir.clone(),
+        ],
+        vec![
+            "index".into(),
+            "--list".into(),
+            "--no-cache".into(),
+            "--lib-dir".into(),
+            lib_dir.clone(),
+        ],
+        vec![
+            "explain".into(),
+            format!("Create{hostile}"),
+            "--no-cache".into(),
+            "--lib-dir".into(),
+            lib_dir.clone(),
+        ],
+        vec!["triage".into(), "link.log".into()],
+        vec!["doctor".into(), "--lib-dir".into(), lib_dir.clone()],
+        vec![
+            "patch".into(),
+            "extension.py".into(),
+            "--from".into(),
+            "diag.json".into(),
+        ],
+    ];
+    for args in runs {
+        let assert = lnkfix()
+            .current_dir(root)
+            .env("LIB", format!("C:\\x{hostile}"))
+            .args(&args)
+            .args(
+                if ["diagnose", "triage", "doctor"].contains(&args[0].as_str())
+                {
+                    vec!["--color", "never"]
+                } else {
+                    vec![]
+                },
+            )
+            .assert_retrying();
+        let output = assert.get_output();
+        for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            let bad: Vec<char> = text
+                .chars()
+                .filter(|&c| lnkfix::terminal::is_unsafe(c))
+                .collect();
+            assert!(bad.is_empty(), "{} {stream}: {bad:?} in\n{text}", args[0]);
+        }
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            all.contains("\\u{202e}"),
+            "{}: the hostile text is not shown escaped:\n{all}",
+            args[0]
+        );
+    }
+}
