@@ -410,7 +410,7 @@ fn dir_of(path: &str) -> Option<String> {
 /// Resolves a link failure: with a [`SearchContext`], the archives on disk decide and the rule
 /// book only fills in what no archive provides; without one, the rule book answers alone.
 pub fn diagnose_with(
-    failure: LinkFailure,
+    mut failure: LinkFailure,
     book: &RuleBook,
     options: &DiagnoseOptions,
     context: Option<&SearchContext<'_>>,
@@ -433,8 +433,14 @@ pub fn diagnose_with(
         None => vec![None; failure.symbols.len()],
     };
 
-    let mut symbols = Vec::with_capacity(failure.symbols.len());
-    for ((symbol, class), found) in failure.symbols.iter().cloned().zip(classes).zip(matches) {
+    // Moved, not copied, and the inputs' memory given back as they are used up: a log of many
+    // distinct symbols would otherwise hold each one three times at the peak.
+    let mut unresolved = std::mem::take(&mut failure.symbols);
+    let (mut classes, mut matches) = (classes, matches);
+    let mut symbols = Vec::with_capacity(unresolved.len());
+    while let (Some(symbol), Some(class), Some(found)) =
+        (unresolved.pop(), classes.pop(), matches.pop())
+    {
         symbols.push(resolve_one(
             book,
             symbol,
@@ -444,7 +450,13 @@ pub fn diagnose_with(
             &crt,
             context.is_some(),
         ));
+        if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
+            unresolved.shrink_to_fit();
+            classes.shrink_to_fit();
+            matches.shrink_to_fit();
+        }
     }
+    symbols.reverse();
 
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
@@ -669,6 +681,13 @@ pub fn diagnose_with(
         warnings.push(format!(
             "{} lines were longer than the limit and were cut (--max-line-bytes)",
             failure.stats.truncated_lines
+        ));
+    }
+    if failure.records_past_max_symbols > 0 {
+        warnings.push(format!(
+            "only the first {} distinct symbols were kept (--max-symbols); {} records of further \
+             symbols were counted, not read: the list is incomplete",
+            failure.max_symbols, failure.records_past_max_symbols
         ));
     }
     if failure.stats.cut_records > 0 {

@@ -234,18 +234,17 @@ impl serde_json::ser::Formatter for SafeJson {
     }
 }
 
-/// Writes `value` as pretty JSON followed by a newline: serialised whole first, so a value that
-/// cannot be serialised writes nothing (never half a document), and with unsafe characters as
-/// `\uXXXX` escapes.
+/// Writes `value` as pretty JSON followed by a newline, with unsafe characters as `\uXXXX`
+/// escapes. Serialised once into nothing first: a value that cannot be serialised (the only way a
+/// serialisation fails) writes nothing, never half a document, and no copy of a large document is
+/// held in memory.
 pub fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> io::Result<()> {
-    let mut bytes = Vec::new();
-    let mut serializer = serde_json::Serializer::with_formatter(
-        &mut bytes,
-        SafeJson(serde_json::ser::PrettyFormatter::new()),
-    );
+    let formatter = || SafeJson(serde_json::ser::PrettyFormatter::new());
+    let mut check = serde_json::Serializer::with_formatter(io::sink(), formatter());
+    value.serialize(&mut check).map_err(io::Error::other)?;
+    let mut serializer = serde_json::Serializer::with_formatter(&mut *out, formatter());
     value.serialize(&mut serializer).map_err(io::Error::other)?;
-    bytes.push(b'\n');
-    out.write_all(&bytes)
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]

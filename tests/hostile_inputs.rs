@@ -1049,7 +1049,8 @@ fn non_unicode_paths_are_refused_clearly_and_json_stays_whole() {
         assert!(!text.contains('\u{FFFD}'), "{args:?}: {text}");
         if args[0] != "explain" {
             assert!(
-                text.replace("\\\\", "\\").contains("x\\xfe.lib is not valid Unicode"),
+                text.replace("\\\\", "\\")
+                    .contains("x\\xfe.lib is not valid Unicode"),
                 "{args:?}: {text}"
             );
         }
@@ -1129,8 +1130,7 @@ fn control_characters_from_every_source_are_shown_escaped() {
             .env("LIB", format!("C:\\x{hostile}"))
             .args(&args)
             .args(
-                if ["diagnose", "triage", "doctor"].contains(&args[0].as_str())
-                {
+                if ["diagnose", "triage", "doctor"].contains(&args[0].as_str()) {
                     vec!["--color", "never"]
                 } else {
                     vec![]
@@ -1157,4 +1157,37 @@ fn control_characters_from_every_source_are_shown_escaped() {
             args[0]
         );
     }
+}
+
+/// `--max-symbols N` keeps the first N distinct symbols of a log of endless distinct names, says
+/// so, and the link still fails.
+#[test]
+fn max_symbols_caps_what_is_kept() {
+    let mut log = String::new();
+    for i in 0..2000 {
+        log.push_str(&format!(
+            "m.obj : error LNK2019: unresolved external symbol f{i} referenced in function main\r\n"
+        ));
+    }
+    let assert = lnkfix()
+        .args(["diagnose", "-", "--format", "json", "--max-symbols", "100"])
+        .write_stdin(log.clone())
+        .assert_retrying()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(json["symbols"].as_array().unwrap().len(), 100);
+    assert_eq!(json["symbols"][99]["name"], "f99");
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("--max-symbols") && warnings.contains("1900 records"),
+        "{warnings}"
+    );
+    // A repeat of a kept symbol is still counted on it.
+    let assert = lnkfix()
+        .args(["diagnose", "-", "--format", "json", "--max-symbols", "1"])
+        .write_stdin(format!("{log}{}", &log[..log.find('\n').unwrap() + 1]))
+        .assert_retrying()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(json["symbols"][0]["reported"], 2);
 }

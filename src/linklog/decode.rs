@@ -154,6 +154,9 @@ struct Decoder<R> {
     odd: Option<u8>,
     /// A high surrogate waiting for its low half.
     high: Option<u16>,
+    /// In UTF-8: how much of the inner buffer's start is known to be UTF-8 (checked once, not at
+    /// every call: the line reader asks for the buffer once a line).
+    clean: usize,
     stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
 }
 
@@ -176,12 +179,14 @@ impl<R: BufRead> Decoder<R> {
             line_out: Vec::new(),
             odd: None,
             high: None,
+            clean: 0,
             stats: std::rc::Rc::new(std::cell::RefCell::new(stats)),
         }
     }
 
     fn switch(&mut self, mode: Mode) {
         self.mode = mode;
+        self.clean = 0;
         let encoding = match mode {
             Mode::Utf8 => Encoding::Utf8,
             Mode::Utf16 {
@@ -404,6 +409,11 @@ impl<R: BufRead> BufRead for Decoder<R> {
                     }
                 }
                 Mode::Utf8 => {
+                    let available = fill(&mut self.inner)?.len();
+                    if self.clean > 0 && self.clean <= available {
+                        let clean = self.clean;
+                        return Ok(&self.inner.fill_buf()?[..clean]);
+                    }
                     let (length, switch) = Self::utf8_prefix(fill(&mut self.inner)?);
                     if let Some(mode) = switch {
                         // A byte-order mark at the start of the region is not text.
@@ -411,9 +421,11 @@ impl<R: BufRead> BufRead for Decoder<R> {
                         if buf.starts_with(&[0xFF, 0xFE]) || buf.starts_with(&[0xFE, 0xFF]) {
                             self.inner.consume(2);
                         }
+                        self.clean = 0;
                         self.switch(mode);
                         continue;
                     }
+                    self.clean = length;
                     let buf = self.inner.fill_buf()?;
                     return Ok(&buf[..length]);
                 }
@@ -426,6 +438,7 @@ impl<R: BufRead> BufRead for Decoder<R> {
             self.out_pos += amount;
         } else {
             self.inner.consume(amount);
+            self.clean = self.clean.saturating_sub(amount);
         }
     }
 }

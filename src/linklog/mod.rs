@@ -22,7 +22,14 @@ pub struct ReadLimits {
     pub skip_unmatched_lines: bool,
     /// Bounds on what the demangler is handed for the log's names.
     pub demangle: crate::demangle::DemangleLimits,
+    /// Most distinct symbols kept (`--max-symbols`): records of further ones are counted, not
+    /// kept, so a log of endless distinct names cannot exhaust memory.
+    pub max_symbols: usize,
 }
+
+/// The default of [`ReadLimits::max_symbols`]: a million (about 1.5 GB at the measured cost of a
+/// symbol, benches/README.md); real failed links have at most a few thousand.
+pub const DEFAULT_MAX_SYMBOLS: usize = 1_000_000;
 
 impl Default for ReadLimits {
     fn default() -> Self {
@@ -30,6 +37,7 @@ impl Default for ReadLimits {
             max_line_bytes: 1 << 20,
             skip_unmatched_lines: true,
             demangle: crate::demangle::DemangleLimits::default(),
+            max_symbols: DEFAULT_MAX_SYMBOLS,
         }
     }
 }
