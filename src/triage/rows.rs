@@ -298,8 +298,9 @@ fn compile(
             path: path.clone(),
             message: format!("row {}: {message}", row.id),
         };
-        let regex =
-            |p: &String| Regex::new(&ascii_boundaries(p)).map_err(|e| bad(format!("bad pattern: {e}")));
+        let regex = |p: &String| {
+            Regex::new(&ascii_boundaries(p)).map_err(|e| bad(format!("bad pattern: {e}")))
+        };
         let patterns = row
             .patterns
             .iter()
