@@ -433,6 +433,8 @@ pub fn diagnose_with(
         None => vec![None; failure.symbols.len()],
     };
 
+    // Read from the symbols' references before they are moved out.
+    let linked = linked_libraries(&failure);
     // Moved, not copied, and the inputs' memory given back as they are used up: a log of many
     // distinct symbols would otherwise hold each one three times at the peak.
     let mut unresolved = std::mem::take(&mut failure.symbols);
@@ -460,7 +462,6 @@ pub fn diagnose_with(
 
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let linked = linked_libraries(&failure);
     let failure_cut_records = failure.stats.cut_records;
     let mut lacking: Vec<String> = Vec::new();
     for s in &mut symbols {
