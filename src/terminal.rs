@@ -194,7 +194,7 @@ impl serde_json::ser::Formatter for SafeJson {
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_unsafe(c) {
-                writer.write_all(fragment[start..i].as_bytes())?;
+                writer.write_all(&fragment.as_bytes()[start..i])?;
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
                     write!(writer, "\\u{unit:04x}")?;
@@ -202,7 +202,7 @@ impl serde_json::ser::Formatter for SafeJson {
                 start = i + c.len_utf8();
             }
         }
-        writer.write_all(fragment[start..].as_bytes())
+        writer.write_all(&fragment.as_bytes()[start..])
     }
 
     fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {

@@ -928,19 +928,22 @@ fn damaged_linker_members_are_read_around(library: &std::path::Path, name: &str,
     let intact = common::index(&[library.to_path_buf()], lnkfix::index::Machine::X64).0;
     let want = common::dlls(&intact, name);
     assert_eq!(want, [dll]);
-    let mut checked = 0;
-    for (header, damage) in [
+    for (checked, (header, damage)) in [
         (second, &b"99999999  "[..]),
         (second, b"12x4      "),
         (second, b"10        "),
         (8, b"99999999  "),
         (8, b"12x4      "),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let mut bytes = data.clone();
         bytes[header + 48..header + 58].copy_from_slice(damage);
         let path = dir.path().join(format!("damaged-{checked}.lib"));
         std::fs::write(&path, &bytes).unwrap();
-        let (index, warnings) = common::index(&[path.clone()], lnkfix::index::Machine::X64);
+        let (index, warnings) =
+            common::index(std::slice::from_ref(&path), lnkfix::index::Machine::X64);
         let label = format!("{header} {:?}", String::from_utf8_lossy(damage));
         assert_eq!(common::dlls(&index, name), want, "{label}");
         let counts = |index: &lnkfix::index::Index| {
@@ -955,7 +958,6 @@ fn damaged_linker_members_are_read_around(library: &std::path::Path, name: &str,
             }),
             "{label}: {warnings:?}"
         );
-        checked += 1;
     }
 }
 

@@ -4,7 +4,7 @@
 //! msvc-demangler 0.11 overflows the stack on deeply nested names, copies the tree of every
 //! back-reference (a short name can demangle to gigabytes) and rejects names that still carry
 //! `__imp_` (docs/RULES.md §12): the guard strips the prefix first and bounds length, depth and the
-//! size of the output (computed before demangling, [`bound`]), returning the raw name with a
+//! size of the output (computed before demangling, [`output_bound`]), returning the raw name with a
 //! warning instead of crashing or exhausting memory.
 
 mod bound;

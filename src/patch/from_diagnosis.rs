@@ -160,7 +160,7 @@ pub fn read_saved_diagnosis(path: &Path) -> Result<Option<Value>, SavedDiagnosis
 /// fall), and the encoding's name; `None` for bytes that are no text in it (then it is a log).
 fn decode_json_text(bytes: &[u8]) -> (Option<String>, &'static str) {
     let utf16 = |body: &[u8], big_endian: bool| -> Option<String> {
-        if body.len() % 2 != 0 {
+        if !body.len().is_multiple_of(2) {
             return None;
         }
         let units = body.chunks_exact(2).map(|pair| {
