@@ -66,6 +66,12 @@ print("?f@@YAX" + "PA" * 2040 + "H@Z")
     printf '?f@@YAX%sXZ\n' "$(printf 'P6AX%.0s' $(seq 49))"
     printf '?f@@YAX%sXZ\n' "$(printf 'P8A@@EAAX%.0s' $(seq 30))"
     printf '?f@?1??g@?1??h@%s@@YAXXZ@YAXXZ\n' "$(printf '?1??i@%.0s' $(seq 20))"
+    # Back-references that double the output at each level (`B<T, T>`, T the previous level):
+    # under the depth and length limits, 2^N bytes demangled; the output bound refuses them.
+    for levels in 4 12 22 30; do
+        printf '?x@@3%sVA@@%sA\n' "$(printf 'V?$B@%.0s' $(seq $levels))" "$(printf '0@@%.0s' $(seq $levels))"
+        printf '?f@@YAX%sVA@@%s@Z\n' "$(printf 'V?$B@%.0s' $(seq $levels))" "$(printf '0@@%.0s' $(seq $levels))"
+    done
 } | sort -u | head -n 2000 | seed_text demangle
 
 # 3. Archives, objects and import members: every fixture library and object, plus the real

@@ -258,8 +258,7 @@ pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Resul
             "results": results,
         }],
     });
-    serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(&log, out)
 }
 
 /// A relative URI reference for a file path (forward slashes, spaces and `%` escaped).

@@ -60,8 +60,7 @@ pub trait Report {
 
 /// Writes `value` as one pretty-printed JSON document and a newline.
 pub fn write_json_value<T: Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(value, out)
 }
 
 /// Where the libraries are and how to read them.
@@ -404,8 +403,16 @@ fn object_files_in(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<String
                 let ext = path
                     .extension()
                     .map(|e| e.to_string_lossy().to_ascii_lowercase());
-                if matches!(ext.as_deref(), Some("obj") | Some("o")) && path.is_file() {
-                    out.push(path);
+                if !matches!(ext.as_deref(), Some("obj") | Some("o")) {
+                    continue;
+                }
+                match std::fs::metadata(&path) {
+                    Ok(metadata) if metadata.is_file() => out.push(path),
+                    Ok(metadata) if !metadata.is_dir() => warnings.push(format!(
+                        "{}: not a regular file (a FIFO, socket or device): skipped",
+                        path.display()
+                    )),
+                    _ => {}
                 }
             }
         }
@@ -516,7 +523,8 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     diagnosis.warnings.extend(warnings);
     let mut context = crate::problems::LogContext::default();
     if log != "-" {
-        if let Ok(file) = std::fs::File::open(log) {
+        // The log again, only if it is a regular file (a FIFO was read once already).
+        if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
         if let Ok(file) = std::fs::File::open(log) {
@@ -569,7 +577,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     let patch = match &request.patch {
         None => None,
         Some(path) => {
-            let original = std::fs::read(path).map_err(|source| Error::Read {
+            let original = crate::open::read_regular(path).map_err(|source| Error::Read {
                 path: path.clone(),
                 source,
             })?;
@@ -845,34 +853,40 @@ impl PatchReport {
 
 /// Plans the patch of `extension.py` from a log or a saved diagnosis.
 pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<PatchReport, Error> {
-    let original = std::fs::read(&request.extension_py).map_err(|source| Error::Read {
-        path: request.extension_py.clone(),
-        source,
-    })?;
+    let original =
+        crate::open::read_regular(&request.extension_py).map_err(|source| Error::Read {
+            path: request.extension_py.clone(),
+            source,
+        })?;
     // A saved diagnosis, or a log diagnosed now with the same options as `diagnose`.
-    let (diagnosis, recorded_sha256, verification) =
-        match patch::read_saved_diagnosis(Path::new(&request.from)) {
-            Some(value) => {
-                let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
-                let verification = request
-                    .diagnose
-                    .verify
-                    .as_ref()
-                    .map(|options| verify_saved_diagnosis(&value, request, options, env));
-                (value, recorded, verification)
-            }
-            None => {
-                let mut diagnose = request.diagnose.clone();
-                diagnose.log = request.from.clone();
-                diagnose.patch = None;
-                let report = self::diagnose(&diagnose, env)?;
-                let value = serde_json::to_value(&report.diagnosis).map_err(|e| Error::Log {
-                    path: request.from.clone(),
-                    reason: format!("cannot serialise the diagnosis: {e}"),
-                })?;
-                (value, None, report.verify)
-            }
-        };
+    let saved = patch::read_saved_diagnosis(Path::new(&request.from)).map_err(|source| {
+        Error::SavedDiagnosis {
+            path: PathBuf::from(&request.from),
+            source,
+        }
+    })?;
+    let (diagnosis, recorded_sha256, verification) = match saved {
+        Some(value) => {
+            let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
+            let verification = request
+                .diagnose
+                .verify
+                .as_ref()
+                .map(|options| verify_saved_diagnosis(&value, request, options, env));
+            (value, recorded, verification)
+        }
+        None => {
+            let mut diagnose = request.diagnose.clone();
+            diagnose.log = request.from.clone();
+            diagnose.patch = None;
+            let report = self::diagnose(&diagnose, env)?;
+            let value = serde_json::to_value(&report.diagnosis).map_err(|e| Error::Log {
+                path: request.from.clone(),
+                reason: format!("cannot serialise the diagnosis: {e}"),
+            })?;
+            (value, None, report.verify)
+        }
+    };
     let diagnosis = match verification.as_ref().filter(|v| v.ok) {
         Some(verified) => verified_diagnosis(&diagnosis, verified),
         None => diagnosis,

@@ -156,6 +156,14 @@ pub(crate) struct DiagnoseInputs {
     /// msvc-demangler overflows the stack on very deep names).
     #[arg(long, default_value_t = 48, value_name = "LEVELS", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub(crate) max_demangle_depth: u16,
+    /// Most distinct symbols kept; records of further symbols are counted, not kept (a log of
+    /// endless distinct names cannot exhaust memory).
+    #[arg(long, default_value_t = lnkfix::linklog::DEFAULT_MAX_SYMBOLS, value_name = "N")]
+    pub(crate) max_symbols: usize,
+    /// Largest output a demangling may produce, in bytes, bounded before it runs (names whose
+    /// back-references could expand past it are shown raw).
+    #[arg(long, default_value_t = lnkfix::demangle::DEFAULT_MAX_OUTPUT, value_name = "BYTES")]
+    pub(crate) max_demangle_output: usize,
     #[command(flatten)]
     pub(crate) search: SearchArgs,
     /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
@@ -490,7 +498,9 @@ impl DiagnoseInputs {
                 demangle: DemangleLimits {
                     max_len: self.max_demangle_len,
                     max_depth: usize::from(self.max_demangle_depth),
+                    max_output: self.max_demangle_output,
                 },
+                max_symbols: self.max_symbols,
                 ..ReadLimits::default()
             },
             search: self.search.search(env),

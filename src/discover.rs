@@ -263,6 +263,14 @@ struct Collector {
 
 impl Collector {
     fn add_dir(&mut self, path: &Path, origin: &str) {
+        if path.to_str().is_none() {
+            self.discovered.warnings.push(format!(
+                "{origin}: directory {} is not valid Unicode: not searched (a link line cannot \
+                 name it exactly; rename it)",
+                crate::terminal::path_text(path)
+            ));
+            return;
+        }
         let Some(found) = resolve_case_insensitive(path) else {
             self.discovered.warnings.push(format!(
                 "{origin}: directory {} does not exist",
@@ -288,6 +296,13 @@ impl Collector {
 
     /// Adds a file unless it was seen (by canonical path, `canonical` when the caller knows it).
     fn add_file(&mut self, path: &Path, canonical: Option<PathBuf>) {
+        if path.to_str().is_none() {
+            self.discovered.warnings.push(format!(
+                "{} is not valid Unicode: not indexed (a link line cannot name it exactly; rename it)",
+                crate::terminal::path_text(path)
+            ));
+            return;
+        }
         let key = canonical
             .or_else(|| fs::canonicalize(path).ok())
             .unwrap_or_else(|| path.to_path_buf());
@@ -315,6 +330,9 @@ impl Collector {
             require_literal_separator: true,
             require_literal_leading_dot: false,
         };
+        if native.contains("**") {
+            return self.add_recursive_glob(pattern, &native, options);
+        }
         let matches = match glob::glob_with(&native, options) {
             Ok(matches) => matches,
             Err(error) => {
@@ -348,7 +366,108 @@ impl Collector {
                 .push(format!("--lib {pattern}: matches nothing"));
         }
     }
+
+    /// A `**` glob, walked here rather than by the glob crate, which follows directory links
+    /// without end: each directory is entered once (by [`crate::identity`]), a link back to a
+    /// directory being walked is a cycle (warned about, not followed), and matches are recorded
+    /// by their canonical paths, so `/LIBPATH:` names the real directory.
+    fn add_recursive_glob(&mut self, pattern: &str, native: &str, options: glob::MatchOptions) {
+        let matcher = match glob::Pattern::new(native) {
+            Ok(matcher) => matcher,
+            Err(error) => {
+                self.discovered
+                    .warnings
+                    .push(format!("--lib {pattern}: invalid glob: {}", error.msg));
+                return;
+            }
+        };
+        // The walk starts at the longest leading part without wildcards.
+        let mut base = PathBuf::new();
+        for component in Path::new(native).components() {
+            if component
+                .as_os_str()
+                .to_string_lossy()
+                .contains(['*', '?', '['])
+            {
+                break;
+            }
+            base.push(component);
+        }
+        if base.as_os_str().is_empty() {
+            base.push(".");
+        }
+        let mut entered = HashSet::new();
+        let mut count = 0;
+        let mut budget = RECURSIVE_GLOB_ENTRIES;
+        // (directory, the identities of it and its ancestors on this walk).
+        let mut stack: Vec<(PathBuf, Vec<crate::identity::FileIdentity>)> = Vec::new();
+        if let Ok(identity) = crate::identity::of_path(&base) {
+            entered.insert(identity);
+            stack.push((base, vec![identity]));
+        }
+        while let Some((dir, ancestors)) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            entries.sort();
+            for path in entries.into_iter().rev() {
+                if budget == 0 {
+                    self.discovered.warnings.push(format!(
+                        "--lib {pattern}: stopped after {RECURSIVE_GLOB_ENTRIES} entries"
+                    ));
+                    return self.warn_if_nothing(pattern, count);
+                }
+                budget -= 1;
+                let Ok(metadata) = fs::metadata(&path) else {
+                    continue;
+                };
+                let matched = matcher.matches_path_with(&path, options);
+                if metadata.is_dir() {
+                    let Ok(identity) = crate::identity::of_path(&path) else {
+                        continue;
+                    };
+                    if ancestors.contains(&identity) {
+                        self.discovered.warnings.push(format!(
+                            "--lib {pattern}: {} links back to a directory above it (a cycle): not followed",
+                            path.display()
+                        ));
+                        continue;
+                    }
+                    if !entered.insert(identity) || ancestors.len() >= RECURSIVE_GLOB_DEPTH {
+                        continue;
+                    }
+                    let canonical = dunce::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                    if matched {
+                        count += 1;
+                        self.add_dir(&canonical, "--lib");
+                    }
+                    let mut below = ancestors.clone();
+                    below.push(identity);
+                    stack.push((path, below));
+                } else if matched {
+                    count += 1;
+                    let canonical = dunce::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                    self.glob_files.push(canonical);
+                }
+            }
+        }
+        self.warn_if_nothing(pattern, count);
+    }
+
+    fn warn_if_nothing(&mut self, pattern: &str, count: usize) {
+        if count == 0 {
+            self.discovered
+                .warnings
+                .push(format!("--lib {pattern}: matches nothing"));
+        }
+    }
 }
+
+/// Entries a `**` glob looks at, at most (a whole drive is not a library directory).
+const RECURSIVE_GLOB_ENTRIES: usize = 1_000_000;
+/// Directory levels a `**` glob descends, at most.
+const RECURSIVE_GLOB_DEPTH: usize = 64;
 
 /// Finds the directories and library files of the link environment. `env` reads an environment
 /// variable (injected so tests need not change the process environment).

@@ -663,8 +663,7 @@ pub fn render_text(
 
 /// Writes the JSON report (one document, pretty-printed, newline-terminated).
 pub fn write_json(report: &DoctorReport, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(report, out)
 }
 
 #[cfg(test)]

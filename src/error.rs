@@ -55,6 +55,14 @@ pub enum Error {
         /// The log or saved diagnosis.
         from: String,
     },
+    /// `patch --from` names JSON that is not a diagnosis it can use.
+    #[error("{path}: {source}")]
+    SavedDiagnosis {
+        /// The `--from` file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: crate::patch::SavedDiagnosisError,
+    },
     /// `patch` could not plan or apply the patch.
     #[error(transparent)]
     Patch(#[from] PatchError),

@@ -136,7 +136,7 @@ pub fn from_objects(book: &RuleBook, objects: &crate::index::Index) -> Vec<Evide
 
 /// Evidence from a `build.ninja`: the CRT options on its compile and link command lines.
 pub fn from_build_file(book: &RuleBook, path: &std::path::Path) -> std::io::Result<Vec<Evidence>> {
-    let file = std::fs::File::open(path)?;
+    let file = crate::open::open_regular(path)?;
     let failure = crate::symbols::collect(file, Default::default())?;
     let mut out = Vec::new();
     for option in &failure.crt_options {

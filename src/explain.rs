@@ -214,8 +214,7 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
 
 /// Writes the explanation as one JSON document.
 pub fn write_json(explanation: &Explanation, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, explanation).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(explanation, out)
 }
 
 /// An index with nothing in it, for explaining from the embedded tables alone.

@@ -61,9 +61,15 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// Prints one line on stderr, neutralised: whatever it quotes (paths, names, log text, saved
+/// JSON) cannot drive the terminal.
+fn say(line: std::fmt::Arguments<'_>) {
+    eprintln!("{}", lnkfix::terminal::neutralise(&line.to_string()));
+}
+
 /// Prints an error and returns the usage status.
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("lnkfix: error: {message}");
+    say(format_args!("lnkfix: error: {message}"));
     ExitCode::from(Status::Usage.code())
 }
 
@@ -82,7 +88,8 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
     let written = if let ReportFormat::Text = format {
         // The report always styles; the stream keeps or strips the escapes.
         let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
-        let mut out = std::io::BufWriter::new(stream);
+        // Whatever the report quotes cannot drive the terminal; only its own styles pass.
+        let mut out = std::io::BufWriter::new(lnkfix::terminal::Neutralising::new(stream));
         report
             .write_text(&mut out, Style { color: true })
             .and_then(|_| out.flush())
@@ -104,7 +111,7 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
 
 fn warn_all(warnings: &[String]) {
     for w in warnings {
-        eprintln!("lnkfix: warning: {w}");
+        say(format_args!("lnkfix: warning: {w}"));
     }
 }
 
@@ -207,9 +214,11 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     }
     let (diff, new_text, notes) = match &report.outcome {
         lnkfix::patch::PatchOutcome::AlreadyPatched { notes } => {
-            eprintln!("lnkfix: {target} already links everything the diagnosis needs: no change");
+            say(format_args!(
+                "lnkfix: {target} already links everything the diagnosis needs: no change"
+            ));
             for note in notes {
-                eprintln!("  note: {note}");
+                say(format_args!("  note: {note}"));
             }
             return ExitCode::from(report.status().code());
         }
@@ -220,7 +229,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         } => (diff, new_text, notes),
     };
     for note in notes {
-        eprintln!("lnkfix: note: {note}");
+        say(format_args!("lnkfix: note: {note}"));
     }
     if args.apply {
         let expected = report.expected_sha256();
@@ -231,25 +240,47 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             !args.no_backup,
         ) {
             Ok(applied) => {
-                eprintln!(
+                if let Some(lost) = &applied.ownership_lost {
+                    say(format_args!(
+                        "lnkfix: warning: {}: {lost}",
+                        applied.path.display()
+                    ));
+                }
+                say(format_args!(
                     "lnkfix: patched {}{}",
                     applied.path.display(),
                     applied
                         .backup
                         .map(|b| format!(" (backup: {})", b.display()))
                         .unwrap_or_default()
-                );
+                ));
                 ExitCode::from(report.status().code())
             }
             Err(e) => fail(e),
         };
     }
     let written = match &args.output {
-        Some(path) => std::fs::write(path, diff.as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display())),
+        Some(path) => lnkfix::patch::check_output_path(
+            path,
+            &[&args.extension_py, std::path::Path::new(&args.from)],
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            std::fs::write(path, diff.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        }),
         None => {
             let mut out = std::io::stdout().lock();
-            match out.write_all(diff.as_bytes()).and_then(|_| out.flush()) {
+            // Exact for a file or a pipe (`git apply`); on a terminal, neutralised like any text.
+            let result = if out.is_terminal() {
+                let mut terminal = lnkfix::terminal::Neutralising::new(&mut out);
+                terminal
+                    .write_all(diff.as_bytes())
+                    .and_then(|_| terminal.flush())
+            } else {
+                out.write_all(diff.as_bytes()).and_then(|_| out.flush())
+            };
+            match result {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                     Err(format!("cannot write: {e}"))
                 }

@@ -602,8 +602,7 @@ fn write_warnings(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> i
 
 /// Writes the JSON report (one document, pretty-printed, newline-terminated).
 pub fn write_json(diagnosis: &Diagnosis, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, diagnosis).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(diagnosis, out)
 }
 
 #[cfg(test)]

@@ -225,6 +225,9 @@ pub enum VerdictKind {
     /// Every unresolved symbol is explained by another problem (a toolset or machine mismatch):
     /// no library to add.
     Explained,
+    /// No record was read, but a line cut at `--max-line-bytes` held a link error: the link
+    /// failed, and its records are past the limit.
+    RecordsCut,
 }
 
 /// The one-line answer.
@@ -460,7 +463,7 @@ fn dir_of(path: &str) -> Option<String> {
 /// Resolves a link failure: with a [`SearchContext`], the archives on disk decide and the rule
 /// book only fills in what no archive provides; without one, the rule book answers alone.
 pub fn diagnose_with(
-    failure: LinkFailure,
+    mut failure: LinkFailure,
     book: &RuleBook,
     options: &DiagnoseOptions,
     context: Option<&SearchContext<'_>>,
@@ -483,8 +486,16 @@ pub fn diagnose_with(
         None => vec![None; failure.symbols.len()],
     };
 
-    let mut symbols = Vec::with_capacity(failure.symbols.len());
-    for ((symbol, class), found) in failure.symbols.iter().cloned().zip(classes).zip(matches) {
+    // Read from the symbols' references before they are moved out.
+    let linked = linked_libraries(&failure);
+    // Moved, not copied, and the inputs' memory given back as they are used up: a log of many
+    // distinct symbols would otherwise hold each one three times at the peak.
+    let mut unresolved = std::mem::take(&mut failure.symbols);
+    let (mut classes, mut matches) = (classes, matches);
+    let mut symbols = Vec::with_capacity(unresolved.len());
+    while let (Some(symbol), Some(class), Some(found)) =
+        (unresolved.pop(), classes.pop(), matches.pop())
+    {
         symbols.push(resolve_one(
             book,
             symbol,
@@ -494,11 +505,17 @@ pub fn diagnose_with(
             &crt,
             context.is_some(),
         ));
+        if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
+            unresolved.shrink_to_fit();
+            classes.shrink_to_fit();
+            matches.shrink_to_fit();
+        }
     }
+    symbols.reverse();
 
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let linked = linked_libraries(&failure);
+    let failure_cut_records = failure.stats.cut_records;
     let mut lacking: Vec<String> = Vec::new();
     for s in &mut symbols {
         if let Some(library) = &s.library {
@@ -557,7 +574,9 @@ pub fn diagnose_with(
     let unknown = counted().filter(|s| s.family == "unknown").count();
     let entry_points = counted().filter(|s| s.family == "entry-point").count();
 
-    let verdict_kind = if symbols.is_empty() {
+    let verdict_kind = if symbols.is_empty() && failure_cut_records > 0 {
+        VerdictKind::RecordsCut
+    } else if symbols.is_empty() {
         VerdictKind::NothingUnresolved
     } else if unresolved == 0 {
         VerdictKind::Explained
@@ -693,10 +712,54 @@ pub fn diagnose_with(
             "lld-link stopped after its error limit: the list is incomplete (relink with /errorlimit:0)".into(),
         );
     }
+    let stats = &failure.stats;
+    if !stats.encoding_regions.is_empty() {
+        let regions: Vec<String> = stats
+            .encoding_regions
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .collect();
+        warnings.push(format!(
+            "the log changes encoding ({}): text was appended in another encoding; each part was read in its own",
+            regions.join(", then ")
+        ));
+    }
+    if stats.replacement_characters >= 16 && stats.replacement_characters * 6 > stats.bytes {
+        warnings.push(format!(
+            "the log decodes to mostly U+FFFD ({} replaced characters in {} bytes): it is probably in \
+             an encoding lnkfix does not read (re-save it as UTF-8 or UTF-16)",
+            stats.replacement_characters, stats.bytes
+        ));
+    }
+    if stats.mostly_cjk {
+        warnings.push(
+            "the log decodes as UTF-16 to mostly CJK ideographs: if it is not in a CJK language, it is \
+             probably not UTF-16 (re-save it as UTF-8)"
+                .into(),
+        );
+    }
     if failure.stats.truncated_lines > 0 {
         warnings.push(format!(
             "{} lines were longer than the limit and were cut (--max-line-bytes)",
             failure.stats.truncated_lines
+        ));
+    }
+    if failure.records_past_max_symbols > 0 {
+        warnings.push(format!(
+            "only the first {} distinct symbols were kept (--max-symbols); {} records of further \
+             symbols were counted, not read: the list is incomplete",
+            failure.max_symbols, failure.records_past_max_symbols
+        ));
+    }
+    if failure.stats.cut_records > 0 {
+        warnings.push(format!(
+            "{} cut lines held a link error past the limit: records may be missing (raise --max-line-bytes)",
+            failure.stats.cut_records
         ));
     }
     for s in &symbols {
@@ -1462,6 +1525,7 @@ fn summary_line(
         VerdictKind::Explained => {
             "every unresolved symbol is explained by the problems above: no library to add".into()
         }
+        VerdictKind::RecordsCut => "the link failed, but its error records are on lines longer than --max-line-bytes: raise it to read them".into(),
         VerdictKind::DefaultLibChainAbsent => format!(
             "default-library chain absent: {crt_or_system} of {unresolved} unresolved symbol{} are CRT/system symbols; link the whole chain{}",
             plural(unresolved),

@@ -82,6 +82,10 @@ pub struct UnresolvedSymbol {
 pub struct LinkFailure {
     /// Distinct unresolved symbols, in order of first appearance.
     pub symbols: Vec<UnresolvedSymbol>,
+    /// Records of symbols not kept because `--max-symbols` distinct ones were (0 when none).
+    pub records_past_max_symbols: u64,
+    /// The `--max-symbols` bound the log was read with.
+    pub max_symbols: usize,
     /// Each LNK1120 count, in order (a log can hold several links).
     pub lnk1120_counts: Vec<u64>,
     /// lld-link stopped after its error limit: the list is incomplete.
@@ -269,6 +273,8 @@ pub struct Collector {
     last: Option<usize>,
     /// Bounds on what the demangler is handed.
     demangle: crate::demangle::DemangleLimits,
+    /// Most distinct symbols kept (0: no bound, for [`Collector::new`]).
+    max_symbols: usize,
 }
 
 /// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
@@ -286,6 +292,12 @@ impl Collector {
             demangle: limits,
             ..Collector::default()
         }
+    }
+
+    /// A collector that keeps at most `max_symbols` distinct symbols (0: no bound).
+    pub fn with_max_symbols(mut self, max_symbols: usize) -> Collector {
+        self.max_symbols = max_symbols;
+        self
     }
 
     /// Takes one event.
@@ -311,6 +323,13 @@ impl Collector {
                             .unwrap_or_else(|| described.canonical.clone());
                         let i = match self.by_key.get(&key) {
                             Some(&i) => i,
+                            None if self.max_symbols > 0
+                                && self.failure.symbols.len() >= self.max_symbols =>
+                            {
+                                self.failure.records_past_max_symbols += 1;
+                                self.last = None;
+                                return;
+                            }
                             None => {
                                 let i = self.failure.symbols.len();
                                 let mut symbol = described;
@@ -443,7 +462,9 @@ pub fn collect<R: std::io::Read + 'static>(
     reader: R,
     limits: crate::linklog::ReadLimits,
 ) -> std::io::Result<LinkFailure> {
-    let mut collector = Collector::with_limits(limits.demangle);
+    let mut collector =
+        Collector::with_limits(limits.demangle).with_max_symbols(limits.max_symbols);
+    collector.failure.max_symbols = limits.max_symbols;
     let stats = crate::linklog::read_log(reader, limits, &mut |e| collector.push(e))?;
     Ok(collector.finish(stats))
 }

@@ -70,6 +70,17 @@ fn demangle_on_this_thread(data: &[u8]) {
                 !warning.contains("the demangler failed"),
                 "msvc-demangler panicked on {name:?}"
             );
+        } else if let Some(bare) =
+            Some(name.strip_prefix("__imp_").unwrap_or(&name)).filter(|bare| bare.starts_with('?'))
+        {
+            // What the guard let through stays within the bound it computed beforehand.
+            let bound = lnkfix::demangle::output_bound(bare)
+                .expect("a name demangled without warning has a bound");
+            assert!(
+                demangled.text.len() as u64 <= bound,
+                "{name:?} demangled to {} bytes, over its bound of {bound}",
+                demangled.text.len()
+            );
         }
         let canonical = lnkfix::demangle::canonical(&demangled.text);
         // Canonicalising is idempotent: a canonical name matches itself.

@@ -1,5 +1,7 @@
 //! The on-disk index cache: one file per indexed archive or object, keyed by the
-//! canonical path, size, modification time and [`VERSION`], holding the compact records of
+//! canonical path, size, modification time, file identity and change time
+//! ([`crate::identity::FileStamp`]: a rewrite with the same size and modification time is seen)
+//! and [`VERSION`], holding the compact records of
 //! `store` in a binary layout that is mapped and used as is: no parsing, no per-symbol allocation.
 //! Kept because it measurably beats re-reading (benches/README.md): the records of an archive are
 //! far smaller than the archive, and reading them skips all COFF parsing.
@@ -13,7 +15,6 @@
 //! DLLs, `.def` files and PDBs are not cached (rare in library directories, and their readers build
 //! owned symbols).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -21,7 +22,7 @@ use super::store::{self, FileIndex, FileParts, Member, Record, RecordKind, Span}
 use super::{FileFormat, IndexWarning, LibraryInfo, Machine};
 
 /// Bumped whenever the layout or what the readers record changes: older entries are ignored.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"LNKFXIDX";
 
 /// What identifies the version of a file an entry was made from.
@@ -31,6 +32,7 @@ pub(crate) struct Key {
     size: u64,
     modified_seconds: i64,
     modified_nanos: u32,
+    stamp: crate::identity::FileStamp,
 }
 
 impl Key {
@@ -58,11 +60,16 @@ impl Key {
                     before.duration().subsec_nanos(),
                 ),
             };
+        #[cfg(unix)]
+        let stamp = crate::identity::stamp_of_metadata(&metadata);
+        #[cfg(not(unix))]
+        let stamp = crate::identity::stamp_of_path(&canonical)?;
         Ok(Key {
             canonical,
             size: metadata.len(),
             modified_seconds,
             modified_nanos,
+            stamp,
         })
     }
 
@@ -126,7 +133,8 @@ impl Cache {
     /// The entry for `key`, read as `path` (the name the caller uses for the file).
     pub(crate) fn load(&self, key: &Key, path: &Path) -> Loaded {
         let entry = self.entry(key);
-        let Ok(file) = File::open(&entry) else {
+        // Not a regular file (a planted FIFO): a miss, and the store renames over it.
+        let Ok(file) = crate::open::open_regular(&entry) else {
             return Loaded::Miss;
         };
         // SAFETY: as for indexed files (mod.rs): read-only, private; entries are replaced by
@@ -418,6 +426,10 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
     out.u64(key.size);
     out.u64(key.modified_seconds as u64);
     out.u32(key.modified_nanos);
+    out.u64(key.stamp.identity.volume);
+    out.u64(key.stamp.identity.index);
+    out.u64(key.stamp.changed as u64);
+    out.u64((key.stamp.changed >> 64) as u64);
     out.u32(format_code(info.format));
     out.bytes(key.path_bytes());
     for count in [
@@ -499,11 +511,18 @@ fn decode(map: &[u8], key: &Key, path: &Path) -> Result<Option<Decoded>, String>
     let size = input.u64()?;
     let seconds = input.u64()? as i64;
     let nanos = input.u32()?;
+    let identity = crate::identity::FileIdentity {
+        volume: input.u64()?,
+        index: input.u64()?,
+    };
+    let changed = i128::from(input.u64()?) | (i128::from(input.u64()? as i64) << 64);
     let format = format_of(input.u32()?).ok_or("bad format")?;
     let canonical = input.bytes()?;
     if size != key.size
         || seconds != key.modified_seconds
         || nanos != key.modified_nanos
+        || identity != key.stamp.identity
+        || changed != key.stamp.changed
         || canonical != key.path_bytes()
     {
         return Ok(None);

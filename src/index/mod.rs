@@ -21,7 +21,6 @@ mod store;
 pub use render::{write_explain, write_list, write_summary, OutputFormat};
 
 use std::fmt;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -452,7 +451,7 @@ const PDB_MAGIC: &[u8] = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
 
 /// Reads one file into compact records, keeping its map when records point into it.
 fn read_file(path: &Path) -> Result<store::FileIndex, IndexError> {
-    let file = File::open(path)?;
+    let file = crate::open::open_regular(path)?;
     // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
     // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
     // No `populate`: most pages of a static library are never touched (only the symbol map and

@@ -19,8 +19,7 @@ pub enum OutputFormat {
 }
 
 fn json<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(value, out)
 }
 
 /// The provider of one symbol as one line: `kernel32.lib(KERNEL32.dll) → KERNEL32.dll [import

@@ -70,7 +70,18 @@ impl Encoding {
         }
         // Without a BOM, UTF-16 text of mostly ASCII has a NUL in every other byte: odd
         // positions for little endian, even positions for big endian.
-        let sample = &head[..head.len().min(4096) & !1];
+        // The first region decides: up to the first UTF-8 line end (an LF with no NUL beside it),
+        // as text in another encoding may follow.
+        let first_region = head
+            .iter()
+            .enumerate()
+            .position(|(i, &b)| {
+                b == b'\n'
+                    && head.get(i + 1).is_some_and(|&n| n != 0)
+                    && (i == 0 || head[i - 1] != 0)
+            })
+            .map_or(head.len(), |i| i + 1);
+        let sample = &head[..first_region.min(4096) & !1];
         if sample.len() >= 4 {
             let pairs = sample.len() / 2;
             let nul_odd = sample
@@ -99,109 +110,336 @@ impl Encoding {
     }
 }
 
-/// Transcodes a UTF-16 byte stream into UTF-8 bytes, replacing unpaired surrogates with U+FFFD.
-struct Utf16ToUtf8<R> {
+/// How much of a log was decoded, and how: for the warnings on doubtful decodings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DecodeStats {
+    /// The encoding of each region, in order (more than one when text in another encoding was
+    /// appended: `cmd >>` onto a PowerShell UTF-16 file, or PowerShell `>>` onto a UTF-8 one).
+    pub regions: Vec<Encoding>,
+    /// U+FFFD written for bytes that were no text in their region's encoding.
+    pub replacements: u64,
+    /// UTF-16 units decoded, and how many of them were CJK ideographs or Hangul syllables (UTF-8
+    /// read as UTF-16 gives mostly those).
+    pub utf16_units: u64,
+    /// See [`DecodeStats::utf16_units`].
+    pub utf16_cjk_units: u64,
+}
+
+/// The decoding of one region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Utf8,
+    Utf16 { little_endian: bool },
+}
+
+/// Longest partial line held back in UTF-16 (to be read again as UTF-8 if it turns out to be
+/// appended UTF-8); longer lines are decoded as they come.
+const HELD_LINE: usize = 64 * 1024;
+
+/// A log as UTF-8 bytes, decoded region by region. UTF-8 passes through without a copy until a
+/// NUL byte appears; a line whose NULs fall in every other byte starts a UTF-16 region. In UTF-16,
+/// the current line is held back until its LF: when it has no NUL at all and holds a one-byte line
+/// end (UTF-8's `\n`, not UTF-16's `\n\0`), it is UTF-8 that was appended, and is read as such.
+/// Unpaired surrogates and odd trailing bytes become U+FFFD; byte-order marks are dropped.
+struct Decoder<R> {
     inner: R,
-    little_endian: bool,
+    mode: Mode,
+    /// Decoded bytes waiting to be read (UTF-16 regions, and a held line read again as UTF-8).
+    out: Vec<u8>,
+    out_pos: usize,
+    /// The current UTF-16 line: its raw bytes and its decoding.
+    line_raw: Vec<u8>,
+    line_out: Vec<u8>,
     /// A byte left over from an odd-sized read.
     odd: Option<u8>,
     /// A high surrogate waiting for its low half.
     high: Option<u16>,
-    out: Vec<u8>,
-    out_pos: usize,
-    raw: Vec<u8>,
-    eof: bool,
+    /// In UTF-8: how much of the inner buffer's start is known to be UTF-8 (checked once, not at
+    /// every call: the line reader asks for the buffer once a line).
+    clean: usize,
+    stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
 }
 
-impl<R: Read> Utf16ToUtf8<R> {
-    fn new(inner: R, little_endian: bool) -> Self {
-        Utf16ToUtf8 {
+impl<R: BufRead> Decoder<R> {
+    fn new(inner: R, encoding: Encoding) -> Self {
+        let mode = match encoding.is_utf16() {
+            Some(little_endian) => Mode::Utf16 { little_endian },
+            None => Mode::Utf8,
+        };
+        let stats = DecodeStats {
+            regions: vec![encoding],
+            ..DecodeStats::default()
+        };
+        Decoder {
             inner,
-            little_endian,
+            mode,
+            out: Vec::new(),
+            out_pos: 0,
+            line_raw: Vec::new(),
+            line_out: Vec::new(),
             odd: None,
             high: None,
-            out: Vec::with_capacity(64 * 1024),
-            out_pos: 0,
-            raw: vec![0; 32 * 1024],
-            eof: false,
+            clean: 0,
+            stats: std::rc::Rc::new(std::cell::RefCell::new(stats)),
         }
     }
 
+    fn switch(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.clean = 0;
+        let encoding = match mode {
+            Mode::Utf8 => Encoding::Utf8,
+            Mode::Utf16 {
+                little_endian: true,
+            } => Encoding::Utf16Le,
+            Mode::Utf16 {
+                little_endian: false,
+            } => Encoding::Utf16Be,
+        };
+        self.stats.borrow_mut().regions.push(encoding);
+    }
+
     fn push_char(&mut self, c: char) {
+        if c == '\u{FFFD}' {
+            self.stats.borrow_mut().replacements += 1;
+        }
         let mut buf = [0u8; 4];
-        self.out
+        self.line_out
             .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
 
     fn push_unit(&mut self, unit: u16) {
-        match (self.high.take(), unit) {
-            (None, 0xD800..=0xDBFF) => self.high = Some(unit),
-            (None, 0xDC00..=0xDFFF) => self.push_char(char::REPLACEMENT_CHARACTER),
-            (None, u) => self.push_char(char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}')),
+        let c = match (self.high.take(), unit) {
+            (None, 0xD800..=0xDBFF) => {
+                self.high = Some(unit);
+                return;
+            }
+            (None, 0xDC00..=0xDFFF) => '\u{FFFD}',
+            (None, u) => char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}'),
             (Some(h), 0xDC00..=0xDFFF) => {
                 let c = 0x10000 + ((u32::from(h) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                self.push_char(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                char::from_u32(c).unwrap_or('\u{FFFD}')
             }
             (Some(_), 0xD800..=0xDBFF) => {
-                self.push_char(char::REPLACEMENT_CHARACTER);
                 self.high = Some(unit);
+                '\u{FFFD}'
             }
             (Some(_), u) => {
-                self.push_char(char::REPLACEMENT_CHARACTER);
-                self.push_char(char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}'));
+                self.push_char('\u{FFFD}');
+                char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}')
             }
+        };
+        {
+            let mut stats = self.stats.borrow_mut();
+            stats.utf16_units += 1;
+            if matches!(unit, 0x3400..=0x9FFF | 0xAC00..=0xD7A3) {
+                stats.utf16_cjk_units += 1;
+            }
+        }
+        if c != '\u{FEFF}' {
+            self.push_char(c);
         }
     }
 
-    fn refill(&mut self) -> io::Result<()> {
+    /// Decodes UTF-16 from `inner` into `out` until some is there, or the region ends.
+    fn refill_utf16(&mut self, little_endian: bool) -> io::Result<()> {
         self.out.clear();
         self.out_pos = 0;
-        while self.out.is_empty() && !self.eof {
-            let n = self.inner.read(&mut self.raw)?;
-            if n == 0 {
-                self.eof = true;
-                if self.odd.take().is_some() || self.high.take().is_some() {
-                    self.push_char(char::REPLACEMENT_CHARACTER);
+        while self.out.is_empty() && self.mode != Mode::Utf8 {
+            let buf = fill(&mut self.inner)?;
+            if buf.is_empty() {
+                // A last line without NULs: appended UTF-8 whose line end, if any, was not seen
+                // in a pair.
+                let mut raw = std::mem::take(&mut self.line_raw);
+                raw.extend(self.odd);
+                if raw.len() >= 8 && memchr::memchr(0, &raw).is_none() {
+                    self.odd = None;
+                    self.high = None;
+                    self.line_out.clear();
+                    self.out.extend_from_slice(&raw);
+                    self.switch(Mode::Utf8);
+                    return Ok(());
                 }
-                break;
+                if self.odd.take().is_some() || self.high.take().is_some() {
+                    self.push_char('\u{FFFD}');
+                }
+                let line = std::mem::take(&mut self.line_out);
+                self.out.extend_from_slice(&line);
+                self.line_raw.clear();
+                return Ok(());
             }
-            let mut i = 0;
-            if let Some(first) = self.odd.take() {
-                let pair = [first, self.raw[0]];
-                self.push_unit(self.unit(pair));
-                i = 1;
+            let buf = buf.to_vec();
+            let mut used = 0;
+            let mut at = 0;
+            while at < buf.len() {
+                let pair = match self.odd.take() {
+                    Some(first) => {
+                        at += 1;
+                        [first, buf[at - 1]]
+                    }
+                    None if at + 1 < buf.len() => {
+                        at += 2;
+                        [buf[at - 2], buf[at - 1]]
+                    }
+                    None => {
+                        self.odd = Some(buf[at]);
+                        at += 1;
+                        used = at;
+                        break;
+                    }
+                };
+                used = at;
+                let unit = if little_endian {
+                    u16::from_le_bytes(pair)
+                } else {
+                    u16::from_be_bytes(pair)
+                };
+                self.line_raw.extend_from_slice(&pair);
+                // A one-byte line end inside a line that has no NUL: appended UTF-8.
+                let (low, high) = if little_endian {
+                    (pair[0], pair[1])
+                } else {
+                    (pair[1], pair[0])
+                };
+                let utf8_line_end =
+                    (low == b'\n' || low == b'\r' || high == b'\n' || high == b'\r')
+                        && low != 0
+                        && high != 0;
+                if utf8_line_end
+                    && self.line_raw.len() >= 8
+                    && memchr::memchr(0, &self.line_raw).is_none()
+                {
+                    let mut raw = std::mem::take(&mut self.line_raw);
+                    // A line end in the first byte of the pair: the second starts the next line.
+                    if pair[0] == b'\n' || (pair[0] == b'\r' && pair[1] != b'\n') {
+                        raw.pop();
+                        used -= 1;
+                    }
+                    self.line_out.clear();
+                    self.high = None;
+                    self.out.extend_from_slice(&raw);
+                    self.inner.consume(used);
+                    self.switch(Mode::Utf8);
+                    return Ok(());
+                }
+                self.push_unit(unit);
+                if unit == u16::from(b'\n') || self.line_raw.len() > HELD_LINE {
+                    let line = std::mem::take(&mut self.line_out);
+                    self.out.extend_from_slice(&line);
+                    self.line_raw.clear();
+                }
             }
-            while i + 1 < n {
-                let pair = [self.raw[i], self.raw[i + 1]];
-                self.push_unit(self.unit(pair));
-                i += 2;
-            }
-            if i < n {
-                self.odd = Some(self.raw[i]);
-            }
+            self.inner.consume(used);
         }
         Ok(())
     }
 
-    fn unit(&self, pair: [u8; 2]) -> u16 {
-        if self.little_endian {
-            u16::from_le_bytes(pair)
-        } else {
-            u16::from_be_bytes(pair)
+    /// In UTF-8: the length of `buf` that is UTF-8 for sure (up to the start of a line holding a
+    /// NUL), and whether that line starts a UTF-16 region (`Some(mode)`).
+    fn utf8_prefix(buf: &[u8]) -> (usize, Option<Mode>) {
+        let Some(nul) = memchr::memchr(0, buf) else {
+            return (buf.len(), None);
+        };
+        let start = memchr::memrchr(b'\n', &buf[..nul]).map_or(0, |i| i + 1);
+        if start > 0 {
+            return (start, None);
         }
+        // The line starts the buffer: NULs in every other byte of its first 64 (up to its end)
+        // make it UTF-16.
+        let sample = &buf[..buf.len().min(64)];
+        let sample = sample
+            .strip_prefix(&[0xFF, 0xFE])
+            .or_else(|| sample.strip_prefix(&[0xFE, 0xFF]))
+            .unwrap_or(sample);
+        let sample = match sample.iter().skip(2).position(|&b| b == b'\n') {
+            Some(at) => &sample[..(at + 4).min(sample.len())],
+            None => sample,
+        };
+        let odd = sample
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count();
+        let even = sample.iter().step_by(2).filter(|&&b| b == 0).count();
+        let pairs = sample.len() / 2;
+        if pairs >= 2 && odd * 10 >= pairs * 7 && even * 10 <= pairs {
+            return (
+                0,
+                Some(Mode::Utf16 {
+                    little_endian: true,
+                }),
+            );
+        }
+        if pairs >= 2 && even * 10 >= pairs * 7 && odd * 10 <= pairs {
+            return (
+                0,
+                Some(Mode::Utf16 {
+                    little_endian: false,
+                }),
+            );
+        }
+        // Binary NULs in UTF-8 text: the whole line stays UTF-8.
+        let end = memchr::memchr(b'\n', &buf[nul..]).map_or(buf.len(), |i| nul + i + 1);
+        (end, None)
     }
 }
 
-impl<R: Read> Read for Utf16ToUtf8<R> {
+impl<R: BufRead> Read for Decoder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.out_pos >= self.out.len() {
-            self.refill()?;
-        }
-        let available = &self.out[self.out_pos..];
+        let available = self.fill_buf()?;
         let n = available.len().min(buf.len());
         buf[..n].copy_from_slice(&available[..n]);
-        self.out_pos += n;
+        self.consume(n);
         Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Decoder<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        loop {
+            if self.out_pos < self.out.len() {
+                return Ok(&self.out[self.out_pos..]);
+            }
+            match self.mode {
+                Mode::Utf16 { little_endian } => {
+                    self.refill_utf16(little_endian)?;
+                    if self.out_pos >= self.out.len() && self.mode != Mode::Utf8 {
+                        return Ok(&[]);
+                    }
+                }
+                Mode::Utf8 => {
+                    let available = fill(&mut self.inner)?.len();
+                    if self.clean > 0 && self.clean <= available {
+                        let clean = self.clean;
+                        return Ok(&self.inner.fill_buf()?[..clean]);
+                    }
+                    let (length, switch) = Self::utf8_prefix(fill(&mut self.inner)?);
+                    if let Some(mode) = switch {
+                        // A byte-order mark at the start of the region is not text.
+                        let buf = fill(&mut self.inner)?;
+                        if buf.starts_with(&[0xFF, 0xFE]) || buf.starts_with(&[0xFE, 0xFF]) {
+                            self.inner.consume(2);
+                        }
+                        self.clean = 0;
+                        self.switch(mode);
+                        continue;
+                    }
+                    self.clean = length;
+                    let buf = self.inner.fill_buf()?;
+                    return Ok(&buf[..length]);
+                }
+            }
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.out_pos < self.out.len() {
+            self.out_pos += amount;
+        } else {
+            self.inner.consume(amount);
+            self.clean = self.clean.saturating_sub(amount);
+        }
     }
 }
 
@@ -211,6 +449,7 @@ impl<R: Read> Read for Utf16ToUtf8<R> {
 /// buffered) and counted, so that a 10 MB line or a binary file cannot exhaust memory.
 pub struct LineReader {
     inner: Box<dyn BufRead>,
+    decode_stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
     encoding: Encoding,
     max_line_bytes: usize,
     pending_cr: bool,
@@ -219,6 +458,10 @@ pub struct LineReader {
     pub line_number: u64,
     /// Number of lines that were longer than the limit and were cut.
     pub truncated_lines: u64,
+    /// Cut lines whose dropped part held a link error (`LNK2019`, `undefined symbol`, ...): a
+    /// failed link that the kept part may not show.
+    pub cut_records: u64,
+    cut: CutScan,
     /// Total bytes consumed (after transcoding).
     pub bytes: u64,
 }
@@ -243,28 +486,32 @@ impl LineReader {
         let (encoding, bom) = Encoding::detect(&head);
         head.drain(..bom);
         let reader = BufReader::with_capacity(128 * 1024, io::Cursor::new(head).chain(reader));
-        let inner: Box<dyn BufRead> = match encoding.is_utf16() {
-            Some(little_endian) => Box::new(BufReader::with_capacity(
-                256 * 1024,
-                Utf16ToUtf8::new(reader, little_endian),
-            )),
-            None => Box::new(reader),
-        };
+        let decoder = Decoder::new(reader, encoding);
+        let decode_stats = decoder.stats.clone();
+        let inner: Box<dyn BufRead> = Box::new(decoder);
         Ok(LineReader {
             inner,
+            decode_stats,
             encoding,
             max_line_bytes: max_line_bytes.max(1),
             pending_cr: false,
             raw: Vec::new(),
             line_number: 0,
             truncated_lines: 0,
+            cut_records: 0,
+            cut: CutScan::default(),
             bytes: 0,
         })
     }
 
-    /// The detected encoding.
+    /// The detected encoding (of the first region).
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// How the log was decoded so far: its regions and the replacements made.
+    pub fn decode_stats(&self) -> DecodeStats {
+        self.decode_stats.borrow().clone()
     }
 
     /// Reads the next line that `filter` matches, skipping (and counting) the lines before it
@@ -345,6 +592,7 @@ impl LineReader {
                     append(
                         &mut self.raw,
                         self.max_line_bytes,
+                        &mut self.cut,
                         &rest[..pos],
                         &mut truncated,
                     );
@@ -372,6 +620,7 @@ impl LineReader {
                     append(
                         &mut self.raw,
                         self.max_line_bytes,
+                        &mut self.cut,
                         &buf[start..n],
                         &mut truncated,
                     );
@@ -391,12 +640,25 @@ impl LineReader {
         self.line_number += 1;
         if truncated {
             self.truncated_lines += 1;
+            if std::mem::take(&mut self.cut.marked) {
+                self.cut_records += 1;
+            }
         }
         match std::str::from_utf8(&self.raw) {
             Ok(text) => line.push_str(text),
-            Err(_) => line.push_str(&String::from_utf8_lossy(&self.raw)),
+            Err(_) => {
+                let text = String::from_utf8_lossy(&self.raw);
+                let replaced = text.matches('\u{FFFD}').count() - bytecount_replacement(&self.raw);
+                self.decode_stats.borrow_mut().replacements += replaced as u64;
+                line.push_str(&text);
+            }
         }
     }
+}
+
+/// How many U+FFFD a line held as text already (they are not replacements made here).
+fn bytecount_replacement(raw: &[u8]) -> usize {
+    memchr::memmem::find_iter(raw, "\u{FFFD}".as_bytes()).count()
 }
 
 /// The line ends in `region`: every LF, and every CR that no LF follows (CRLF counts once, a
@@ -439,13 +701,62 @@ fn fill(inner: &mut dyn BufRead) -> io::Result<&[u8]> {
     inner.fill_buf()
 }
 
-/// Appends to a line buffer up to the limit; what does not fit is dropped and flagged.
-fn append(raw: &mut Vec<u8>, max: usize, bytes: &[u8], truncated: &mut bool) {
+/// The last bytes seen of the line being cut, and whether its dropped part held a marker.
+#[derive(Default)]
+struct CutScan {
+    tail: Vec<u8>,
+    marked: bool,
+}
+
+/// Appends to the line up to the limit; what does not fit is dropped, flagged, and searched for
+/// link-error markers (across the pieces a long line arrives in).
+fn append(raw: &mut Vec<u8>, max: usize, cut: &mut CutScan, bytes: &[u8], truncated: &mut bool) {
     let room = max.saturating_sub(raw.len());
-    if bytes.len() > room {
+    if bytes.len() <= room {
+        raw.extend_from_slice(bytes);
+        return;
+    }
+    if !*truncated {
+        // The first drop of this line: the kept end may hold the start of a marker.
+        raw.extend_from_slice(&bytes[..room]);
+        cut.tail.clear();
+        cut.tail
+            .extend_from_slice(&raw[raw.len().saturating_sub(MARKER_TAIL)..]);
+        cut.marked = false;
         *truncated = true;
     }
-    raw.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    let dropped = &bytes[room.min(bytes.len())..];
+    if !cut.marked {
+        cut.tail
+            .extend_from_slice(&dropped[..dropped.len().min(MARKER_TAIL)]);
+        cut.marked = has_record_marker(&cut.tail) || has_record_marker(dropped);
+        cut.tail.clear();
+        cut.tail
+            .extend_from_slice(&dropped[dropped.len().saturating_sub(MARKER_TAIL)..]);
+    }
+}
+
+/// Bytes kept across the pieces of a cut line: the longest marker, less one.
+const MARKER_TAIL: usize = 24;
+
+/// Whether bytes hold the start of a link error record (what the parser anchors on).
+fn has_record_marker(bytes: &[u8]) -> bool {
+    use std::sync::OnceLock;
+    static MARKERS: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    MARKERS
+        .get_or_init(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build([
+                    "LNK2019",
+                    "LNK2001",
+                    "LNK1120",
+                    "undefined symbol",
+                    "unresolved external",
+                ])
+                .expect("plain strings")
+        })
+        .is_match(bytes)
 }
 
 #[cfg(test)]
@@ -513,6 +824,75 @@ mod tests {
                 ]
             );
         }
+    }
+
+    fn lines_and_regions(bytes: &[u8]) -> (Vec<String>, DecodeStats) {
+        let mut reader = LineReader::new(std::io::Cursor::new(bytes.to_vec()), 1 << 20).unwrap();
+        let mut out = Vec::new();
+        let mut line = String::new();
+        while reader.next_line(&mut line).unwrap() {
+            out.push(line.clone());
+        }
+        (out, reader.decode_stats())
+    }
+
+    #[test]
+    fn appended_text_in_another_encoding_is_read_in_its_own() {
+        let head = "PS> ninja\r\n[1/2] Linking\r\n";
+        let tail = "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\r\nout.dll : fatal error LNK1120: 1 unresolved externals\r\n";
+        let want = [
+            "PS> ninja",
+            "[1/2] Linking",
+            "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main",
+            "out.dll : fatal error LNK1120: 1 unresolved externals",
+        ];
+        // PowerShell's UTF-16 file, then `cmd >>` (UTF-8); with a final line with no line end.
+        let mut bytes = utf16(head, true, true);
+        bytes.extend_from_slice(tail.as_bytes());
+        let (got, stats) = lines_and_regions(&bytes);
+        assert_eq!(got, want);
+        assert_eq!(stats.regions, [Encoding::Utf16LeBom, Encoding::Utf8]);
+        assert_eq!(stats.replacements, 0);
+        // The reverse: a UTF-8 file, then PowerShell's `>>` (UTF-16, with or without a BOM, either
+        // byte order).
+        for (little_endian, bom, region) in [
+            (true, false, Encoding::Utf16Le),
+            (true, true, Encoding::Utf16Le),
+            (false, true, Encoding::Utf16Be),
+        ] {
+            let mut bytes = head.as_bytes().to_vec();
+            bytes.extend_from_slice(&utf16(tail, little_endian, bom));
+            let (got, stats) = lines_and_regions(&bytes);
+            assert_eq!(got, want, "{region:?}");
+            assert_eq!(stats.regions, [Encoding::Utf8, region]);
+            assert_eq!(stats.replacements, 0);
+        }
+        // Back and forth, and odd line lengths.
+        let mut bytes = utf16("a\n", true, true);
+        bytes.extend_from_slice(b"odd utf-8 line\n");
+        bytes.extend_from_slice(&utf16("bc\n", true, false));
+        bytes.extend_from_slice(b"appended again\n");
+        let (got, stats) = lines_and_regions(&bytes);
+        assert_eq!(got, ["a", "odd utf-8 line", "bc", "appended again"]);
+        assert_eq!(stats.regions.len(), 4);
+    }
+
+    #[test]
+    fn binary_nuls_in_utf8_and_cjk_in_utf16_stay_in_their_region() {
+        let (got, stats) = lines_and_regions(b"a\0b\nc\n");
+        assert_eq!(got, ["a\0b", "c"]);
+        assert_eq!(stats.regions, [Encoding::Utf8]);
+        let text = "链接错误：无法解析的外部符号 hipMalloc\r\n";
+        let (got, stats) = lines_and_regions(&utf16(text, true, true));
+        assert_eq!(got, ["链接错误：无法解析的外部符号 hipMalloc"]);
+        assert_eq!(stats.regions, [Encoding::Utf16LeBom]);
+        // UTF-8 read as UTF-16 (no line end to tell): mostly ideographs, counted.
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend_from_slice(&[0x4E, 0x6F].repeat(100));
+        let (_, stats) = lines_and_regions(&bytes);
+        assert!(stats.utf16_cjk_units * 2 > stats.utf16_units, "{stats:?}");
+        let (_, stats) = lines_and_regions(&[0xFFu8; 64]);
+        assert_eq!(stats.replacements, 64);
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub mod clean;
 pub mod decode;
 pub mod parse;
 
-pub use decode::{Encoding, LineFilter, LineReader};
+pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
 
 use std::io::Read;
@@ -22,7 +22,14 @@ pub struct ReadLimits {
     pub skip_unmatched_lines: bool,
     /// Bounds on what the demangler is handed for the log's names.
     pub demangle: crate::demangle::DemangleLimits,
+    /// Most distinct symbols kept (`--max-symbols`): records of further ones are counted, not
+    /// kept, so a log of endless distinct names cannot exhaust memory.
+    pub max_symbols: usize,
 }
+
+/// The default of [`ReadLimits::max_symbols`]: a million (about 1.5 GB at the measured cost of a
+/// symbol, benches/README.md); real failed links have at most a few thousand.
+pub const DEFAULT_MAX_SYMBOLS: usize = 1_000_000;
 
 impl Default for ReadLimits {
     fn default() -> Self {
@@ -30,6 +37,7 @@ impl Default for ReadLimits {
             max_line_bytes: 1 << 20,
             skip_unmatched_lines: true,
             demangle: crate::demangle::DemangleLimits::default(),
+            max_symbols: DEFAULT_MAX_SYMBOLS,
         }
     }
 }
@@ -54,10 +62,22 @@ pub struct LogStats {
     pub bytes: u64,
     /// Lines longer than the limit, cut at it.
     pub truncated_lines: u64,
+    /// Cut lines whose dropped part held a link error: the link failed even if no record shows.
+    pub cut_records: u64,
     /// Lines that held a Python repr and were expanded.
     pub python_repr_lines: u64,
     /// Console-wrapped records that were joined back together.
     pub joined_lines: u64,
+    /// The encoding of each region when the log changes encoding (text appended by a program
+    /// that writes another one); empty when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub encoding_regions: Vec<Encoding>,
+    /// U+FFFD put in for bytes that were no text in their encoding.
+    pub replacement_characters: u64,
+    /// Whether a UTF-16 decoding gave mostly CJK ideographs and Hangul (what UTF-8 read as UTF-16
+    /// looks like).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mostly_cjk: bool,
 }
 
 /// Console widths whose hard wrap splits records (conhost's defaults and common settings).
@@ -327,6 +347,14 @@ pub fn read_log<R: Read + 'static>(
     stats.lines = lines.line_number;
     stats.bytes = lines.bytes;
     stats.truncated_lines = lines.truncated_lines;
+    stats.cut_records = lines.cut_records;
+    let decoded = lines.decode_stats();
+    if decoded.regions.len() > 1 {
+        stats.encoding_regions = decoded.regions;
+    }
+    stats.replacement_characters = decoded.replacements;
+    stats.mostly_cjk =
+        decoded.utf16_units >= 64 && decoded.utf16_cjk_units * 2 > decoded.utf16_units;
     Ok(stats)
 }
 

@@ -24,6 +24,23 @@ pub struct ApplyReport {
     /// The Python interpreter that compiled the new text, or `None` when none was found (the
     /// text was then written unchecked).
     pub compiled_with: Option<PathBuf>,
+    /// What of the original's ownership could not be kept (the new file is then owned by the
+    /// user who ran the patch): `None` when everything was kept.
+    pub ownership_lost: Option<String>,
+}
+
+/// Refuses a `patch -o` path that names one of `inputs` (the file to patch, the `--from` file),
+/// through any symbolic or hard link: the diff would overwrite it.
+pub fn check_output_path(output: &Path, inputs: &[&Path]) -> Result<(), PatchError> {
+    for input in inputs {
+        if crate::identity::same_file(output, input) {
+            return Err(PatchError::OutputIsInput {
+                output: output.to_path_buf(),
+                input: input.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> PatchError {
@@ -41,10 +58,13 @@ fn io_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) ->
 /// disk no longer has that hash — pass the hash of the bytes the patch was planned from. When a
 /// Python interpreter (`python3`, else `python`) is on `PATH`, the new text must compile
 /// ([`PatchError::DoesNotCompile`] otherwise; compiled in memory, so no `__pycache__` appears).
-/// With `backup`, the original is first copied to `PATH.orig` (or `PATH.orig.1`, `.orig.2`, ... when
-/// an older backup exists: an earlier original is never overwritten). The new text goes to a
-/// temporary file in the same directory, is flushed to disk, gets the original's permissions, and is
-/// renamed over the file, so a reader sees either the old or the new file, never a half-written one.
+/// With `backup`, the original is copied to `PATH.orig` (or `PATH.orig.1`, `.orig.2`, ... when
+/// an older backup exists: an earlier original is never overwritten), with the original's
+/// permissions and owner, only once every check passed, and removed again if the rename fails. The
+/// new text goes to a temporary file in the same directory, is flushed to disk, gets the
+/// original's permissions and (on Unix) its owner and group, and is renamed over the file, so a
+/// reader sees either the old or the new file, never a half-written one. Where the owner cannot be
+/// kept (not run as root, on another user's file) the report says so ([`ApplyReport::ownership_lost`]).
 pub fn apply_patch(
     path: &Path,
     expected_original_sha256: Option<&str>,
@@ -52,7 +72,7 @@ pub fn apply_patch(
     backup: bool,
 ) -> Result<ApplyReport, PatchError> {
     let target = canonicalize(path).map_err(io_error(path, "resolve"))?;
-    let original = fs::read(&target).map_err(io_error(&target, "read"))?;
+    let original = crate::open::read_regular(&target).map_err(io_error(&target, "read"))?;
     let previous_sha256 = sha256_hex(&original);
     if let Some(expected) = expected_original_sha256 {
         if !expected.eq_ignore_ascii_case(&previous_sha256) {
@@ -72,10 +92,10 @@ pub fn apply_patch(
         .write_all(new_text)
         .and_then(|()| pending.file().sync_all())
         .map_err(io_error(&temporary, "write the temporary file"))?;
-    let permissions = fs::metadata(&target)
-        .map_err(io_error(&target, "read the permissions of"))?
-        .permissions();
-    fs::set_permissions(&temporary, permissions)
+    let metadata = fs::metadata(&target).map_err(io_error(&target, "read the permissions of"))?;
+    // Owner first: changing the owner may clear permission bits that are set next.
+    let ownership_lost = keep_owner(pending.file(), &metadata);
+    fs::set_permissions(&temporary, metadata.permissions())
         .map_err(io_error(&temporary, "set the permissions of"))?;
 
     let compiled_with = python_interpreter();
@@ -83,14 +103,9 @@ pub fn apply_patch(
         check_compiles(python, &temporary, &target)?;
     }
 
-    let backup_path = if backup {
-        Some(write_backup(&target, &original)?)
-    } else {
-        None
-    };
-
-    // Last look before the rename: the file must still be what was hashed above.
-    let now = fs::read(&target).map_err(io_error(&target, "read"))?;
+    // Last look before the rename: the file must still be what was hashed above. Only then the
+    // backup: a refused run leaves none.
+    let now = crate::open::read_regular(&target).map_err(io_error(&target, "read"))?;
     let now_sha256 = sha256_hex(&now);
     if now_sha256 != previous_sha256 {
         return Err(PatchError::FileChanged {
@@ -99,6 +114,11 @@ pub fn apply_patch(
             actual: now_sha256,
         });
     }
+    let backup_path = if backup {
+        Some(write_backup(&target, &original, &metadata)?)
+    } else {
+        None
+    };
     if let Err(error) = pending.commit() {
         // Windows refuses to replace a file another program holds open without sharing delete
         // access: the original stays, so its backup would only mislead.
@@ -113,7 +133,36 @@ pub fn apply_patch(
         previous_sha256,
         new_sha256: sha256_hex(new_text),
         compiled_with,
+        ownership_lost,
     })
+}
+
+/// Gives `file` the owner and group of `original` (Unix): as root always, as anyone else only
+/// the group of their own file. Returns what could not be kept.
+#[cfg(unix)]
+fn keep_owner(file: &fs::File, original: &fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mine = file.metadata().ok()?;
+    if (mine.uid(), mine.gid()) == (original.uid(), original.gid()) {
+        return None;
+    }
+    match std::os::unix::fs::fchown(file, Some(original.uid()), Some(original.gid())) {
+        Ok(()) => None,
+        Err(error) => Some(format!(
+            "owner {}:{} could not be kept ({error}); the file is now owned by {}:{}",
+            original.uid(),
+            original.gid(),
+            mine.uid(),
+            mine.gid()
+        )),
+    }
+}
+
+/// Windows: the new file gets the directory's inherited access rights (the read-only attribute is
+/// kept with the permissions); a file's own access list is not copied.
+#[cfg(not(unix))]
+fn keep_owner(_file: &fs::File, _original: &fs::Metadata) -> Option<String> {
+    None
 }
 
 /// `fs::canonicalize`, but on Windows without the `\\?\` prefix it adds (`\\?\C:\...`,
@@ -124,7 +173,11 @@ fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
     dunce::canonicalize(path)
 }
 
-fn write_backup(target: &Path, original: &[u8]) -> Result<PathBuf, PatchError> {
+fn write_backup(
+    target: &Path,
+    original: &[u8],
+    metadata: &fs::Metadata,
+) -> Result<PathBuf, PatchError> {
     let mut suffix = 0u32;
     loop {
         let mut name = target.as_os_str().to_os_string();
@@ -133,13 +186,17 @@ fn write_backup(target: &Path, original: &[u8]) -> Result<PathBuf, PatchError> {
             name.push(format!(".{suffix}"));
         }
         let candidate = PathBuf::from(name);
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Created readable by its owner only, then given the original's permissions: never wider
+        // than the original, not even for a moment.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&candidate) {
             Ok(mut file) => {
+                let _ = keep_owner(&file, metadata);
                 file.write_all(original)
+                    .and_then(|()| file.set_permissions(metadata.permissions()))
                     .and_then(|()| file.sync_all())
                     .map_err(io_error(&candidate, "write the backup"))?;
                 return Ok(candidate);

@@ -91,16 +91,171 @@ pub fn plan_from_diagnosis(diagnosis: &Value, source: &str, literal_paths: bool)
     plan
 }
 
-/// Whether a file holds a saved diagnosis (JSON with `schema_version`) rather than a log.
-pub fn read_saved_diagnosis(path: &Path) -> Option<Value> {
-    let bytes = std::fs::read(path).ok()?;
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
-        return None;
+/// Why a `--from` file that holds JSON is not a diagnosis `patch` can use.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedDiagnosisError {
+    /// The file could not be read (or is not a regular file).
+    #[error("cannot read: {0}")]
+    Read(#[source] std::io::Error),
+    /// Text that starts like JSON but does not parse.
+    #[error("not valid JSON ({encoding}): {message} at line {line}, column {column}")]
+    NotJson {
+        /// The encoding it was read in (`UTF-8`, `UTF-16LE with BOM`, ...).
+        encoding: &'static str,
+        /// serde_json's message.
+        message: String,
+        /// Where the parse failed (1-based).
+        line: usize,
+        /// Where the parse failed (1-based).
+        column: usize,
+    },
+    /// Valid JSON that is not a `diagnose --format json` document.
+    #[error("JSON, but not a diagnosis: {0}")]
+    NotADiagnosis(String),
+    /// A diagnosis of a schema this lnkfix does not read.
+    #[error("schema_version {0} is not one this lnkfix reads (1)")]
+    Schema(String),
+    /// A library entry that is not a library name (an option, a response file, a path, quotes).
+    #[error("{field} entry {value:?} is not a library name (options, @response files, paths and quotes are refused)")]
+    NotALibrary {
+        /// Where it is (`chain`, `link_flags`, `symbols[].library`).
+        field: &'static str,
+        /// The entry.
+        value: String,
+    },
+}
+
+/// A saved diagnosis in `path` (a `diagnose --format json`, as a shell or PowerShell wrote it:
+/// UTF-8 with or without BOM, UTF-16 LE or BE with BOM), `None` when the file is a log, or why it
+/// is JSON that cannot be used. A file is JSON when its first character is `{` or `[`; it is then
+/// never read as a log. `-` (standard input) is always a log.
+pub fn read_saved_diagnosis(path: &Path) -> Result<Option<Value>, SavedDiagnosisError> {
+    if path == Path::new("-") {
+        return Ok(None);
     }
-    let value: Value = serde_json::from_slice(&bytes).ok()?;
-    value.get("schema_version")?;
-    Some(value)
+    let bytes = crate::open::read_regular(path).map_err(SavedDiagnosisError::Read)?;
+    let (text, encoding) = decode_json_text(&bytes);
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    if !text.trim_start().starts_with(['{', '[']) {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| SavedDiagnosisError::NotJson {
+        encoding,
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        line: e.line(),
+        column: e.column(),
+    })?;
+    check_diagnosis(&value)?;
+    Ok(Some(value))
+}
+
+/// The text of a file by its byte-order mark (or, without one, by where the NULs of UTF-16 text
+/// fall), and the encoding's name; `None` for bytes that are no text in it (then it is a log).
+fn decode_json_text(bytes: &[u8]) -> (Option<String>, &'static str) {
+    let utf16 = |body: &[u8], big_endian: bool| -> Option<String> {
+        if !body.len().is_multiple_of(2) {
+            return None;
+        }
+        let units = body.chunks_exact(2).map(|pair| {
+            if big_endian {
+                u16::from_be_bytes([pair[0], pair[1]])
+            } else {
+                u16::from_le_bytes([pair[0], pair[1]])
+            }
+        });
+        char::decode_utf16(units)
+            .collect::<Result<String, _>>()
+            .ok()
+    };
+    if let Some(body) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        (String::from_utf8(body.to_vec()).ok(), "UTF-8 with BOM")
+    } else if let Some(body) = bytes.strip_prefix(b"\xFF\xFE") {
+        (utf16(body, false), "UTF-16LE with BOM")
+    } else if let Some(body) = bytes.strip_prefix(b"\xFE\xFF") {
+        (utf16(body, true), "UTF-16BE with BOM")
+    } else if bytes.len() >= 2 && bytes[0] != 0 && bytes[1] == 0 {
+        (utf16(bytes, false), "UTF-16LE")
+    } else if bytes.len() >= 2 && bytes[0] == 0 && bytes[1] != 0 {
+        (utf16(bytes, true), "UTF-16BE")
+    } else {
+        (String::from_utf8(bytes.to_vec()).ok(), "UTF-8")
+    }
+}
+
+/// Whether `name` can stand in a link line as a library: a file name, not an option (`/`, `-`), a
+/// response file (`@`), a path, or text with quotes, spaces or control characters.
+pub fn is_library_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with(['/', '-', '@'])
+        && !name.contains(['/', '\\', '"', '\'', ':'])
+        && !name.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Checks that a parsed document is a diagnosis of schema 1 whose library entries are library
+/// names.
+fn check_diagnosis(value: &Value) -> Result<(), SavedDiagnosisError> {
+    let Some(object) = value.as_object() else {
+        return Err(SavedDiagnosisError::NotADiagnosis("not an object".into()));
+    };
+    match object.get("schema_version") {
+        None => {
+            return Err(SavedDiagnosisError::NotADiagnosis(
+                "no schema_version (write it with lnkfix diagnose --format json)".into(),
+            ))
+        }
+        Some(version) if version != 1 => {
+            return Err(SavedDiagnosisError::Schema(version.to_string()))
+        }
+        Some(_) => {}
+    }
+    for field in ["symbols", "link_flags"] {
+        if !object.get(field).is_some_and(Value::is_array) {
+            return Err(SavedDiagnosisError::NotADiagnosis(format!(
+                "no {field} list"
+            )));
+        }
+    }
+    let not_a_library = |field: &'static str, value: &Value| SavedDiagnosisError::NotALibrary {
+        field,
+        value: value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string),
+    };
+    for entry in object
+        .get("chain")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if !entry.as_str().is_some_and(is_library_name) {
+            return Err(not_a_library("chain", entry));
+        }
+    }
+    for entry in object["link_flags"].as_array().into_iter().flatten() {
+        let Some(flag) = entry.as_str() else {
+            return Err(not_a_library("link_flags", entry));
+        };
+        // Options are not added by the patch (it writes its own /LIBPATH:); names must be names.
+        if !flag.starts_with('/') && !is_library_name(flag) {
+            return Err(not_a_library("link_flags", entry));
+        }
+    }
+    for symbol in object["symbols"].as_array().into_iter().flatten() {
+        match &symbol["library"] {
+            Value::Null => {}
+            Value::String(name) if is_library_name(name) => {}
+            other => return Err(not_a_library("symbols[].library", other)),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

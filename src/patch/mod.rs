@@ -61,8 +61,10 @@ mod sha256;
 
 use std::path::PathBuf;
 
-pub use apply::{apply_patch, ApplyReport};
-pub use from_diagnosis::{plan_from_diagnosis, read_saved_diagnosis};
+pub use apply::{apply_patch, check_output_path, ApplyReport};
+pub use from_diagnosis::{
+    is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosisError,
+};
 pub use sha256::sha256_hex;
 
 use chokepoint::ChokePoint;
@@ -163,6 +165,15 @@ pub enum PatchError {
         path: String,
         /// 1-based line where the unclosed statement starts.
         line: usize,
+    },
+    /// `patch -o` names a file the run reads (the file to patch or the `--from` file, through any
+    /// link): writing the diff there would destroy it.
+    #[error("-o {output}: is the same file as {input}: refusing to overwrite it with the diff")]
+    OutputIsInput {
+        /// The `-o` path.
+        output: PathBuf,
+        /// The input it names.
+        input: PathBuf,
     },
     /// The plan names no library at all.
     #[error("the diagnosis {source_name} resolved no library to link: nothing to patch")]

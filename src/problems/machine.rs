@@ -438,7 +438,9 @@ mod tests {
 
     #[test]
     fn a_python_of_the_other_machine_is_named_as_such() {
-        assert!(super::is_python_library(r"C:\Python310-32\libs\python310.lib"));
+        assert!(super::is_python_library(
+            r"C:\Python310-32\libs\python310.lib"
+        ));
         assert!(super::is_python_library("python3.lib"));
         assert!(super::is_python_library("python312_d.lib"));
         assert!(!super::is_python_library("pythoncore.lib"));
@@ -449,7 +451,11 @@ mod tests {
         let p = &d.problems[0];
         assert_eq!(p.kind, ProblemKind::MachineMismatch);
         assert!(p.cause.contains("x86 Python"), "{}", p.cause);
-        assert!(p.fix.starts_with("build against an x64 Python"), "{}", p.fix);
+        assert!(
+            p.fix.starts_with("build against an x64 Python"),
+            "{}",
+            p.fix
+        );
         assert_eq!(p.lines, vec![1, 2]);
     }
 }

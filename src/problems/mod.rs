@@ -306,9 +306,11 @@ pub(crate) fn is_error_code(code: &str) -> bool {
         && code[3..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Whether the log shows a failed link whatever lnkfix makes of it.
+/// Whether the log shows a failed link whatever lnkfix makes of it (a record cut at
+/// `--max-line-bytes` counts: the line named a link error).
 pub fn link_failed(diagnosis: &Diagnosis) -> bool {
     !diagnosis.symbols.is_empty()
+        || diagnosis.verdict.kind == crate::resolve::VerdictKind::RecordsCut
         || !diagnosis.counts.lnk1120.is_empty()
         || diagnosis
             .findings

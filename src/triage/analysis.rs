@@ -17,10 +17,11 @@ use crate::rules::RuleBook;
 pub(super) fn link_rule_book(extra: &[PathBuf]) -> Result<RuleBook, TriageError> {
     let mut book = RuleBook::builtin();
     for path in extra {
-        let text = std::fs::read_to_string(path).map_err(|source| TriageError::Rules {
-            path: path.clone(),
-            message: format!("cannot read: {source}"),
-        })?;
+        let text =
+            crate::open::read_regular_to_string(path).map_err(|source| TriageError::Rules {
+                path: path.clone(),
+                message: format!("cannot read: {source}"),
+            })?;
         if rows::has_link_rules(&text) {
             book.add_file(path)?;
         }

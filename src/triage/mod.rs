@@ -184,8 +184,7 @@ pub fn exit_code(report: &TriageReport) -> i32 {
 
 /// Writes the JSON report (one document, pretty-printed, newline-terminated).
 pub fn write_json(report: &TriageReport, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(report, out)
 }
 
 /// Triage a log file; `-` reads stdin (buffered, spilled to a temporary file when large).

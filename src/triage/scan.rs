@@ -158,7 +158,7 @@ impl<'a> Scanner<'a> {
         let mut owners = Vec::new();
         for (r, row) in book.rows.iter().enumerate() {
             for (i, p) in row.row.context.iter().enumerate() {
-                sources.push(p.clone());
+                sources.push(super::rows::ascii_boundaries(p));
                 owners.push((r, i));
             }
         }

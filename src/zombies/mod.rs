@@ -294,8 +294,7 @@ impl ZombiesReport {
 
 /// Writes the JSON report (one document, pretty-printed, newline-terminated).
 pub fn write_json(report: &ZombiesReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::other)?;
-    writeln!(out)
+    crate::terminal::write_json(report, out)
 }
 
 /// The attempt's start: the later of `since` and the modification time of `started_after`.

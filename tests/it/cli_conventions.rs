@@ -35,8 +35,7 @@ fn completions_for_every_shell_name_every_command() {
         assert!(output.status.success(), "{shell}");
         let text = String::from_utf8(output.stdout).unwrap();
         for command in [
-            "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies",
-            "whence",
+            "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies", "whence",
         ] {
             assert!(text.contains(command), "{shell}: no {command}");
         }
@@ -54,8 +53,7 @@ fn the_man_page_is_roff_with_every_command() {
         &page[..200.min(page.len())]
     );
     for command in [
-        "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies",
-        "whence",
+        "diagnose", "explain", "index", "triage", "doctor", "patch", "zombies", "whence",
     ] {
         assert!(page.contains(command), "no {command}");
     }

@@ -18,6 +18,7 @@ mod cli_conventions;
 mod closed_loop;
 mod examples;
 mod fuzz_regressions;
+mod hostile_inputs;
 mod hostile_logs;
 mod index_cache;
 mod index_corruption;

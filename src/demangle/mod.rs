@@ -1,9 +1,13 @@
 //! The one guarded caller of msvc-demangler, and the canonical form that lets demangled names
 //! from different demanglers (MSVC's undname, LLVM, msvc-demangler) be compared.
 //!
-//! msvc-demangler 0.11 overflows the stack on deeply nested names and rejects names that still
-//! carry `__imp_` (docs/RULES.md §12): the guard strips the prefix first and bounds length and depth,
-//! returning the raw name with a warning instead of crashing.
+//! msvc-demangler 0.11 overflows the stack on deeply nested names, copies the tree of every
+//! back-reference (a short name can demangle to gigabytes) and rejects names that still carry
+//! `__imp_` (docs/RULES.md §12): the guard strips the prefix first and bounds length, depth and the
+//! size of the output (computed before demangling, [`output_bound`]), returning the raw name with a
+//! warning instead of crashing or exhausting memory.
+
+mod bound;
 
 use msvc_demangler::DemangleFlags;
 
@@ -14,6 +18,9 @@ pub struct DemangleLimits {
     pub max_len: usize,
     /// Deepest nesting demangled (template and function-type openers counted).
     pub max_depth: usize,
+    /// Largest output a demangling may produce, in bytes, as bounded before it runs (the bound is
+    /// above the real size: back-references count as the largest thing they could name).
+    pub max_output: usize,
 }
 
 impl Default for DemangleLimits {
@@ -22,8 +29,19 @@ impl Default for DemangleLimits {
         DemangleLimits {
             max_len: 4096,
             max_depth: 48,
+            max_output: DEFAULT_MAX_OUTPUT,
         }
     }
+}
+
+/// The default of [`DemangleLimits::max_output`] (`--max-demangle-output`): 1 MiB. The bound of
+/// the real names we measured is 5 to 110 times their output, the largest 156 KB (benches/README.md).
+pub const DEFAULT_MAX_OUTPUT: usize = 1 << 20;
+
+/// An upper bound of the bytes msvc-demangler writes for a mangled name (without `__imp_`),
+/// computed in linear time without demangling; `None` for a name it cannot read.
+pub fn output_bound(mangled: &str) -> Option<u64> {
+    bound::output_bound(mangled).ok()
 }
 
 /// The outcome of demangling one linker-level name.
@@ -123,6 +141,27 @@ pub fn demangle_with(name: &str, limits: DemangleLimits) -> Demangled {
                 limits.max_depth
             )),
         };
+    }
+    match bound::output_bound(bare) {
+        Err(reason) => {
+            return Demangled {
+                text: bare.to_string(),
+                import,
+                warning: Some(format!("not demangled: {reason}")),
+            }
+        }
+        Ok(size) if size > limits.max_output as u64 => {
+            return Demangled {
+                text: bare.to_string(),
+                import,
+                warning: Some(format!(
+                    "not demangled: its output could reach {size} bytes, over the limit of {} \
+                     (--max-demangle-output)",
+                    limits.max_output
+                )),
+            }
+        }
+        Ok(_) => {}
     }
     let flags = DemangleFlags::llvm();
     match std::panic::catch_unwind(|| msvc_demangler::demangle(bare, flags)) {
@@ -287,6 +326,38 @@ mod tests {
     }
 
     #[test]
+    fn names_whose_back_references_explode_are_returned_raw() {
+        // 30 levels of `B<T, T>` in 250 bytes: 2^30 copies, an out-of-memory abort before.
+        let name = format!("?x@@3{}VA@@{}A", "V?$B@".repeat(30), "0@@".repeat(30));
+        assert!(name.len() < 260 && nesting_depth(&name) <= 48);
+        for limits in [
+            DemangleLimits::default(),
+            DemangleLimits {
+                max_output: 100_000,
+                ..DemangleLimits::default()
+            },
+        ] {
+            let d = demangle_with(&name, limits);
+            assert_eq!(d.text, name);
+            let warning = d.warning.unwrap();
+            assert!(warning.contains("--max-demangle-output"), "{warning}");
+        }
+        let imported = demangle(&format!("__imp_{name}"));
+        assert!(imported.import && imported.text == name && imported.warning.is_some());
+        // A few levels are demangled (under the limit), and a smaller limit refuses them.
+        let small = format!("?x@@3{}VA@@{}A", "V?$B@".repeat(4), "0@@".repeat(4));
+        assert!(demangle(&small).warning.is_none());
+        let tight = DemangleLimits {
+            max_output: 64,
+            ..DemangleLimits::default()
+        };
+        assert!(demangle_with(&small, tight)
+            .warning
+            .unwrap()
+            .contains("--max-demangle-output"));
+    }
+
+    #[test]
     fn garbage_is_returned_raw() {
         let d = demangle("?@@@@$$$???");
         assert!(d.warning.is_some());
@@ -356,6 +427,7 @@ mod depth_limit_tests {
                     let limits = DemangleLimits {
                         max_len: 1 << 20,
                         max_depth: 64,
+                        max_output: usize::MAX,
                     };
                     (nesting_depth(&name), demangle_with(&name, limits))
                 })
