@@ -139,6 +139,7 @@ pub fn write_text(
         style.bold(&diagnosis.verdict.summary)
     )?;
     if diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
+        write_read_summary(diagnosis, out, style)?;
         write_findings(diagnosis, out, style)?;
         return write_warnings(diagnosis, out, style);
     }
@@ -370,6 +371,29 @@ fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Re
     }
     for note in &diagnosis.crt.notes {
         writeln!(out, "  {}", style.dim(note))?;
+    }
+    Ok(())
+}
+
+/// What was read, when nothing unresolved was found, and the link-looking lines not read.
+fn write_read_summary(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let Some(read) = &diagnosis.read else {
+        return Ok(());
+    };
+    writeln!(out, "  {}", read.message)?;
+    for unread in &read.unread {
+        writeln!(
+            out,
+            "  {} line {}: {}",
+            style.dim("not a record:"),
+            unread.line,
+            unread.text
+        )?;
+        writeln!(out, "      {}", style.dim(unread.reason))?;
+    }
+    let more = read.unread_link_lines.saturating_sub(read.unread.len() as u64);
+    if more > 0 {
+        writeln!(out, "  ... and {more} more link-looking lines not read")?;
     }
     Ok(())
 }

@@ -90,12 +90,12 @@ pub fn looks_like_python_repr(line: &str) -> bool {
 
 /// Expands a Python `repr` into the lines it stands for: `\r\n`, `\n`, `\r` become breaks,
 /// `\\` a backslash, `\'`/`\"` quotes, `\t` a tab and `\xNN` the byte (decoded as UTF-8 where the
-/// bytes form it, else Latin-1).
+/// bytes form it, else as Windows-1252).
 pub fn expand_python_repr(line: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut bytes: Vec<u8> = Vec::with_capacity(line.len());
     let flush = |bytes: &mut Vec<u8>, lines: &mut Vec<String>| {
-        lines.push(String::from_utf8_lossy(bytes).into_owned());
+        lines.push(super::lens::byte_escapes::decode_bytes(bytes));
         bytes.clear();
     };
     let raw = line.as_bytes();

@@ -37,6 +37,16 @@ impl LineFilter {
     }
 }
 
+/// Whether bytes look binary: a NUL, or more than one byte in ten a control character that text
+/// does not hold (tab, line breaks, form feed and ESC are text).
+fn looks_binary(head: &[u8]) -> bool {
+    let control = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .count();
+    memchr::memchr(0, head).is_some() || control * 10 > head.len()
+}
+
 /// The text encoding a log was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -212,6 +222,7 @@ impl<R: Read> Read for Utf16ToUtf8<R> {
 pub struct LineReader {
     inner: Box<dyn BufRead>,
     encoding: Encoding,
+    binary: bool,
     max_line_bytes: usize,
     pending_cr: bool,
     raw: Vec<u8>,
@@ -242,6 +253,7 @@ impl LineReader {
         head.truncate(filled);
         let (encoding, bom) = Encoding::detect(&head);
         head.drain(..bom);
+        let binary = encoding.is_utf16().is_none() && looks_binary(&head);
         let reader = BufReader::with_capacity(128 * 1024, io::Cursor::new(head).chain(reader));
         let inner: Box<dyn BufRead> = match encoding.is_utf16() {
             Some(little_endian) => Box::new(BufReader::with_capacity(
@@ -253,6 +265,7 @@ impl LineReader {
         Ok(LineReader {
             inner,
             encoding,
+            binary,
             max_line_bytes: max_line_bytes.max(1),
             pending_cr: false,
             raw: Vec::new(),
@@ -265,6 +278,12 @@ impl LineReader {
     /// The detected encoding.
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// Whether the first 4 KiB look like a binary file (an archive, an image, an executable)
+    /// rather than text in any encoding this reader knows.
+    pub fn looks_binary(&self) -> bool {
+        self.binary
     }
 
     /// Reads the next line that `filter` matches, skipping (and counting) the lines before it

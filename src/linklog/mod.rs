@@ -1,11 +1,15 @@
 //! Log reading: a failed link's log, whatever wrote or wrapped it, to a stream of link records.
 //!
 //! Stages: [`decode`] (bytes to lines, any encoding, streamed), [`clean`] (escapes, Python repr,
-//! tool prefixes), a joiner for console-wrapped records, and [`parse`] (lines to [`Event`]s).
+//! tool prefixes), the paste [`lens`]es for physical lines, a joiner for console-wrapped records
+//! and for a code and its message on two lines, the record lenses, and [`parse`] (lines to
+//! [`Event`]s).
 
 pub mod clean;
 pub mod decode;
+pub mod lens;
 pub mod parse;
+pub mod read_summary;
 
 pub use decode::{Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
@@ -56,8 +60,20 @@ pub struct LogStats {
     pub truncated_lines: u64,
     /// Lines that held a Python repr and were expanded.
     pub python_repr_lines: u64,
-    /// Console-wrapped records that were joined back together.
+    /// Console-wrapped records (and codes split from their message) that were joined back.
     pub joined_lines: u64,
+    /// Paste lenses and record lenses that changed a line (one line may count several).
+    pub lensed_lines: u64,
+    /// Whether the input looks like a binary file rather than text (NUL bytes or control
+    /// characters in its first 4 KiB).
+    pub binary: bool,
+    /// Lines that looked like link output: a link.exe code, an lld line, an unresolved-symbol
+    /// phrase, a `>>>` line, GNU ld's `undefined reference`.
+    pub link_lines: u64,
+    /// Of those, the lines from which no event was read.
+    pub unread_link_lines: u64,
+    /// The first few unread link-looking lines, to show a user what was not understood.
+    pub unread_examples: Vec<read_summary::UnreadLine>,
 }
 
 /// Console widths whose hard wrap splits records (conhost's defaults and common settings).
@@ -65,6 +81,9 @@ const CONSOLE_WIDTHS: &[usize] = &[80, 100, 120, 132];
 
 /// Longest run of physical lines joined into one record.
 const MAX_JOINED: usize = 32;
+
+/// How many unread link-looking lines are kept as examples.
+const UNREAD_EXAMPLES: usize = 3;
 
 fn is_anchor(line: &str) -> bool {
     let bytes = line.as_bytes();
@@ -87,11 +106,32 @@ fn has_lnk_code(line: &str) -> bool {
 fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool {
     // `held` is always a record: nothing else is held.
     debug_assert!(is_anchor(held));
-    pieces < MAX_JOINED
-        && (clean::is_unbalanced(held)
-            || CONSOLE_WIDTHS
-                .iter()
-                .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w))
+    if pieces >= MAX_JOINED || is_elided(held) {
+        return false;
+    }
+    ends_at_code(held)
+        || clean::is_unbalanced(held)
+        || CONSOLE_WIDTHS
+            .iter()
+            .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
+}
+
+/// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
+/// next line.
+fn ends_at_code(held: &str) -> bool {
+    let text = held.trim_end();
+    text.strip_suffix(':').is_some_and(|head| {
+        let head = head.trim_end().as_bytes();
+        head.len() >= 7
+            && &head[head.len() - 7..head.len() - 4] == b"LNK"
+            && head[head.len() - 4..].iter().all(u8::is_ascii_digit)
+    })
+}
+
+/// Whether a record was cut by hand (`...`, `…`): nothing that follows continues it.
+fn is_elided(held: &str) -> bool {
+    let text = held.trim_end();
+    text.ends_with("...") || text.ends_with('…')
 }
 
 /// Whether `next` continues `held`, a record a console wrapped.
@@ -115,6 +155,9 @@ fn join(held: &mut Option<Held>, piece: &str, piece_is_anchor: bool, stats: &mut
     };
     if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
         return false;
+    }
+    if ends_at_code(text) && !piece.starts_with(char::is_whitespace) {
+        text.push(' ');
     }
     text.push_str(piece);
     *last_chars = piece.chars().count();
@@ -156,9 +199,14 @@ fn prefilter() -> &'static LineFilter {
             "achine:",
             "ACHINE:",
             "Compiler Version",
+            // GNU ld's unresolved symbol: not read, but reported as link output when nothing is
+            // found (read_summary.rs)
+            "undefined reference",
         ];
+        // The lenses' own anchors (lens/mod.rs): lines that become records only through them.
+        let needles: Vec<&str> = needles.iter().copied().chain(lens::anchor_needles()).collect();
         // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
-        LineFilter::new(needles, [0x1b, 0xc2])
+        LineFilter::new(&needles, [0x1b, 0xc2])
     })
 }
 
@@ -172,6 +220,7 @@ pub fn read_log<R: Read + 'static>(
     let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
     let mut stats = LogStats {
         encoding: Some(lines.encoding()),
+        binary: lines.looks_binary(),
         ..LogStats::default()
     };
     let mut parser = parse::LineParser::new();
@@ -183,9 +232,22 @@ pub fn read_log<R: Read + 'static>(
     let flush = |held: &mut Option<Held>,
                  parser: &mut parse::LineParser,
                  events: &mut Vec<Event>,
-                 sink: &mut dyn FnMut(Located)| {
+                 sink: &mut dyn FnMut(Located),
+                 stats: &mut LogStats| {
         if let Some((line, text, _, _)) = held.take() {
+            let text = lens::record(&text, &mut stats.lensed_lines);
             parser.parse_line(&text, line, events);
+            if read_summary::looks_like_link_output(&text) {
+                stats.link_lines += 1;
+                if events.is_empty() {
+                    stats.unread_link_lines += 1;
+                    if stats.unread_examples.len() < UNREAD_EXAMPLES {
+                        stats
+                            .unread_examples
+                            .push(read_summary::UnreadLine::new(line, &text));
+                    }
+                }
+            }
             for event in events.drain(..) {
                 sink(Located { line, event });
             }
@@ -200,7 +262,7 @@ pub fn read_log<R: Read + 'static>(
         // and only while the next line might continue it.
         if let Some((_, text, last_chars, count)) = &held {
             if !may_be_continued(text, *last_chars, *count) {
-                flush(&mut held, &mut parser, &mut events, sink);
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
         }
         let held_is_record = held.is_some();
@@ -220,8 +282,9 @@ pub fn read_log<R: Read + 'static>(
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            if !join(&mut held, &physical, false, &mut stats) {
-                flush(&mut held, &mut parser, &mut events, sink);
+            let piece = lens::paste(&physical, &mut stats.lensed_lines);
+            if !join(&mut held, &piece, false, &mut stats) {
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
             continue;
         }
@@ -234,21 +297,25 @@ pub fn read_log<R: Read + 'static>(
             vec![text.into_owned()]
         };
         for piece in pieces {
+            let piece = match lens::paste(&piece, &mut stats.lensed_lines) {
+                std::borrow::Cow::Owned(changed) => changed,
+                std::borrow::Cow::Borrowed(_) => piece,
+            };
             let anchor = is_anchor(&piece);
             if join(&mut held, &piece, anchor, &mut stats) {
                 continue;
             }
-            flush(&mut held, &mut parser, &mut events, sink);
+            flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             let chars = piece.chars().count();
             held = Some((number, piece, chars, 1));
             // Only a record can be continued by the next line: anything else is parsed now, so
             // the parser's state (a hint block) is current when the next line is read.
             if !anchor {
-                flush(&mut held, &mut parser, &mut events, sink);
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
         }
     }
-    flush(&mut held, &mut parser, &mut events, sink);
+    flush(&mut held, &mut parser, &mut events, sink, &mut stats);
     stats.lines = lines.line_number;
     stats.bytes = lines.bytes;
     stats.truncated_lines = lines.truncated_lines;

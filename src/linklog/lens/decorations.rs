@@ -1,0 +1,116 @@
+//! Spaces inside a decorated name: a hand copy or a forum's formatting puts them around the `@`
+//! of an x86 decoration, and a console wrap re-joined with a space splits a mangled C++ name.
+//!
+//! Real shapes:
+//!
+//! ```text
+//! a.obj : error LNK2019: unresolved external symbol __imp__RegisterHotKey @ 16 referenced in function _main
+//! b.obj : error LNK2005: "public: bool __thiscall type_info::operator!=(class type_info const &)const " (??9type_info@@QBE_ NABV0@@Z) already defined in LIBCMT.lib(typinfo.obj)
+//! ```
+//!
+//! become `__imp__RegisterHotKey@16` and `(??9type_info@@QBE_NABV0@@Z)`. A mangled name outside
+//! parentheses (`?f@@YA XXZ`) is joined only when the joined name demangles and its first piece
+//! alone does not.
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+struct Patterns {
+    at_bytes: Regex,
+    in_parentheses: Regex,
+    bare: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| Patterns {
+        at_bytes: Regex::new(r"(?P<name>[A-Za-z0-9_?$])(?:\s+@\s*|@\s+)(?P<n>\d+)\b").expect("pattern"),
+        in_parentheses: Regex::new(r#""\s*\((?P<name>(?:__imp_)?\?[A-Za-z0-9_?@$]+(?:\s+[A-Za-z0-9_?@$]+)+)\)"#)
+            .expect("pattern"),
+        bare: Regex::new(r"(?:^|\s)(?P<a>(?:__imp_)?\?[A-Za-z0-9_?@$]+) (?P<b>[A-Za-z0-9_?@$]+)").expect("pattern"),
+    })
+}
+
+/// Whether `name` demangles (the MSVC demangler accepts it).
+fn demangles(name: &str) -> bool {
+    crate::demangle::demangle(name).warning.is_none()
+}
+
+/// Removes spaces inside decorated names on a record line.
+pub fn apply(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    memchr::memchr(b'@', bytes)?;
+    if super::find_code(line).is_none() && memchr::memmem::find(bytes, b"undefined symbol").is_none() {
+        return None;
+    }
+    let p = patterns();
+    let mut text = std::borrow::Cow::Borrowed(line);
+    if text.contains(" @") || text.contains("@ ") {
+        let replaced = p.at_bytes.replace_all(&text, |c: &regex::Captures| {
+            let n: u64 = c["n"].parse().unwrap_or(1);
+            if n % 4 == 0 {
+                format!("{}@{}", &c["name"], &c["n"])
+            } else {
+                c[0].to_string()
+            }
+        });
+        if replaced != text {
+            text = std::borrow::Cow::Owned(replaced.into_owned());
+        }
+    }
+    if text.contains('?') {
+        let replaced = p.in_parentheses.replace_all(&text, |c: &regex::Captures| {
+            let whole = &c[0];
+            let joined: String = c["name"].split_whitespace().collect();
+            format!("{}({joined})", &whole[..whole.find('(').unwrap_or(0)])
+        });
+        if replaced != text {
+            text = std::borrow::Cow::Owned(replaced.into_owned());
+        }
+        let replaced = p.bare.replace_all(&text, |c: &regex::Captures| {
+            let (a, b) = (&c["a"], &c["b"]);
+            let joined = format!("{a}{b}");
+            let lead = &c[0][..c[0].len() - a.len() - b.len() - 1];
+            if !demangles(a) && demangles(&joined) {
+                format!("{lead}{joined}")
+            } else {
+                c[0].to_string()
+            }
+        });
+        if replaced != text {
+            text = std::borrow::Cow::Owned(replaced.into_owned());
+        }
+    }
+    match text {
+        std::borrow::Cow::Owned(changed) if changed != line => Some(changed),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spaces_in_decorations() {
+        assert_eq!(
+            apply("a.obj : error LNK2019: unresolved external symbol __imp__RegisterHotKey @ 16 referenced in function _main").as_deref(),
+            Some("a.obj : error LNK2019: unresolved external symbol __imp__RegisterHotKey@16 referenced in function _main")
+        );
+        assert_eq!(
+            apply("b : error LNK2005: \"x\" (??9type_info@@QBE_ NABV0@@Z) already defined").as_deref(),
+            Some("b : error LNK2005: \"x\" (??9type_info@@QBE_NABV0@@Z) already defined")
+        );
+        assert_eq!(
+            apply("a.obj : error LNK2001: unresolved external symbol ?f@@YA XXZ").as_deref(),
+            Some("a.obj : error LNK2001: unresolved external symbol ?f@@YAXXZ")
+        );
+    }
+
+    #[test]
+    fn other_text_is_left_alone() {
+        assert_eq!(apply("mail me @ 16 o'clock"), None);
+        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol _f@12"), None);
+        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol ?f@@YAXXZ referenced"), None);
+    }
+}
