@@ -391,7 +391,9 @@ fn write_read_summary(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) 
         )?;
         writeln!(out, "      {}", style.dim(unread.reason))?;
     }
-    let more = read.unread_link_lines.saturating_sub(read.unread.len() as u64);
+    let more = read
+        .unread_link_lines
+        .saturating_sub(read.unread.len() as u64);
     if more > 0 {
         writeln!(out, "  ... and {more} more link-looking lines not read")?;
     }

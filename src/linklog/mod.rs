@@ -104,8 +104,6 @@ fn has_lnk_code(line: &str) -> bool {
 /// ended at a console width. When not, the record is parsed at once and the lines after it are
 /// skipped unread like any others.
 fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool {
-    // `held` is always a record: nothing else is held.
-    debug_assert!(is_anchor(held));
     if pieces >= MAX_JOINED || is_elided(held) {
         return false;
     }
@@ -114,6 +112,22 @@ fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool 
         || CONSOLE_WIDTHS
             .iter()
             .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
+}
+
+/// Whether a line cut at a console's width ends inside the head of a link.exe record
+/// (`x.exe : fatal err`, `a.obj : error LNK20`): the code is on the next line.
+fn ends_in_record_head(line: &str) -> bool {
+    let Some(at) = line.rfind(" : ") else {
+        return false;
+    };
+    let rest = &line[at + 3..];
+    let digits = rest.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let words = &rest[..rest.len() - digits];
+    // Not empty: the line filter reads such a line by its ` : e`, ` : f` or ` : w`.
+    !words.is_empty()
+        && ["fatal error LNK", "error LNK", "warning LNK"]
+            .iter()
+            .any(|head| head.starts_with(words) || (digits < 4 && words == *head))
 }
 
 /// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
@@ -142,25 +156,40 @@ fn continues(
     next_is_anchor: bool,
     pieces: usize,
 ) -> bool {
-    !next_is_anchor && !next.trim().is_empty() && may_be_continued(held, last_piece_chars, pieces)
+    (!next_is_anchor || ends_in_record_head(held))
+        && !next.trim().is_empty()
+        && may_be_continued(held, last_piece_chars, pieces)
 }
 
 /// A record being assembled: first line number, text, chars of its last piece, pieces.
 type Held = (u64, String, usize, usize);
 
-/// Appends `piece` to the held record when it continues it (a console wrapped the record).
-fn join(held: &mut Option<Held>, piece: &str, piece_is_anchor: bool, stats: &mut LogStats) -> bool {
+/// Appends `piece` (`width` characters on the console) to the held record when it continues it
+/// (a console wrapped the record, or the record's message is on this line).
+fn join(
+    held: &mut Option<Held>,
+    piece: &str,
+    width: usize,
+    piece_is_anchor: bool,
+    stats: &mut LogStats,
+) -> bool {
     let Some((_, text, last_chars, count)) = held.as_mut() else {
         return false;
     };
     if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
         return false;
     }
-    if ends_at_code(text) && !piece.starts_with(char::is_whitespace) {
-        text.push(' ');
-    }
+    let piece = if ends_at_code(text) {
+        if !piece.starts_with(char::is_whitespace) {
+            text.push(' ');
+        }
+        piece
+    } else {
+        // A console wrap with MSBuild's two-space continuation indent: the indent is not text.
+        piece.strip_prefix("  ").unwrap_or(piece)
+    };
     text.push_str(piece);
-    *last_chars = piece.chars().count();
+    *last_chars = width;
     *count += 1;
     stats.joined_lines += 1;
     true
@@ -182,6 +211,10 @@ fn prefilter() -> &'static LineFilter {
             "nker command failed",
             // U+240D, the glyph a pasted CR becomes (ESC and U+009B are the bytes below)
             "\u{240d}",
+            // a record's head cut by a console wrap before its code (`x.exe : fatal err`)
+            " : e",
+            " : f",
+            " : w",
             // CRT options and machines (parse/command_line.rs); a Python repr holding a
             // record holds one of the needles above
             "/MD",
@@ -204,7 +237,11 @@ fn prefilter() -> &'static LineFilter {
             "undefined reference",
         ];
         // The lenses' own anchors (lens/mod.rs): lines that become records only through them.
-        let needles: Vec<&str> = needles.iter().copied().chain(lens::anchor_needles()).collect();
+        let needles: Vec<&str> = needles
+            .iter()
+            .copied()
+            .chain(lens::anchor_needles())
+            .collect();
         // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
         LineFilter::new(&needles, [0x1b, 0xc2])
     })
@@ -282,32 +319,46 @@ pub fn read_log<R: Read + 'static>(
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            let piece = lens::paste(&physical, &mut stats.lensed_lines);
-            if !join(&mut held, &piece, false, &mut stats) {
+            let (piece, width) = lens::paste(&physical, &mut stats.lensed_lines);
+            if !join(&mut held, &piece, width, false, &mut stats) {
                 flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
             continue;
         }
         let number = lines.line_number;
         let text = clean::strip_escapes(&physical);
-        let pieces: Vec<String> = if clean::looks_like_python_repr(&text) {
+        // What the copy did (Markdown, quotes) is undone first, on the whole line: a repr was
+        // quoted as one line.
+        let copied = lens::copy(&text, &mut stats.lensed_lines);
+        let pieces: Vec<(String, usize)> = if clean::looks_like_python_repr(&copied) {
             stats.python_repr_lines += 1;
-            clean::expand_python_repr(&text)
+            clean::expand_python_repr(&copied)
+                .into_iter()
+                .map(|piece| {
+                    let piece = match clean::strip_escapes(&piece) {
+                        std::borrow::Cow::Owned(stripped) => stripped,
+                        std::borrow::Cow::Borrowed(_) => piece,
+                    };
+                    let width = piece.chars().count();
+                    (piece, width)
+                })
+                .collect()
         } else {
-            vec![text.into_owned()]
+            let width = copied.chars().count();
+            vec![(copied.into_owned(), width)]
         };
-        for piece in pieces {
-            let piece = match lens::paste(&piece, &mut stats.lensed_lines) {
+        for (piece, width) in pieces {
+            let piece = match lens::tool(&piece, &mut stats.lensed_lines) {
                 std::borrow::Cow::Owned(changed) => changed,
                 std::borrow::Cow::Borrowed(_) => piece,
             };
-            let anchor = is_anchor(&piece);
-            if join(&mut held, &piece, anchor, &mut stats) {
+            let anchor = is_anchor(&piece)
+                || (CONSOLE_WIDTHS.contains(&width) && ends_in_record_head(&piece));
+            if join(&mut held, &piece, width, anchor, &mut stats) {
                 continue;
             }
             flush(&mut held, &mut parser, &mut events, sink, &mut stats);
-            let chars = piece.chars().count();
-            held = Some((number, piece, chars, 1));
+            held = Some((number, piece, width, 1));
             // Only a record can be continued by the next line: anything else is parsed now, so
             // the parser's state (a hint block) is current when the next line is read.
             if !anchor {

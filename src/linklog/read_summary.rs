@@ -170,10 +170,17 @@ mod tests {
     #[test]
     fn empty_binary_and_no_link_output_differ() {
         assert_eq!(summary(b"").content, Content::Empty);
-        assert_eq!(summary(b"!<arch>\n\0\0\x01\x02 LNK2019").content, Content::Binary);
+        assert_eq!(
+            summary(b"!<arch>\n\0\0\x01\x02 LNK2019").content,
+            Content::Binary
+        );
         let none = summary(b"[1/2] cl /c a.cpp\nok\n");
         assert_eq!(none.content, Content::NoLinkOutput);
-        assert!(none.message.contains("read 2 lines (utf8)"), "{}", none.message);
+        assert!(
+            none.message.contains("read 2 lines (utf8)"),
+            "{}",
+            none.message
+        );
     }
 
     #[test]

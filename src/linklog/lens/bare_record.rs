@@ -93,14 +93,23 @@ mod tests {
             apply("错误\t1      error LNK2005: \"f\" (?f@@YAXXZ) 已经在 PCN.obj 中定义\tE:\\P\\video.obj\tPCN").as_deref(),
             Some("E:\\P\\video.obj : error LNK2005: \"f\" (?f@@YAXXZ) 已经在 PCN.obj 中定义")
         );
-        assert_eq!(apply("LNK2019: unresolved external symbol y").as_deref(), Some(" : error LNK2019: unresolved external symbol y"));
+        assert_eq!(
+            apply("LNK2019: unresolved external symbol y").as_deref(),
+            Some(" : error LNK2019: unresolved external symbol y")
+        );
     }
 
     #[test]
     fn records_and_sentences_are_left_alone() {
         assert_eq!(apply("main.obj : error LNK2001: x"), None);
-        assert_eq!(apply("LINK : fatal error LNK1104: cannot open file 'a.lib'"), None);
-        assert_eq!(apply("I get error LNK2019: unresolved external symbol foo"), None);
+        assert_eq!(
+            apply("LINK : fatal error LNK1104: cannot open file 'a.lib'"),
+            None
+        );
+        assert_eq!(
+            apply("I get error LNK2019: unresolved external symbol foo"),
+            None
+        );
         assert_eq!(apply("Error\tLNK2001\tunresolved external symbol x"), None);
     }
 }

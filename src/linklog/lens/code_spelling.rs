@@ -99,10 +99,16 @@ mod tests {
 
     #[test]
     fn respelled_codes() {
-        assert_eq!(apply("a.obj : error LNK 2001: x").as_deref(), Some("a.obj : error LNK2001: x"));
+        assert_eq!(
+            apply("a.obj : error LNK 2001: x").as_deref(),
+            Some("a.obj : error LNK2001: x")
+        );
         assert_eq!(apply("LNK-1104: y").as_deref(), Some("LNK1104: y"));
         assert_eq!(apply("LNK２０１９ when").as_deref(), Some("LNK2019 when"));
-        assert_eq!(apply("error lnk2019: z").as_deref(), Some("error LNK2019: z"));
+        assert_eq!(
+            apply("error lnk2019: z").as_deref(),
+            Some("error LNK2019: z")
+        );
     }
 
     #[test]

@@ -24,10 +24,14 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
-        at_bytes: Regex::new(r"(?P<name>[A-Za-z0-9_?$])(?:\s+@\s*|@\s+)(?P<n>\d+)\b").expect("pattern"),
-        in_parentheses: Regex::new(r#""\s*\((?P<name>(?:__imp_)?\?[A-Za-z0-9_?@$]+(?:\s+[A-Za-z0-9_?@$]+)+)\)"#)
+        at_bytes: Regex::new(r"(?P<name>[A-Za-z0-9_?$])(?:\s+@\s*|@\s+)(?P<n>\d+)\b")
             .expect("pattern"),
-        bare: Regex::new(r"(?:^|\s)(?P<a>(?:__imp_)?\?[A-Za-z0-9_?@$]+) (?P<b>[A-Za-z0-9_?@$]+)").expect("pattern"),
+        in_parentheses: Regex::new(
+            r#""\s*\((?P<name>(?:__imp_)?\?[A-Za-z0-9_?@$]+(?:\s+[A-Za-z0-9_?@$]+)+)\)"#,
+        )
+        .expect("pattern"),
+        bare: Regex::new(r"(?:^|\s)(?P<a>(?:__imp_)?\?[A-Za-z0-9_?@$]+) (?P<b>[A-Za-z0-9_?@$]+)")
+            .expect("pattern"),
     })
 }
 
@@ -40,7 +44,9 @@ fn demangles(name: &str) -> bool {
 pub fn apply(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
     memchr::memchr(b'@', bytes)?;
-    if super::find_code(line).is_none() && memchr::memmem::find(bytes, b"undefined symbol").is_none() {
+    if super::find_code(line).is_none()
+        && memchr::memmem::find(bytes, b"undefined symbol").is_none()
+    {
         return None;
     }
     let p = patterns();
@@ -98,7 +104,8 @@ mod tests {
             Some("a.obj : error LNK2019: unresolved external symbol __imp__RegisterHotKey@16 referenced in function _main")
         );
         assert_eq!(
-            apply("b : error LNK2005: \"x\" (??9type_info@@QBE_ NABV0@@Z) already defined").as_deref(),
+            apply("b : error LNK2005: \"x\" (??9type_info@@QBE_ NABV0@@Z) already defined")
+                .as_deref(),
             Some("b : error LNK2005: \"x\" (??9type_info@@QBE_NABV0@@Z) already defined")
         );
         assert_eq!(
@@ -110,7 +117,13 @@ mod tests {
     #[test]
     fn other_text_is_left_alone() {
         assert_eq!(apply("mail me @ 16 o'clock"), None);
-        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol _f@12"), None);
-        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol ?f@@YAXXZ referenced"), None);
+        assert_eq!(
+            apply("a.obj : error LNK2001: unresolved external symbol _f@12"),
+            None
+        );
+        assert_eq!(
+            apply("a.obj : error LNK2001: unresolved external symbol ?f@@YAXXZ referenced"),
+            None
+        );
     }
 }

@@ -66,7 +66,11 @@ pub fn apply(line: &str) -> Option<String> {
         if driver.as_str() == "clang" {
             return None;
         }
-        return Some(format!("{}clang: error: {}", &line[..driver.start()], &c["rest"]));
+        return Some(format!(
+            "{}clang: error: {}",
+            &line[..driver.start()],
+            &c["rest"]
+        ));
     }
     None
 }
@@ -103,7 +107,10 @@ mod tests {
     #[test]
     fn linker_lines_are_left_alone() {
         assert_eq!(apply("lld-link: error: undefined symbol: f"), None);
-        assert_eq!(apply("clang: error: linker command failed with exit code 1"), None);
+        assert_eq!(
+            apply("clang: error: linker command failed with exit code 1"),
+            None
+        );
         assert_eq!(apply("ld.lld: error: undefined symbol: f"), None);
     }
 }

@@ -26,7 +26,10 @@ pub fn apply(line: &str) -> Option<String> {
     }
     let last_quote = out.rfind('"').map_or(0, |q| q + 1);
     let tail = &out[last_quote..];
-    let open = tail.matches('(').count().saturating_sub(tail.matches(')').count());
+    let open = tail
+        .matches('(')
+        .count()
+        .saturating_sub(tail.matches(')').count());
     for _ in 0..open {
         out.push(')');
     }
@@ -40,14 +43,20 @@ mod tests {
     #[test]
     fn elided_names() {
         assert_eq!(
-            apply("m.obj : error LNK2019: unresolved external symbol \"public: void __cdecl A<...").as_deref(),
-            Some("m.obj : error LNK2019: unresolved external symbol \"public: void __cdecl A<...\"")
+            apply("m.obj : error LNK2019: unresolved external symbol \"public: void __cdecl A<...")
+                .as_deref(),
+            Some(
+                "m.obj : error LNK2019: unresolved external symbol \"public: void __cdecl A<...\""
+            )
         );
         assert_eq!(
             apply("m.obj : error LNK2019: unresolved external symbol \"f\" (?f@@YA...").as_deref(),
             Some("m.obj : error LNK2019: unresolved external symbol \"f\" (?f@@YA...)")
         );
-        assert_eq!(apply("m.obj : error LNK2019: unresolved external symbol f referenced in function ..."), None);
+        assert_eq!(
+            apply("m.obj : error LNK2019: unresolved external symbol f referenced in function ..."),
+            None
+        );
         assert_eq!(apply("Linking..."), None);
     }
 }

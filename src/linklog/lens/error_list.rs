@@ -43,9 +43,11 @@ fn is_row_lead(text: &str) -> bool {
 fn is_file(field: &str) -> bool {
     let lower = field.to_ascii_lowercase();
     field.contains(['\\', '/'])
-        || [".obj", ".o", ".lib", ".exe", ".dll", ".pyd", ".obj)", ".o)", ".dll)"]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
+        || [
+            ".obj", ".o", ".lib", ".exe", ".dll", ".pyd", ".obj)", ".o)", ".dll)",
+        ]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }
 
 /// Splits at tabs and at runs of two or more spaces.
@@ -89,7 +91,11 @@ pub fn apply(line: &str) -> Option<String> {
         }
     }
     let mut fields = columns(after);
-    while fields.last().is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit())) && fields.len() > 1 {
+    while fields
+        .last()
+        .is_some_and(|f| f.bytes().all(|b| b.is_ascii_digit()))
+        && fields.len() > 1
+    {
         fields.pop();
     }
     let mut file = "";
@@ -108,7 +114,9 @@ pub fn apply(line: &str) -> Option<String> {
         .flat_map(|f| f.split_whitespace())
         .collect::<Vec<_>>()
         .join(" ");
-    Some(format!("Error\t{code}\t{description}\t{project}\t{file}\t1"))
+    Some(format!(
+        "Error\t{code}\t{description}\t{project}\t{file}\t1"
+    ))
 }
 
 #[cfg(test)]
@@ -133,8 +141,14 @@ mod tests {
 
     #[test]
     fn records_and_tab_rows_are_left_alone() {
-        assert_eq!(apply("Error\tLNK2001\tunresolved external symbol x\tp\tC:\\a.obj\t1\t"), None);
-        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol x"), None);
+        assert_eq!(
+            apply("Error\tLNK2001\tunresolved external symbol x\tp\tC:\\a.obj\t1\t"),
+            None
+        );
+        assert_eq!(
+            apply("a.obj : error LNK2001: unresolved external symbol x"),
+            None
+        );
         assert_eq!(apply("I see LNK2001 unresolved external symbol x"), None);
     }
 }

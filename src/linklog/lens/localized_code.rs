@@ -65,7 +65,10 @@ pub fn apply(line: &str) -> Option<String> {
     let text = line.trim_start();
     // Cheap rejection: every phrase starts with one of these bytes (lowercase or not).
     let first = *text.as_bytes().first()?;
-    if !matches!(first, b'u' | b'U' | b'v' | b'V' | b'n' | b'N' | b's' | b'S' | 0xe4..=0xe8 | 0xd0 | 0xd1) {
+    if !matches!(
+        first,
+        b'u' | b'U' | b'v' | b'V' | b'n' | b'N' | b's' | b'S' | 0xe4..=0xe8 | 0xd0 | 0xd1
+    ) {
         return None;
     }
     if find_code(text).is_some() {
@@ -74,7 +77,9 @@ pub fn apply(line: &str) -> Option<String> {
     let head: String = text.chars().take(48).collect::<String>().to_lowercase();
     let phrase = STARTS.iter().find(|p| head.starts_with(*p))?;
     // The phrase's length in `text`: lowercasing kept these characters' lengths.
-    let after = text.get(phrase.len()..)?.trim_start_matches([' ', '\u{a0}']);
+    let after = text
+        .get(phrase.len()..)?
+        .trim_start_matches([' ', '\u{a0}']);
     let named = after.starts_with(|c: char| {
         c == '"' || c == '_' || c == '?' || c == '@' || c == '$' || c.is_ascii_alphabetic()
     });
@@ -102,17 +107,25 @@ fn names_a_symbol(after: &str) -> bool {
         .find(|c: char| c.is_whitespace() || !c.is_ascii())
         .unwrap_or(after.len());
     let token = after[..end].trim_end_matches(['.', ',', ';']);
-    let name_like = token
-        .chars()
-        .any(|c| matches!(c, '_' | '@' | '?' | '$') || c.is_ascii_digit() || c.is_ascii_uppercase());
+    let name_like = token.chars().any(|c| {
+        matches!(c, '_' | '@' | '?' | '$') || c.is_ascii_digit() || c.is_ascii_uppercase()
+    });
     let rest = after[end..].trim_start().to_lowercase();
     name_like
         || rest.is_empty()
         || rest.starts_with(['，', ',', '.', '。', '"', '('])
         || FUNCTION_WORDS.iter().any(|w| rest.starts_with(w))
-        || ["referenced", "sin resolver", "non risolto", "odkazovaný", "в функции", "が", "で"]
-            .iter()
-            .any(|w| rest.starts_with(w))
+        || [
+            "referenced",
+            "sin resolver",
+            "non risolto",
+            "odkazovaný",
+            "в функции",
+            "が",
+            "で",
+        ]
+        .iter()
+        .any(|w| rest.starts_with(w))
 }
 
 #[cfg(test)]
@@ -139,10 +152,16 @@ mod tests {
     #[test]
     fn prose_and_records_are_left_alone() {
         assert_eq!(apply("我遇到了无法解析的外部符号的错误"), None);
-        assert_eq!(apply("unresolved external symbol errors everywhere, why?"), None);
+        assert_eq!(
+            apply("unresolved external symbol errors everywhere, why?"),
+            None
+        );
         assert!(apply("unresolved external symbol main referenced in function f").is_some());
         assert_eq!(apply("无法解析的外部符号？"), None);
-        assert_eq!(apply("a.obj : error LNK2001: unresolved external symbol x"), None);
+        assert_eq!(
+            apply("a.obj : error LNK2001: unresolved external symbol x"),
+            None
+        );
         assert_eq!(apply("LNK2001\t无法解析的外部符号 x"), None);
     }
 

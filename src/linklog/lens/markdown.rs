@@ -18,10 +18,8 @@ const ESCAPABLE: &[u8] = b"\\`*_{}[]()<>#+-.!|?@$~\"'";
 /// Removes the Markdown around one line, and its backslash escapes.
 pub fn apply(line: &str) -> Option<String> {
     let first = line.trim_start().as_bytes().first().copied();
-    let framed = matches!(
-        first,
-        Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+')
-    ) || line.trim_end().ends_with('`');
+    let framed = matches!(first, Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+'))
+        || line.trim_end().ends_with('`');
     let escaped = memchr::memchr(b'\\', line.as_bytes()).is_some() && has_escape(line);
     if !framed && !escaped {
         return None;
@@ -53,13 +51,15 @@ fn unframe(line: &str) -> &str {
             .find_map(|marker| trimmed.strip_prefix(marker))
         {
             Some(rest)
-        } else if trimmed.starts_with("```") {
-            let rest = trimmed.trim_start_matches('`');
-            // A fence line: "```", "```text", "```console".
-            if rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        } else if trimmed.starts_with('`') || trimmed.ends_with('`') {
+            let info = trimmed.trim_start_matches('`');
+            if trimmed.starts_with("```")
+                && info.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            {
+                // A fence line: "```", "```text", "```console".
                 Some("")
             } else {
-                Some(rest)
+                Some(strip_backticks(trimmed))
             }
         } else {
             None
@@ -69,7 +69,7 @@ fn unframe(line: &str) -> &str {
             _ => break,
         }
     }
-    strip_backticks(text)
+    text
 }
 
 /// `### text` (one to six `#` and a space) to `text`.
@@ -94,13 +94,19 @@ fn strip_backticks(text: &str) -> &str {
     if lead == trimmed.len() {
         return "";
     }
+    // The inside as it is: a console wrap's continuation indent is part of it.
     let inner = &trimmed[lead.min(3)..trimmed.len() - trail.min(3)];
-    inner.trim()
+    match inner.strip_prefix(' ').and_then(|i| i.strip_suffix(' ')) {
+        // Markdown's padding (`` `` x `` ``), one space each side.
+        Some(padded) if !padded.starts_with(' ') => padded,
+        _ => inner,
+    }
 }
 
 /// Whether a token of `line` holds a Markdown escape (and is not a Windows path).
 fn has_escape(line: &str) -> bool {
-    line.split_whitespace().any(|token| escapes_in(token).is_some())
+    line.split_whitespace()
+        .any(|token| escapes_in(token).is_some())
 }
 
 /// Whether `token` holds backslash escapes and nothing that makes it a path: a path has a
@@ -117,7 +123,12 @@ fn escapes_in(token: &str) -> Option<()> {
             Some(next) if ESCAPABLE.contains(next) => found = true,
             _ => {}
         }
-        if i > 0 && bytes[i - 1] == b':' {
+        // A drive (`C:\`), not a scope (`std::\_X`).
+        let drive = i >= 2
+            && bytes[i - 1] == b':'
+            && bytes[i - 2].is_ascii_alphabetic()
+            && (i == 2 || !(bytes[i - 3].is_ascii_alphanumeric() || bytes[i - 3] == b':'));
+        if drive {
             return None;
         }
     }
@@ -129,7 +140,9 @@ fn unescape(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while !rest.is_empty() {
-        let space = rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len());
+        let space = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
         out.push_str(&rest[..space]);
         rest = &rest[space..];
         let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
@@ -168,8 +181,14 @@ mod tests {
         );
         assert_eq!(apply("`a b`").as_deref(), Some("a b"));
         assert_eq!(apply("> > 1>x.obj : e").as_deref(), Some("1>x.obj : e"));
-        assert_eq!(apply("### error LNK2001: y").as_deref(), Some("error LNK2001: y"));
-        assert_eq!(apply("- Error LNK2001\tz").as_deref(), Some("Error LNK2001\tz"));
+        assert_eq!(
+            apply("### error LNK2001: y").as_deref(),
+            Some("error LNK2001: y")
+        );
+        assert_eq!(
+            apply("- Error LNK2001\tz").as_deref(),
+            Some("Error LNK2001\tz")
+        );
         assert_eq!(apply("```").as_deref(), Some(""));
         assert_eq!(apply("```text").as_deref(), Some(""));
         assert_eq!(apply("`").as_deref(), Some(""));
@@ -191,12 +210,17 @@ mod tests {
     #[test]
     fn escapes_but_not_paths() {
         assert_eq!(
-            apply(r"x.obj : error LNK2001: unresolved external symbol \_\_imp\_CreateFileW").as_deref(),
+            apply(r"x.obj : error LNK2001: unresolved external symbol \_\_imp\_CreateFileW")
+                .as_deref(),
             Some("x.obj : error LNK2001: unresolved external symbol __imp_CreateFileW")
         );
         assert_eq!(apply(r"\?f@@YAXXZ\@").as_deref(), Some("?f@@YAXXZ@"));
         assert_eq!(apply(r"D:\a\_work\1\s\x.obj : error LNK2001: y"), None);
         assert_eq!(apply(r"C:\_deps\x.lib"), None);
+        assert_eq!(
+            apply(r"undefined symbol: void __cdecl std::\_Xlength\_error(char const *)").as_deref(),
+            Some("undefined symbol: void __cdecl std::_Xlength_error(char const *)")
+        );
         assert_eq!(apply("--- a cmake line"), None);
     }
 }

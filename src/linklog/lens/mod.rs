@@ -4,9 +4,10 @@
 //! text; the record parser (`parse`) stays the one place that knows the linker formats.
 //!
 //! Lenses come in two kinds, applied in a fixed order:
-//! - [`PASTE_LENSES`] see every physical line before records are recognised and console wraps
-//!   joined: they remove what was put around or into a line (`` ` ``, `> `, `3>`, `\x94`, `“`),
-//!   so that the joiner and the line filter see the linker's text;
+//! - paste lenses ([`COPY_LENSES`], then [`TOOL_LENSES`]) see every physical line before
+//!   records are recognised and console wraps joined: they remove what was put around or into
+//!   a line (`` ` ``, `> `, `“`, `3>`, `\x94`), so that the joiner and the line filter see the
+//!   linker's text;
 //! - [`RECORD_LENSES`] see each logical line (a record, joined) just before it is parsed: they
 //!   restore the record shape (`OBJECT : error LNKnnnn: DESC`, `lld-link: error: ...`, an Error
 //!   List row with tabs) from the shapes a paste left.
@@ -46,15 +47,13 @@ impl std::fmt::Debug for Lens {
     }
 }
 
-/// Lenses for physical lines, in the order they are applied: the outermost wrapping first.
-pub const PASTE_LENSES: &[Lens] = &[
+/// Lenses for physical lines that undo what was done after the console (the copy, the chat
+/// client, Markdown), in the order they are applied: the outermost wrapping first. A console's
+/// width is measured after them.
+pub const COPY_LENSES: &[Lens] = &[
     Lens {
         name: "markdown",
         apply: markdown::apply,
-    },
-    Lens {
-        name: "msbuild-prefix",
-        apply: msbuild_prefix::apply,
     },
     Lens {
         name: "quotes",
@@ -63,6 +62,15 @@ pub const PASTE_LENSES: &[Lens] = &[
     Lens {
         name: "code-spelling",
         apply: code_spelling::apply,
+    },
+];
+
+/// Lenses for physical lines that undo what the build tools did before the console wrapped
+/// the line (so a console's width is measured before them).
+pub const TOOL_LENSES: &[Lens] = &[
+    Lens {
+        name: "msbuild-prefix",
+        apply: msbuild_prefix::apply,
     },
     Lens {
         name: "byte-escapes",
@@ -130,9 +138,29 @@ fn apply_all<'a>(lenses: &[Lens], line: &'a str, applied: &mut u64) -> Cow<'a, s
     text
 }
 
-/// Applies the paste lenses to one physical line (escapes and reprs already removed).
-pub fn paste<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
-    apply_all(PASTE_LENSES, line, applied)
+/// Applies the copy lenses to one physical line (escapes removed, before a repr is expanded).
+pub fn copy<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
+    apply_all(COPY_LENSES, line, applied)
+}
+
+/// Applies the tool lenses to one physical line (or one line of an expanded repr).
+pub fn tool<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
+    apply_all(TOOL_LENSES, line, applied)
+}
+
+/// Applies the copy and tool lenses to one physical line (escapes and reprs already removed);
+/// returns the line and its width on the console, in characters (measured between the two).
+pub fn paste<'a>(line: &'a str, applied: &mut u64) -> (Cow<'a, str>, usize) {
+    let copied = apply_all(COPY_LENSES, line, applied);
+    let width = copied.chars().count();
+    let text = match copied {
+        Cow::Borrowed(line) => apply_all(TOOL_LENSES, line, applied),
+        Cow::Owned(copied) => match apply_all(TOOL_LENSES, &copied, applied) {
+            Cow::Owned(changed) => Cow::Owned(changed),
+            Cow::Borrowed(_) => Cow::Owned(copied),
+        },
+    };
+    (text, width)
 }
 
 /// Applies the record lenses to one logical line, just before it is parsed.
@@ -193,7 +221,9 @@ pub(crate) fn strip_severity_word(text: &str) -> Option<&str> {
 pub(crate) fn find_code(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     memchr::memmem::find_iter(bytes, b"LNK").find(|&at| {
-        bytes.get(at + 3..at + 7).is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        bytes
+            .get(at + 3..at + 7)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
             && !bytes.get(at + 7).is_some_and(u8::is_ascii_digit)
     })
 }
@@ -228,10 +258,14 @@ mod tests {
 
     #[test]
     fn every_lens_is_idempotent() {
-        for lens in PASTE_LENSES.iter().chain(RECORD_LENSES) {
+        for lens in COPY_LENSES.iter().chain(TOOL_LENSES).chain(RECORD_LENSES) {
             for sample in SAMPLES {
                 if let Some(once) = (lens.apply)(sample) {
-                    assert_eq!((lens.apply)(&once), None, "{lens:?} on {sample:?} -> {once:?}");
+                    assert_eq!(
+                        (lens.apply)(&once),
+                        None,
+                        "{lens:?} on {sample:?} -> {once:?}"
+                    );
                 }
             }
         }
@@ -249,7 +283,7 @@ mod tests {
         ];
         for line in plain {
             let mut applied = 0;
-            let pasted = paste(line, &mut applied).into_owned();
+            let pasted = paste(line, &mut applied).0.into_owned();
             let recorded = record(&pasted, &mut applied);
             assert_eq!(recorded, line, "{line:?}");
             assert_eq!(applied, 0, "{line:?}");

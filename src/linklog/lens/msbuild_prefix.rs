@@ -34,9 +34,18 @@ mod tests {
 
     #[test]
     fn project_prefixes() {
-        assert_eq!(apply("1>a.obj : error LNK2001: x").as_deref(), Some("a.obj : error LNK2001: x"));
-        assert_eq!(apply("3>>>> referenced by k.obj:(f)").as_deref(), Some(">>> referenced by k.obj:(f)"));
-        assert_eq!(apply("28>LIBCMTD.lib(exe_winmain.obj) : error").as_deref(), Some("LIBCMTD.lib(exe_winmain.obj) : error"));
+        assert_eq!(
+            apply("1>a.obj : error LNK2001: x").as_deref(),
+            Some("a.obj : error LNK2001: x")
+        );
+        assert_eq!(
+            apply("3>>>> referenced by k.obj:(f)").as_deref(),
+            Some(">>> referenced by k.obj:(f)")
+        );
+        assert_eq!(
+            apply("28>LIBCMTD.lib(exe_winmain.obj) : error").as_deref(),
+            Some("LIBCMTD.lib(exe_winmain.obj) : error")
+        );
         assert_eq!(apply("12345>x"), None);
         assert_eq!(apply("3>=2"), None);
         assert_eq!(apply("x1>y"), None);

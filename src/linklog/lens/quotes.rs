@@ -15,7 +15,9 @@
 /// The ASCII quote a typographic or full-width one stands for.
 fn ascii_quote(c: char) -> Option<char> {
     match c {
-        '“' | '”' | '„' | '‟' | '＂' | '«' | '»' | '「' | '」' | '『' | '』' | '〝' | '〞' => Some('"'),
+        '“' | '”' | '„' | '‟' | '＂' | '«' | '»' | '「' | '」' | '『' | '』' | '〝' | '〞' => {
+            Some('"')
+        }
         '‘' | '’' | '‚' | '‛' | '＇' | '‹' | '›' => Some('\''),
         _ => None,
     }
@@ -39,7 +41,10 @@ mod tests {
             apply("无法打开文件“spirv-cross-cored.lib”").as_deref(),
             Some("无法打开文件\"spirv-cross-cored.lib\"")
         );
-        assert_eq!(apply("‘x.lib’ «y» 「z」 ＂w＂").as_deref(), Some("'x.lib' \"y\" \"z\" \"w\""));
+        assert_eq!(
+            apply("‘x.lib’ «y» 「z」 ＂w＂").as_deref(),
+            Some("'x.lib' \"y\" \"z\" \"w\"")
+        );
         assert_eq!(apply("plain 'ascii'"), None);
         assert_eq!(apply("无法解析的外部符号 x"), None);
     }

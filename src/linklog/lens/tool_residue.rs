@@ -48,19 +48,26 @@ mod tests {
     #[test]
     fn qt_creator() {
         assert_eq!(
-            apply(":-1: error: LNK2019: unresolved external symbol f referenced in function main").as_deref(),
+            apply(":-1: error: LNK2019: unresolved external symbol f referenced in function main")
+                .as_deref(),
             Some(" : error LNK2019: unresolved external symbol f referenced in function main")
         );
         assert_eq!(
             apply("main.obj:-1: error: LNK2001: unresolved external symbol hipFree").as_deref(),
             Some("main.obj : error LNK2001: unresolved external symbol hipFree")
         );
-        assert_eq!(apply("error: LNK1120: 1 unresolved externals").as_deref(), Some(" : error LNK1120: 1 unresolved externals"));
+        assert_eq!(
+            apply("error: LNK1120: 1 unresolved externals").as_deref(),
+            Some(" : error LNK1120: 1 unresolved externals")
+        );
     }
 
     #[test]
     fn records_are_left_alone() {
         assert_eq!(apply("main.obj : error LNK2001: x"), None);
-        assert_eq!(apply("LINK : fatal error LNK1104: cannot open file 'a.lib'"), None);
+        assert_eq!(
+            apply("LINK : fatal error LNK1104: cannot open file 'a.lib'"),
+            None
+        );
     }
 }

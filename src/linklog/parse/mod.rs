@@ -275,9 +275,9 @@ pub(super) fn object_tokens(text: &str) -> Vec<String> {
     }
     for m in patterns().object_token.find_iter(text) {
         // A token glued to the text before it (`(costas_array.obj`, `已在fltkd.lib`).
-        let token = m
-            .as_str()
-            .trim_start_matches(|c: char| matches!(c, '(' | '[' | '{' | '<' | '（') || (!c.is_ascii() && c.is_alphabetic()));
+        let token = m.as_str().trim_start_matches(|c: char| {
+            matches!(c, '(' | '[' | '{' | '<' | '（') || (!c.is_ascii() && c.is_alphabetic())
+        });
         if !token.is_empty() && !out.iter().any(|o| o.ends_with(token)) {
             out.push(token.to_string());
         }
