@@ -72,3 +72,8 @@ fn pdb() {
 fn patch() {
     replay("patch", fuzz_targets::patch);
 }
+
+#[test]
+fn lenses() {
+    replay("lenses", fuzz_targets::lenses);
+}

@@ -410,11 +410,33 @@ fn check(
     }
 }
 
+/// With `LNKFIX_WRITE_PASTES=DIR`, every paste is also written to `DIR` (`N.log`, and one line
+/// of `truth.jsonl` each: the file, the shape, the clean log's symbols and LNK1120 counts), for
+/// measuring another build on them (`benches/paste_accuracy.sh`).
+fn write_paste(index: usize, shape: &str, want: &(Vec<String>, Vec<u64>), pasted: &str) {
+    let Some(dir) = std::env::var_os("LNKFIX_WRITE_PASTES").map(PathBuf::from) else {
+        return;
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = format!("{index}.log");
+    std::fs::write(dir.join(&file), pasted).unwrap();
+    let line =
+        serde_json::json!({"file": file, "shape": shape, "symbols": want.0, "lnk1120": want.1});
+    use std::io::Write;
+    let mut truth = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("truth.jsonl"))
+        .unwrap();
+    writeln!(truth, "{line}").unwrap();
+}
+
 #[test]
 fn every_log_through_every_shape_yields_the_same_symbols() {
     let mut failures = Vec::new();
     let mut symbols_checked = 0;
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut index = 0;
     for path in every_log() {
         let text = clean_text(&path);
         let want = read(&text);
@@ -422,6 +444,8 @@ fn every_log_through_every_shape_yields_the_same_symbols() {
         for shape in SHAPES {
             let pasted = (shape.apply)(&text, &mut rng);
             check(&mut failures, &path, &[shape.name], &want, &pasted);
+            write_paste(index, shape.name, &want, &pasted);
+            index += 1;
         }
     }
     assert!(

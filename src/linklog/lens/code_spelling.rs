@@ -63,6 +63,15 @@ pub fn apply(line: &str) -> Option<String> {
     if !upper && !lower {
         return None;
     }
+    // Most lines hold plain codes only: find one to rewrite before building a new line.
+    let needs = (0..bytes.len().saturating_sub(2)).any(|at| {
+        let head = &bytes[at..at + 3];
+        (head == b"LNK" && respelled(&line[at + 3..]).is_some())
+            || (head == b"lnk" && line.is_char_boundary(at + 3))
+    });
+    if !needs {
+        return None;
+    }
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     let mut changed = false;

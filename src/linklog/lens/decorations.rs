@@ -35,6 +35,20 @@ fn patterns() -> &'static Patterns {
     })
 }
 
+/// Whether a parenthesised decorated name (`(?`, `(__imp_?`) holds a space before it closes.
+fn has_split_in_parentheses(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"(").any(|at| {
+        let inside = &bytes[at + 1..];
+        let inside = inside.strip_prefix(b"__imp_").unwrap_or(inside);
+        inside.first() == Some(&b'?')
+            && inside
+                .iter()
+                .take_while(|&&b| b != b')' && b != b'"' && b != b'(')
+                .any(u8::is_ascii_whitespace)
+    })
+}
+
 /// Whether `name` demangles (the MSVC demangler accepts it).
 fn demangles(name: &str) -> bool {
     crate::demangle::demangle(name).warning.is_none()
@@ -64,7 +78,7 @@ pub fn apply(line: &str) -> Option<String> {
             text = std::borrow::Cow::Owned(replaced.into_owned());
         }
     }
-    if text.contains('?') {
+    if has_split_in_parentheses(&text) {
         let replaced = p.in_parentheses.replace_all(&text, |c: &regex::Captures| {
             let whole = &c[0];
             let joined: String = c["name"].split_whitespace().collect();
@@ -73,11 +87,16 @@ pub fn apply(line: &str) -> Option<String> {
         if replaced != text {
             text = std::borrow::Cow::Owned(replaced.into_owned());
         }
+    }
+    if text.contains('?') {
         let replaced = p.bare.replace_all(&text, |c: &regex::Captures| {
             let (a, b) = (&c["a"], &c["b"]);
+            // A continuation of a mangled name has an `@` or no lowercase letter; a word of the
+            // message (`referenced`) has neither.
+            let continues = b.contains('@') || !b.bytes().any(|c| c.is_ascii_lowercase());
             let joined = format!("{a}{b}");
-            let lead = &c[0][..c[0].len() - a.len() - b.len() - 1];
-            if !demangles(a) && demangles(&joined) {
+            if continues && !demangles(a) && demangles(&joined) {
+                let lead = &c[0][..c[0].len() - a.len() - b.len() - 1];
                 format!("{lead}{joined}")
             } else {
                 c[0].to_string()

@@ -48,10 +48,13 @@ pub fn apply(line: &str) -> Option<String> {
     }
     let p = patterns();
     if lld {
-        if let Some(c) = p.forwarded.captures(line) {
+        let forwarded = memchr::memmem::find(bytes, b"error: ").is_some()
+            || memchr::memmem::find(bytes, b"warning: ").is_some();
+        if let Some(c) = forwarded.then(|| p.forwarded.captures(line)).flatten() {
             return Some(format!("lld-link: {}: {}", &c["sev"], &c["rest"]));
         }
-        if let Some(c) = p.rust_lld.captures(line) {
+        let rust_lld = memchr::memmem::find(bytes, b"rust-lld").is_some();
+        if let Some(c) = rust_lld.then(|| p.rust_lld.captures(line)).flatten() {
             let tool = c.name("tool")?;
             return Some(format!(
                 "{}lld-link{}",
