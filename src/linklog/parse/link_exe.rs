@@ -68,10 +68,14 @@ const TEMPLATE_WORDS: &[&str] = &[
     "ve",
     "sembol",
     "fonksiyonunda",
-    // English renderings of localized text that reporters post
+    // English renderings of localized text that reporters post ("link to unresolved external
+    // symbol X in the function Y", "reference to an unresolved external symbol X")
     "extern",
     "unsolved",
+    "link",
+    "reference",
     "to",
+    "an",
     "the",
     "of",
 ];
