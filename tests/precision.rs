@@ -4,7 +4,7 @@
 //! Precision must be at least 0.98 on every log and recall 1 on the first set; the figures are
 //! printed (`cargo test --test precision -- --nocapture`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn shared(dir: &str) -> PathBuf {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -35,7 +35,7 @@ fn reported(log: PathBuf) -> Vec<(String, String)> {
         .collect()
 }
 
-fn cases(dir: &PathBuf) -> Vec<serde_json::Value> {
+fn cases(dir: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(dir.join("cases.jsonl"))
         .unwrap()
         .lines()

@@ -2,11 +2,11 @@
 //! `error LNK2001: ...` alone; the old (VS 2010–2013) Error List put its severity and row number
 //! in front, and the file in a column after.
 //!
-//! Real pastes:
+//! Real pastes (`<TAB>` for a tab):
 //!
 //! ```text
 //! error LNK2001: unresolved external symbol __imp_RtlExitUserProcess
-//! Error	51	error LNK2019: unresolved external symbol _PrtEnqueueWithInorder referenced in function _s_PrtDistSendEx	C:\P\PrtDist.lib(PrtDist.obj)	FailureDetector
+//! Error<TAB>51<TAB>error LNK2019: unresolved external symbol _PrtEnqueueWithInorder referenced in function _s_PrtDistSendEx<TAB>C:\P\PrtDist.lib(PrtDist.obj)<TAB>FailureDetector
 //! ```
 //!
 //! become ` : error LNK2001: unresolved external symbol __imp_RtlExitUserProcess` (no object) and

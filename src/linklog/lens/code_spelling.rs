@@ -51,7 +51,7 @@ fn respelled(text: &str) -> Option<(String, usize)> {
         }
     }
     let next = text[end..].chars().next();
-    let complete = digits.len() == 4 && !next.is_some_and(|c| digit(c).is_some());
+    let complete = digits.len() == 4 && next.is_none_or(|c| digit(c).is_none());
     (complete && (separated || wide)).then_some((digits, end))
 }
 

@@ -68,7 +68,7 @@ pub fn apply(line: &str) -> Option<String> {
     if text.contains(" @") || text.contains("@ ") {
         let replaced = p.at_bytes.replace_all(&text, |c: &regex::Captures| {
             let n: u64 = c["n"].parse().unwrap_or(1);
-            if n % 4 == 0 {
+            if n.is_multiple_of(4) {
                 format!("{}@{}", &c["name"], &c["n"])
             } else {
                 c[0].to_string()

@@ -2,11 +2,11 @@
 //! client, a forum, an editor that expands tabs), or with tabs and spaces mixed, or with its row
 //! number in front.
 //!
-//! A real paste (a Markdown list of Error List rows, columns partly spaces):
+//! A real paste (a Markdown list of Error List rows, columns partly spaces; `<TAB>` for a tab):
 //!
 //! ```text
 //! Error    LNK2001    unresolved external symbol __CxxFrameHandler4    casparcg    C:\b\w.lib(m.obj)    1
-//! - Error LNK2001	unresolved external symbol   WinMain xmrig   C:\xmrig-master\build\LIBCMT.lib(exe_winmain.obj)	1
+//! - Error LNK2001<TAB>unresolved external symbol   WinMain xmrig   C:\xmrig-master\build\LIBCMT.lib(exe_winmain.obj)<TAB>1
 //! ```
 //!
 //! becomes the tab-separated row `Error<TAB>LNK2001<TAB>DESCRIPTION<TAB>PROJECT<TAB>FILE<TAB>LINE` that
@@ -85,7 +85,12 @@ pub fn apply(line: &str) -> Option<String> {
     }
     // Already a tab-separated row whose description column holds no run of spaces.
     if after.starts_with('\t') {
-        let description = after[1..].split('\t').next().unwrap_or("");
+        let description = after
+            .strip_prefix('\t')
+            .unwrap_or(after)
+            .split('\t')
+            .next()
+            .unwrap_or("");
         if !description.contains("  ") {
             return None;
         }

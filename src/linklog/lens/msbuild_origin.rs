@@ -24,9 +24,7 @@ fn pattern() -> &'static Regex {
 
 /// Collapses `TOOL : : error :` to `TOOL: error: `.
 pub fn apply(line: &str) -> Option<String> {
-    if memchr::memmem::find(line.as_bytes(), b"lld").is_none() {
-        return None;
-    }
+    memchr::memmem::find(line.as_bytes(), b"lld")?;
     let c = pattern().captures(line)?;
     let whole = c.get(0)?;
     Some(format!(
