@@ -117,7 +117,7 @@ fn respell(text: &str, rng: &mut Rng) -> String {
                         out.push(char::from_u32(0xff10 + d.to_digit(10).unwrap()).unwrap());
                     }
                 }
-                _ => out.push_str(&format!("lnk{}", &digits[..4])),
+                _ => out.push_str(&format!("LNK-{}", &digits[..4])),
             }
             rest = &digits[4..];
         } else {

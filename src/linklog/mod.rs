@@ -114,22 +114,6 @@ fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool 
             .any(|&w| last_piece_chars + 1 == w || last_piece_chars == w)
 }
 
-/// Whether a line cut at a console's width ends inside the head of a link.exe record
-/// (`x.exe : fatal err`, `a.obj : error LNK20`): the code is on the next line.
-fn ends_in_record_head(line: &str) -> bool {
-    let Some(at) = line.rfind(" : ") else {
-        return false;
-    };
-    let rest = &line[at + 3..];
-    let digits = rest.bytes().rev().take_while(u8::is_ascii_digit).count();
-    let words = &rest[..rest.len() - digits];
-    // Not empty: the line filter reads such a line by its ` : e`, ` : f` or ` : w`.
-    !words.is_empty()
-        && ["fatal error LNK", "error LNK", "warning LNK"]
-            .iter()
-            .any(|head| head.starts_with(words) || (digits < 4 && words == *head))
-}
-
 /// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
 /// next line.
 fn ends_at_code(held: &str) -> bool {
@@ -156,9 +140,7 @@ fn continues(
     next_is_anchor: bool,
     pieces: usize,
 ) -> bool {
-    (!next_is_anchor || ends_in_record_head(held))
-        && !next.trim().is_empty()
-        && may_be_continued(held, last_piece_chars, pieces)
+    !next_is_anchor && !next.trim().is_empty() && may_be_continued(held, last_piece_chars, pieces)
 }
 
 /// A record being assembled: first line number, text, chars of its last piece, pieces.
@@ -211,10 +193,6 @@ fn prefilter() -> &'static LineFilter {
             "nker command failed",
             // U+240D, the glyph a pasted CR becomes (ESC and U+009B are the bytes below)
             "\u{240d}",
-            // a record's head cut by a console wrap before its code (`x.exe : fatal err`)
-            " : e",
-            " : f",
-            " : w",
             // CRT options and machines (parse/command_line.rs); a Python repr holding a
             // record holds one of the needles above
             "/MD",
@@ -274,9 +252,11 @@ pub fn read_log<R: Read + 'static>(
         if let Some((line, text, _, _)) = held.take() {
             let text = lens::record(&text, &mut stats.lensed_lines);
             parser.parse_line(&text, line, events);
-            if read_summary::looks_like_link_output(&text) {
-                stats.link_lines += 1;
-                if events.is_empty() {
+            // A line with a link event is link output; a line without one (or with only what a
+            // command line shows) is when it looks like it.
+            if events.is_empty() {
+                if read_summary::looks_like_link_output(&text) {
+                    stats.link_lines += 1;
                     stats.unread_link_lines += 1;
                     if stats.unread_examples.len() < UNREAD_EXAMPLES {
                         stats
@@ -284,6 +264,11 @@ pub fn read_log<R: Read + 'static>(
                             .push(read_summary::UnreadLine::new(line, &text));
                     }
                 }
+            } else if events
+                .iter()
+                .any(|e| !matches!(e, Event::CrtOption(_) | Event::Machine(_)))
+            {
+                stats.link_lines += 1;
             }
             for event in events.drain(..) {
                 sink(Located { line, event });
@@ -352,8 +337,7 @@ pub fn read_log<R: Read + 'static>(
                 std::borrow::Cow::Owned(changed) => changed,
                 std::borrow::Cow::Borrowed(_) => piece,
             };
-            let anchor = is_anchor(&piece)
-                || (CONSOLE_WIDTHS.contains(&width) && ends_in_record_head(&piece));
+            let anchor = is_anchor(&piece);
             if join(&mut held, &piece, width, anchor, &mut stats) {
                 continue;
             }

@@ -40,11 +40,12 @@ impl UnreadLine {
 /// Whether a line looks like output of a linker lnkfix knows of, or of GNU ld.
 pub fn looks_like_link_output(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let f = lens::finders();
     lens::find_code(text).is_some()
-        || memchr::memmem::find(bytes, b"lld").is_some()
-        || memchr::memmem::find(bytes, b">>>").is_some()
-        || memchr::memmem::find(bytes, b"undefined reference").is_some()
-        || (!text.is_ascii() || memchr::memmem::find(bytes, b"nresolved").is_some())
+        || f.lld.find(bytes).is_some()
+        || f.arrows.find(bytes).is_some()
+        || f.undefined_reference.find(bytes).is_some()
+        || (!text.is_ascii() || f.unresolved.find(bytes).is_some())
             && lens::anchor_needles().any(|p| text.contains(p))
 }
 

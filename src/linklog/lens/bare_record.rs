@@ -18,14 +18,25 @@ use super::{find_code, strip_severity_word};
 
 /// Whether `text`, the text before the code, would let the record parser find the
 /// `OBJECT : severity` structure: a colon followed by at most two words.
-fn has_object_column(text: &str) -> bool {
+pub(super) fn has_object_column(text: &str) -> bool {
     text.rfind(':')
         .is_some_and(|colon| text[colon + 1..].split_whitespace().count() <= 2)
 }
 
-/// The lead of an old Error List row or of an Output pane line: severity words and row numbers;
-/// `None` when `text` holds anything else.
+/// The lead of an old Error List row or of an Output pane line: severity words and row numbers
+/// (false when `text` holds anything else); or the tail of a severity word that a console wrap
+/// cut from the record's head (`x.exe : fatal err` / `or LNK1120: ...`: the head is lost with its
+/// object, the code and the message are read).
 fn is_lead(text: &str) -> bool {
+    let tail = text.trim();
+    if !tail.is_empty()
+        && text.trim_start().len() > tail.len()
+        && ["fatal error", "error", "warning"]
+            .iter()
+            .any(|word| word.len() > tail.len() && word.ends_with(tail))
+    {
+        return true;
+    }
     let mut rest = text;
     // Bounded: each round removes a word or stops.
     for _ in 0..8 {
@@ -97,6 +108,15 @@ mod tests {
             apply("LNK2019: unresolved external symbol y").as_deref(),
             Some(" : error LNK2019: unresolved external symbol y")
         );
+    }
+
+    #[test]
+    fn a_head_cut_by_a_console_wrap() {
+        assert_eq!(
+            apply("r LNK1120: 2 unresolved externals").as_deref(),
+            Some(" : error LNK1120: 2 unresolved externals")
+        );
+        assert_eq!(apply("on LNK1120: 2 unresolved externals"), None);
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn escape_at(bytes: &[u8], at: usize) -> Option<u8> {
 /// Decodes the runs of `\xNN` escapes in a line that holds at least two of high bytes.
 pub fn apply(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
-    let high = memchr::memmem::find_iter(bytes, b"\\x")
+    let high = memchr::memchr_iter(b'\\', bytes)
         .filter(|&at| escape_at(bytes, at).is_some_and(|b| b >= 0x80))
         .take(2)
         .count();

@@ -37,8 +37,12 @@ fn patterns() -> &'static Patterns {
 
 /// Whether a parenthesised decorated name (`(?`, `(__imp_?`) holds a space before it closes.
 fn has_split_in_parentheses(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memmem::find_iter(bytes, b"(").any(|at| {
+    has_split_in_parentheses_bytes(text.as_bytes())
+}
+
+/// [`has_split_in_parentheses`] on bytes.
+fn has_split_in_parentheses_bytes(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'(', bytes).any(|at| {
         let inside = &bytes[at + 1..];
         let inside = inside.strip_prefix(b"__imp_").unwrap_or(inside);
         inside.first() == Some(&b'?')
@@ -49,23 +53,57 @@ fn has_split_in_parentheses(text: &str) -> bool {
     })
 }
 
+/// Whether a bare mangled name (`?f@@YA`, after a space) is followed by a space and a piece that
+/// may continue it (one with an `@`, or without lowercase letters): the only lines where the
+/// `bare` pattern can join anything.
+fn has_split_bare_name(bytes: &[u8]) -> bool {
+    let name_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'?' | b'@' | b'$');
+    memchr::memchr_iter(b'?', bytes).any(|at| {
+        let start = if bytes[..at].ends_with(b"__imp_") {
+            at - 6
+        } else {
+            at
+        };
+        if start > 0 && !bytes[start - 1].is_ascii_whitespace() {
+            return false;
+        }
+        let end = at + bytes[at..].iter().take_while(|&&b| name_byte(b)).count();
+        if bytes.get(end) != Some(&b' ') {
+            return false;
+        }
+        let next = &bytes[end + 1..];
+        let piece = &next[..next.iter().take_while(|&&b| name_byte(b)).count()];
+        !piece.is_empty() && (piece.contains(&b'@') || !piece.iter().any(u8::is_ascii_lowercase))
+    })
+}
+
+/// Whether an `@` has a space on either side.
+fn spaced_at(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'@', bytes)
+        .any(|at| (at > 0 && bytes[at - 1] == b' ') || bytes.get(at + 1) == Some(&b' '))
+}
+
 /// Whether `name` demangles (the MSVC demangler accepts it).
 fn demangles(name: &str) -> bool {
     crate::demangle::demangle(name).warning.is_none()
+}
+
+/// Whether a line may hold a decorated name with spaces (the cheap checks of [`apply`]).
+pub(super) fn may_apply(bytes: &[u8]) -> bool {
+    memchr::memchr(b'@', bytes).is_some()
+        && (spaced_at(bytes) || has_split_in_parentheses_bytes(bytes) || has_split_bare_name(bytes))
 }
 
 /// Removes spaces inside decorated names on a record line.
 pub fn apply(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
     memchr::memchr(b'@', bytes)?;
-    if super::find_code(line).is_none()
-        && memchr::memmem::find(bytes, b"undefined symbol").is_none()
-    {
+    if super::find_code(line).is_none() && super::finders().undefined_symbol.find(bytes).is_none() {
         return None;
     }
     let p = patterns();
     let mut text = std::borrow::Cow::Borrowed(line);
-    if text.contains(" @") || text.contains("@ ") {
+    if spaced_at(text.as_bytes()) {
         let replaced = p.at_bytes.replace_all(&text, |c: &regex::Captures| {
             let n: u64 = c["n"].parse().unwrap_or(1);
             if n.is_multiple_of(4) {
@@ -88,7 +126,7 @@ pub fn apply(line: &str) -> Option<String> {
             text = std::borrow::Cow::Owned(replaced.into_owned());
         }
     }
-    if text.contains('?') {
+    if has_split_bare_name(text.as_bytes()) {
         let replaced = p.bare.replace_all(&text, |c: &regex::Captures| {
             let (a, b) = (&c["a"], &c["b"]);
             // A continuation of a mangled name has an `@` or no lowercase letter; a word of the

@@ -41,19 +41,20 @@ fn patterns() -> &'static Patterns {
 /// Rewrites a driver's or tool's prefix to the linker's own line.
 pub fn apply(line: &str) -> Option<String> {
     let bytes = line.as_bytes();
-    let lld = memchr::memmem::find(bytes, b"lld").is_some();
-    let failed = memchr::memmem::find(bytes, b"nker command failed").is_some();
+    let f = super::finders();
+    let lld = f.lld.find(bytes).is_some();
+    let failed = f.command_failed.find(bytes).is_some();
     if !lld && !failed {
         return None;
     }
     let p = patterns();
     if lld {
-        let forwarded = memchr::memmem::find(bytes, b"error: ").is_some()
-            || memchr::memmem::find(bytes, b"warning: ").is_some();
+        let forwarded =
+            f.error_colon.find(bytes).is_some() || f.warning_colon.find(bytes).is_some();
         if let Some(c) = forwarded.then(|| p.forwarded.captures(line)).flatten() {
             return Some(format!("lld-link: {}: {}", &c["sev"], &c["rest"]));
         }
-        let rust_lld = memchr::memmem::find(bytes, b"rust-lld").is_some();
+        let rust_lld = f.rust_lld.find(bytes).is_some();
         if let Some(c) = rust_lld.then(|| p.rust_lld.captures(line)).flatten() {
             let tool = c.name("tool")?;
             return Some(format!(

@@ -10,13 +10,19 @@
 //! becomes `... symbol "public: void __cdecl A<..."`: the name is read as shown, and the open
 //! quote no longer swallows the next line as a console wrap would.
 
+/// Whether a line ends with an ellipsis (the cheap check of [`apply`]).
+pub(super) fn may_apply(line: &str) -> bool {
+    let text = line.trim_end();
+    text.ends_with("...") || text.ends_with('…')
+}
+
 /// Closes the quote and parenthesis a hand-elided record leaves open.
 pub fn apply(line: &str) -> Option<String> {
     let text = line.trim_end();
     if !(text.ends_with("...") || text.ends_with('…')) {
         return None;
     }
-    if super::find_code(text).is_none() && !text.contains("lld") {
+    if super::find_code(text).is_none() && super::finders().lld.find(text.as_bytes()).is_none() {
         return None;
     }
     let mut out = text.to_string();

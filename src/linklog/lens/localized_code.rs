@@ -18,13 +18,13 @@ use super::find_code;
 /// line filter: one of them is in every line this lens turns into a record).
 pub const PHRASES: &[&str] = &[
     "nresolved external symbol",
-    "无法解析的外部符号",
-    "無法解析的外部符號",
+    // zh-CN 无法解析的外部符号 and zh-TW 無法解析的外部符號
+    "法解析的外部符",
     "未解決の外部シンボル",
     "aufgelöstes externes Symbol",
     "ymbole externe non r",
-    "ímbolo externo",
-    "imbolo esterno",
+    // es and pt-BR símbolo externo, it simbolo esterno
+    "mbolo e",
     "еразрешенный внешний символ",
     "ozpoznaný externí symbol",
 ];
@@ -60,15 +60,21 @@ const FUNCTION_WORDS: &[&str] = &[
     "funkci",
 ];
 
+/// Whether `text` (trimmed at the start) may start with a phrase: every phrase starts with one
+/// of these bytes, in either case.
+pub(super) fn may_apply(text: &str) -> bool {
+    text.as_bytes().first().is_some_and(|first| {
+        matches!(
+            first,
+            b'u' | b'U' | b'v' | b'V' | b'n' | b'N' | b's' | b'S' | 0xe4..=0xe8 | 0xd0 | 0xd1
+        )
+    })
+}
+
 /// Gives a code to a message that starts with an unresolved-symbol phrase and has none.
 pub fn apply(line: &str) -> Option<String> {
     let text = line.trim_start();
-    // Cheap rejection: every phrase starts with one of these bytes (lowercase or not).
-    let first = *text.as_bytes().first()?;
-    if !matches!(
-        first,
-        b'u' | b'U' | b'v' | b'V' | b'n' | b'N' | b's' | b'S' | 0xe4..=0xe8 | 0xd0 | 0xd1
-    ) {
+    if !may_apply(text) {
         return None;
     }
     if find_code(text).is_some() {

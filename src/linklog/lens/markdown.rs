@@ -13,14 +13,20 @@
 //! lld-link's `>>>` lines are not quotes: `> >>> referenced by` loses only the quote.
 
 /// Characters a Markdown backslash escape stands for, as they appear in link records.
-const ESCAPABLE: &[u8] = b"\\`*_{}[]()<>#+-.!|?@$~\"'";
+pub(super) const ESCAPABLE: &[u8] = b"\\`*_{}[]()<>#+-.!|?@$~\"'";
 
 /// Removes the Markdown around one line, and its backslash escapes.
 pub fn apply(line: &str) -> Option<String> {
     let first = line.trim_start().as_bytes().first().copied();
     let framed = matches!(first, Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+'))
         || line.trim_end().ends_with('`');
-    let escaped = memchr::memchr(b'\\', line.as_bytes()).is_some() && has_escape(line);
+    let bytes = line.as_bytes();
+    // A backslash before an escapable character, not a letter or digit (`C:\src` is a path).
+    let escaped = memchr::memchr_iter(b'\\', bytes).any(|at| {
+        bytes
+            .get(at + 1)
+            .is_some_and(|next| ESCAPABLE.contains(next))
+    }) && has_escape(line);
     if !framed && !escaped {
         return None;
     }

@@ -115,14 +115,11 @@ pub const RECORD_LENSES: &[Lens] = &[
 ];
 
 /// Substrings a line must hold for a lens to turn it into a record although the line filter's
-/// own needles are absent: the unresolved-symbol phrases that [`localized_code`] gives a code,
-/// and the lowercase code that [`code_spelling`] capitalizes. The line filter includes them, so
-/// the fast path (lines without a needle skipped unread) and reading every line agree.
+/// own needles are absent: the unresolved-symbol phrases that [`localized_code`] gives a code.
+/// The line filter includes them, so the fast path (lines without a needle skipped unread) and
+/// reading every line agree.
 pub fn anchor_needles() -> impl Iterator<Item = &'static str> {
-    localized_code::PHRASES
-        .iter()
-        .copied()
-        .chain(code_spelling::LOWERCASE_CODES.iter().copied())
+    localized_code::PHRASES.iter().copied()
 }
 
 /// Applies `lenses` in order; returns the line unchanged (borrowed) when none applied, and
@@ -140,7 +137,35 @@ fn apply_all<'a>(lenses: &[Lens], line: &'a str, applied: &mut u64) -> Cow<'a, s
 
 /// Applies the copy lenses to one physical line (escapes removed, before a repr is expanded).
 pub fn copy<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
+    if !needs_copy_lenses(line) {
+        return Cow::Borrowed(line);
+    }
     apply_all(COPY_LENSES, line, applied)
+}
+
+/// Whether a copy lens may change `line`: Markdown at its start or end, a backslash before an
+/// escapable character, a non-ASCII character (quotes, full-width digits) or `LNK` followed by a
+/// space, a dash or an underscore. One pass over the line instead of one per lens; a test checks
+/// that every copy lens leaves the lines this rules out unchanged.
+fn needs_copy_lenses(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let text = line.trim_start();
+    // lld-link's `>>> ` is not a quote.
+    let arrow = text.starts_with(">>> ") || text.starts_with(">>>\t");
+    let first = text.as_bytes().first();
+    let last = bytes.iter().rev().find(|b| !b.is_ascii_whitespace());
+    (!arrow && matches!(first, Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+')))
+        || last == Some(&b'`')
+        || !line.is_ascii()
+        || memchr::memchr_iter(b'\\', bytes).any(|at| {
+            bytes
+                .get(at + 1)
+                .is_some_and(|next| markdown::ESCAPABLE.contains(next))
+        })
+        || finders()
+            .lnk
+            .find_iter(bytes)
+            .any(|at| matches!(bytes.get(at + 3), Some(b' ' | b'-' | b'_')))
 }
 
 /// Applies the tool lenses to one physical line (or one line of an expanded repr).
@@ -165,7 +190,42 @@ pub fn paste<'a>(line: &'a str, applied: &mut u64) -> (Cow<'a, str>, usize) {
 
 /// Applies the record lenses to one logical line, just before it is parsed.
 pub fn record<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
+    if !needs_record_lenses(line) {
+        return Cow::Borrowed(line);
+    }
     apply_all(RECORD_LENSES, line, applied)
+}
+
+/// Whether any record lens may change `line`: false for the shapes most lines of a log have (a
+/// plain link.exe record, a plain lld-link line, a `>>>` line, a line with no code, no lld and no
+/// unresolved-symbol phrase), decided with one search per anchor instead of one per lens. A test
+/// checks that every lens leaves the lines this rules out unchanged.
+fn needs_record_lenses(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    let text = line.trim_start();
+    if text.starts_with(">>>") {
+        return false;
+    }
+    if elided::may_apply(line) {
+        return true;
+    }
+    if text.starts_with("lld-link: error: ") || text.starts_with("lld-link: warning: ") {
+        return decorations::may_apply(bytes);
+    }
+    let f = finders();
+    match find_code(line) {
+        Some(at) => {
+            // A plain record: `OBJECT : severity LNKnnnn: ...`, no IDE residue.
+            let after = line[at + 7..].trim_start_matches([' ', '\t']);
+            let before = &line[..at];
+            !after.starts_with(':')
+                || before.trim_end().ends_with(':')
+                || !bare_record::has_object_column(before)
+                || decorations::may_apply(bytes)
+        }
+        None if f.lld.find(bytes).is_some() => true,
+        None => localized_code::may_apply(text) || f.command_failed.find(bytes).is_some(),
+    }
 }
 
 /// Whether `text` starts, after spaces, with a severity word of the Visual Studio Error List or
@@ -217,10 +277,42 @@ pub(crate) fn strip_severity_word(text: &str) -> Option<&str> {
     })
 }
 
+/// Substring searchers the lenses share, built once: building a searcher costs more than a
+/// search of one line.
+pub(crate) struct Finders {
+    pub(crate) lnk: memchr::memmem::Finder<'static>,
+    pub(crate) lld: memchr::memmem::Finder<'static>,
+    pub(crate) arrows: memchr::memmem::Finder<'static>,
+    pub(crate) undefined_reference: memchr::memmem::Finder<'static>,
+    pub(crate) undefined_symbol: memchr::memmem::Finder<'static>,
+    pub(crate) error_colon: memchr::memmem::Finder<'static>,
+    pub(crate) warning_colon: memchr::memmem::Finder<'static>,
+    pub(crate) rust_lld: memchr::memmem::Finder<'static>,
+    pub(crate) command_failed: memchr::memmem::Finder<'static>,
+    pub(crate) unresolved: memchr::memmem::Finder<'static>,
+}
+
+/// The shared searchers.
+pub(crate) fn finders() -> &'static Finders {
+    static F: std::sync::OnceLock<Finders> = std::sync::OnceLock::new();
+    F.get_or_init(|| Finders {
+        lnk: memchr::memmem::Finder::new("LNK"),
+        lld: memchr::memmem::Finder::new("lld"),
+        arrows: memchr::memmem::Finder::new(">>>"),
+        undefined_reference: memchr::memmem::Finder::new("undefined reference"),
+        undefined_symbol: memchr::memmem::Finder::new("undefined symbol"),
+        error_colon: memchr::memmem::Finder::new("error: "),
+        warning_colon: memchr::memmem::Finder::new("warning: "),
+        rust_lld: memchr::memmem::Finder::new("rust-lld"),
+        command_failed: memchr::memmem::Finder::new("nker command failed"),
+        unresolved: memchr::memmem::Finder::new("nresolved"),
+    })
+}
+
 /// The position of the first `LNKnnnn` (four ASCII digits, not followed by a fifth) in `text`.
 pub(crate) fn find_code(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    memchr::memmem::find_iter(bytes, b"LNK").find(|&at| {
+    finders().lnk.find_iter(bytes).find(|&at| {
         bytes
             .get(at + 3..at + 7)
             .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
@@ -287,6 +379,57 @@ mod tests {
             let recorded = record(&pasted, &mut applied);
             assert_eq!(recorded, line, "{line:?}");
             assert_eq!(applied, 0, "{line:?}");
+        }
+    }
+
+    /// The lines `needs_copy_lenses` rules out are left unchanged by every copy lens.
+    #[test]
+    fn the_copy_gate_skips_only_what_no_lens_changes() {
+        let mut lines: Vec<&str> = SAMPLES.to_vec();
+        lines.extend([
+            "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main",
+            ">>> referenced by C:\\src\\k1.cpp:12",
+            "[1/2] clang-cl /nologo /MD /c k.cpp /Fok.obj",
+            "a.obj : error LNK2001: x\\_y",
+            "LNK 2001",
+            "x`",
+        ]);
+        for line in lines {
+            if needs_copy_lenses(line) {
+                continue;
+            }
+            for lens in COPY_LENSES {
+                assert_eq!((lens.apply)(line), None, "{lens:?} changes {line:?}");
+            }
+        }
+    }
+
+    /// The lines `needs_record_lenses` rules out are left unchanged by every record lens.
+    #[test]
+    fn the_record_gate_skips_only_what_no_lens_changes() {
+        let mut lines: Vec<String> = SAMPLES.iter().map(|s| s.to_string()).collect();
+        lines.extend(
+            [
+                "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main",
+                "lld-link: error: undefined symbol: __declspec(dllimport) _CrtDbgReport",
+                "lld-link: error: undefined symbol: void __cdecl f(int) ...",
+                ">>> referenced by C:\\a\\k.obj:(f)",
+                "x.exe : fatal error LNK1120: 2 unresolved externals",
+                "a.obj : error LNK2001: unresolved external symbol \"f\" (?f@@YAXXZ)",
+                "cl /nologo /MD /EHsc x.cpp",
+                "Severity\tCode\tDescription",
+                "symbole externe non résolu",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        for line in &lines {
+            if needs_record_lenses(line) {
+                continue;
+            }
+            for lens in RECORD_LENSES {
+                assert_eq!((lens.apply)(line), None, "{lens:?} changes {line:?}");
+            }
         }
     }
 

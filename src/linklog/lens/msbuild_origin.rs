@@ -24,7 +24,7 @@ fn pattern() -> &'static Regex {
 
 /// Collapses `TOOL : : error :` to `TOOL: error: `.
 pub fn apply(line: &str) -> Option<String> {
-    memchr::memmem::find(line.as_bytes(), b"lld")?;
+    super::finders().lld.find(line.as_bytes())?;
     let c = pattern().captures(line)?;
     let whole = c.get(0)?;
     Some(format!(
