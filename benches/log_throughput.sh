@@ -4,12 +4,15 @@
 # 1024): "dense", where every line is a link record (the worst case), and "realistic", a CI log
 # of compiler and supervisor noise with a link record every few hundred lines.
 # Usage: benches/log_throughput.sh [SIZE_MB]   (needs GNU time at /usr/bin/time)
+# LNKFIX=path/to/lnkfix measures another build (an older one, for a before/after comparison)
+# instead of this tree's release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-1024}
 work=${BENCH_DIR:-target/bench}
 mkdir -p "$work"
-cargo build --release --quiet
+lnkfix=${LNKFIX:-target/release/lnkfix}
+[ -n "${LNKFIX:-}" ] || cargo build --release --quiet
 generate() {
     python3 - "$1" "$size_mb" "$2" <<'PY'
 import sys
@@ -37,22 +40,24 @@ with open(path, "wb") as f:
 PY
 }
 # Output goes to a file, not /dev/null: GNU grep stops at the first match when it sees /dev/null.
-run() { /usr/bin/time -f "%e %M" "$@" 2>&1 >"$work/out.tmp" | tail -1; }
-echo "| log | size | grep -c LNK | lnkfix diagnose | ratio | lnkfix peak RSS |"
-echo "|---|---|---|---|---|---|"
+# Wall seconds, peak RSS (KiB), CPU seconds (user + system: less disturbed by a loaded machine).
+run() { /usr/bin/time -f "%e %M %U %S" "$@" 2>&1 >"$work/out.tmp" | tail -1; }
+echo "| log | size | grep -c LNK | lnkfix diagnose | ratio | lnkfix CPU | lnkfix peak RSS |"
+echo "|---|---|---|---|---|---|---|"
 for kind in dense realistic; do
     log="$work/$kind-${size_mb}MB.log"
     if [ ! -f "$log" ] || [ "$(stat -c %s "$log")" -lt $((size_mb * 1024 * 1024)) ]; then
         generate "$log" "$kind"
     fi
     cat "$log" > /dev/null # warm the page cache for both
-    read -r grep_s _ < <(run grep -c LNK "$log")
-    read -r lnk_s lnk_kb < <(run target/release/lnkfix diagnose --format json "$log")
-    python3 - "$kind" "$(stat -c %s "$log")" "$grep_s" "$lnk_s" "$lnk_kb" <<'PY'
+    read -r grep_s _ _ _ < <(run grep -c LNK "$log")
+    read -r lnk_s lnk_kb lnk_user lnk_sys < <(run "$lnkfix" diagnose --format json "$log")
+    python3 - "$kind" "$(stat -c %s "$log")" "$grep_s" "$lnk_s" "$lnk_kb" "$lnk_user" "$lnk_sys" <<'PY'
 import sys
-kind, b, gs, ls, lk = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+kind, b, gs, ls, lk, lu, lsys = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
 mb = b / 1e6
 gs = max(gs, 0.01)
-print(f"| {kind} | {mb:.0f} MB | {gs:.2f} s ({mb/gs:.0f} MB/s) | {ls:.2f} s ({mb/ls:.0f} MB/s) | {ls/gs:.1f}x | {lk/1024:.1f} MiB |")
+cpu = lu + lsys
+print(f"| {kind} | {mb:.0f} MB | {gs:.2f} s ({mb/gs:.0f} MB/s) | {ls:.2f} s ({mb/ls:.0f} MB/s) | {ls/gs:.1f}x | {cpu:.2f} s | {lk/1024:.1f} MiB |")
 PY
 done

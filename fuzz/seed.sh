@@ -19,7 +19,7 @@ corpus=$here/corpus
 [ -f "$fixtures/manifest.json" ] || bash "$repo/tests/fixtures/build.sh" "$fixtures"
 [ -f "$tvm/versions.txt" ] || bash "$repo/tests/patch/fetch_tvm_ffi.sh" "$tvm"
 
-targets=(log_reader demangle archive pe_exports def_file pdb patch whence)
+targets=(log_reader demangle archive pe_exports def_file pdb patch whence lenses)
 for target in "${targets[@]}"; do
     mkdir -p "$corpus/$target"
     find "$corpus/$target" -name 'seed-*' -delete
@@ -47,6 +47,10 @@ seed_text() {
 
 # 1. Logs: the shared examples and the generated lld-link logs.
 seed log_reader /work/shared/examples/*.log "$fixtures"/logs/*.log
+# ... and, for the lenses, the same logs pasted every way tests/metamorphic.rs knows, when it wrote
+# them (LNKFIX_WRITE_PASTES=target/pastes cargo test --test metamorphic every_log).
+seed lenses /work/shared/examples/*.log "$fixtures"/logs/*.log
+if [ -d "$repo/target/pastes" ]; then seed lenses "$repo"/target/pastes/*.log; fi
 
 # 2. Mangled names: every `?` name in the logs and the fixture libraries, and a few hostile shapes
 #    (deep pointer chains, templates, function pointers: the nestings msvc-demangler recurses on).

@@ -197,6 +197,9 @@ pub fn write_text(
             writeln!(out, "  line {line}: {text}")?;
         }
     }
+    if others.is_empty() && !unresolved {
+        write_read_summary(diagnosis, out, style)?;
+    }
     if !unresolved || diagnosis.verdict.kind == VerdictKind::NothingUnresolved {
         write_findings(diagnosis, out, style)?;
         return write_warnings(diagnosis, out, style);
@@ -540,6 +543,31 @@ fn write_problem(
                 String::new()
             }
         )?;
+    }
+    Ok(())
+}
+
+/// What was read, when nothing unresolved was found, and the link-looking lines not read.
+fn write_read_summary(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let Some(read) = &diagnosis.read else {
+        return Ok(());
+    };
+    writeln!(out, "  {}", read.message)?;
+    for unread in &read.unread {
+        writeln!(
+            out,
+            "  {} line {}: {}",
+            style.dim("not a record:"),
+            unread.line,
+            unread.text
+        )?;
+        writeln!(out, "      {}", style.dim(unread.reason))?;
+    }
+    let more = read
+        .unread_link_lines
+        .saturating_sub(read.unread.len() as u64);
+    if more > 0 {
+        writeln!(out, "  ... and {more} more link-looking lines not read")?;
     }
     Ok(())
 }

@@ -261,6 +261,10 @@ pub struct Diagnosis {
     pub schema_version: u32,
     /// The log read (`-` for stdin).
     pub log: String,
+    /// When nothing unresolved was found: what was read (encoding, lines, link-looking lines and
+    /// why none was a record), so a clean log can be told from a shape lnkfix does not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<crate::linklog::read_summary::ReadSummary>,
     /// One entry per distinct unresolved symbol.
     pub symbols: Vec<ResolvedSymbol>,
     /// The CRT flavour and its evidence.
@@ -801,9 +805,14 @@ pub fn diagnose_with(
             if lacking.len() == 1 { "s" } else { "" }
         );
     }
+    let read = (verdict_kind == VerdictKind::NothingUnresolved).then(|| {
+        let records = failure.findings.len() + failure.lnk1120_counts.len();
+        crate::linklog::read_summary::summarize(&failure.stats, records)
+    });
     Diagnosis {
         schema_version: SCHEMA_VERSION,
         log: options.log_name.clone(),
+        read,
         symbols,
         crt,
         verdict: Verdict {

@@ -309,3 +309,38 @@ pub fn whence(data: &[u8]) {
         }
     }
 }
+
+/// Target `lenses`: every line of the input through every paste and record lens, then the whole
+/// input through the log reader with and without the line filter.
+///
+/// Must hold: no lens finds work in its own output (each undoes one paste shape, once), and the
+/// fast path (lines without an anchor skipped unread) reads exactly what reading every line
+/// reads, lenses included: a lens that made a record of a line the filter skips would break it.
+pub fn lenses(data: &[u8]) {
+    use lnkfix::linklog::lens::{COPY_LENSES, RECORD_LENSES, TOOL_LENSES};
+    use lnkfix::linklog::{read_log, ReadLimits};
+    let text = String::from_utf8_lossy(data);
+    for line in text.lines().take(256) {
+        for lens in COPY_LENSES.iter().chain(TOOL_LENSES).chain(RECORD_LENSES) {
+            if let Some(once) = (lens.apply)(line) {
+                assert_eq!(
+                    (lens.apply)(&once),
+                    None,
+                    "lens {} applies twice: {line:?} -> {once:?}",
+                    lens.name
+                );
+            }
+        }
+    }
+    let read = |skip_unmatched_lines: bool| {
+        let mut events = Vec::new();
+        let limits = ReadLimits {
+            skip_unmatched_lines,
+            ..ReadLimits::default()
+        };
+        let stats = read_log(Cursor::new(data.to_vec()), limits, &mut |e| events.push(e))
+            .expect("reading from memory cannot fail");
+        (events, stats.lines)
+    };
+    assert_eq!(read(true), read(false), "the fast path reads differently");
+}

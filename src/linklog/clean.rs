@@ -66,7 +66,7 @@ pub fn strip_escapes(line: &str) -> Cow<'_, str> {
 /// repr: literal `\r\n` or `\n` escapes standing for line breaks.
 ///
 /// A Windows path alone (`C:\new\x.obj`) does not qualify: it needs a literal `\r\n`, or at least
-/// two literal `\n` in a line that also shows repr-doubled backslashes or a `b'`/`'` opener.
+/// two literal `\n` in a line that also shows repr-doubled backslashes or a `b'`/`'`/`: "` opener.
 pub fn looks_like_python_repr(line: &str) -> bool {
     if memchr::memchr(b'\\', line.as_bytes()).is_none() {
         return false;
@@ -85,21 +85,29 @@ pub fn looks_like_python_repr(line: &str) -> bool {
         && (line.contains("\\\\")
             || line.contains("b'")
             || line.contains("b\"")
-            || line.contains("('"))
+            || line.contains("('")
+            // Rust's `{:?}` of a `String`: `Error: "...\n...\n"`.
+            || line.contains(": \""))
 }
 
 /// Expands a Python `repr` into the lines it stands for: `\r\n`, `\n`, `\r` become breaks,
 /// `\\` a backslash, `\'`/`\"` quotes, `\t` a tab and `\xNN` the byte (decoded as UTF-8 where the
-/// bytes form it, else Latin-1).
+/// bytes form it, else as Windows-1252).
 pub fn expand_python_repr(line: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut bytes: Vec<u8> = Vec::with_capacity(line.len());
     let flush = |bytes: &mut Vec<u8>, lines: &mut Vec<String>| {
-        lines.push(String::from_utf8_lossy(bytes).into_owned());
+        lines.push(super::lens::byte_escapes::decode_bytes(bytes));
         bytes.clear();
     };
+    // The text before the repr's opening quote is a line of its own (`RuntimeError: b'`), and
+    // the closing quote is not part of the last line.
+    let opener = repr_opener(line);
+    if let Some((start, _)) = opener {
+        lines.push(line[..start].to_string());
+    }
     let raw = line.as_bytes();
-    let mut i = 0;
+    let mut i = opener.map_or(0, |(start, _)| start);
     while i < raw.len() {
         if raw[i] == b'\\' && i + 1 < raw.len() {
             match raw[i + 1] {
@@ -142,7 +150,24 @@ pub fn expand_python_repr(line: &str) -> Vec<String> {
         i += 1;
     }
     flush(&mut bytes, &mut lines);
+    if let (Some((_, quote)), Some(last)) = (opener, lines.last_mut()) {
+        let end = last.trim_end_matches([')', ']', ',', '.', ' ']);
+        if let Some(inner) = end.strip_suffix(quote) {
+            let inner_len = inner.len();
+            last.truncate(inner_len);
+        }
+    }
     lines
+}
+
+/// Where a repr's text starts (after its opening quote), and the quote: `b'`, `b"`, `('`, `("`,
+/// `: '` or `: "`, whichever comes first.
+fn repr_opener(line: &str) -> Option<(usize, char)> {
+    ["b'", "b\"", "('", "(\"", ": '", ": \""]
+        .iter()
+        .filter_map(|opener| line.find(opener).map(|at| (at + opener.len(), opener)))
+        .min_by_key(|(at, _)| *at)
+        .map(|(at, opener)| (at, if opener.ends_with('\'') { '\'' } else { '"' }))
 }
 
 fn prefix_patterns() -> &'static Regex {
@@ -229,11 +254,12 @@ mod tests {
         let line = r"RuntimeError: b'lld-link: error: undefined symbol: hipMalloc\r\n>>> referenced by C:\\a\\k.obj:(f)\r\n'";
         assert!(looks_like_python_repr(line));
         let lines = expand_python_repr(line);
-        assert_eq!(
-            lines[0],
-            "RuntimeError: b'lld-link: error: undefined symbol: hipMalloc"
-        );
-        assert_eq!(lines[1], r">>> referenced by C:\a\k.obj:(f)");
+        assert_eq!(lines[0], "RuntimeError: b'");
+        assert_eq!(lines[1], "lld-link: error: undefined symbol: hipMalloc");
+        assert_eq!(lines[2], r">>> referenced by C:\a\k.obj:(f)");
+        assert_eq!(lines.last().map(String::as_str), Some(""));
+        let lines = expand_python_repr(r"E: b'x\r\ny.obj : error LNK2001: z'");
+        assert_eq!(lines, ["E: b'", "x", "y.obj : error LNK2001: z"]);
         assert!(!looks_like_python_repr(r"C:\new\n.obj : error LNK2019: x"));
     }
 

@@ -37,6 +37,16 @@ impl LineFilter {
     }
 }
 
+/// Whether bytes look binary: a NUL, or more than one byte in ten a control character that text
+/// does not hold (tab, line breaks, form feed and ESC are text).
+fn looks_binary(head: &[u8]) -> bool {
+    let control = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .count();
+    memchr::memchr(0, head).is_some() || control * 10 > head.len()
+}
+
 /// The text encoding a log was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -451,6 +461,7 @@ pub struct LineReader {
     inner: Box<dyn BufRead>,
     decode_stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
     encoding: Encoding,
+    binary: bool,
     max_line_bytes: usize,
     pending_cr: bool,
     raw: Vec<u8>,
@@ -485,6 +496,7 @@ impl LineReader {
         head.truncate(filled);
         let (encoding, bom) = Encoding::detect(&head);
         head.drain(..bom);
+        let binary = encoding.is_utf16().is_none() && looks_binary(&head);
         let reader = BufReader::with_capacity(128 * 1024, io::Cursor::new(head).chain(reader));
         let decoder = Decoder::new(reader, encoding);
         let decode_stats = decoder.stats.clone();
@@ -493,6 +505,7 @@ impl LineReader {
             inner,
             decode_stats,
             encoding,
+            binary,
             max_line_bytes: max_line_bytes.max(1),
             pending_cr: false,
             raw: Vec::new(),
@@ -512,6 +525,12 @@ impl LineReader {
     /// How the log was decoded so far: its regions and the replacements made.
     pub fn decode_stats(&self) -> DecodeStats {
         self.decode_stats.borrow().clone()
+    }
+
+    /// Whether the first 4 KiB look like a binary file (an archive, an image, an executable)
+    /// rather than text in any encoding this reader knows.
+    pub fn looks_binary(&self) -> bool {
+        self.binary
     }
 
     /// Reads the next line that `filter` matches, skipping (and counting) the lines before it

@@ -1,11 +1,15 @@
 //! Log reading: a failed link's log, whatever wrote or wrapped it, to a stream of link records.
 //!
 //! Stages: [`decode`] (bytes to lines, any encoding, streamed), [`clean`] (escapes, Python repr,
-//! tool prefixes), a joiner for console-wrapped records, and [`parse`] (lines to [`Event`]s).
+//! tool prefixes), the paste [`lens`]es for physical lines, a joiner for console-wrapped records
+//! and for a code and its message on two lines, the record lenses, and [`parse`] (lines to
+//! [`Event`]s).
 
 pub mod clean;
 pub mod decode;
+pub mod lens;
 pub mod parse;
+pub mod read_summary;
 
 pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
@@ -66,7 +70,7 @@ pub struct LogStats {
     pub cut_records: u64,
     /// Lines that held a Python repr and were expanded.
     pub python_repr_lines: u64,
-    /// Console-wrapped records that were joined back together.
+    /// Console-wrapped records (and codes split from their message) that were joined back.
     pub joined_lines: u64,
     /// The encoding of each region when the log changes encoding (text appended by a program
     /// that writes another one); empty when it does not.
@@ -78,6 +82,18 @@ pub struct LogStats {
     /// looks like).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub mostly_cjk: bool,
+    /// Paste lenses and record lenses that changed a line (one line may count several).
+    pub lensed_lines: u64,
+    /// Whether the input looks like a binary file rather than text (NUL bytes or control
+    /// characters in its first 4 KiB).
+    pub binary: bool,
+    /// Lines that looked like link output: a link.exe code, an lld line, an unresolved-symbol
+    /// phrase, a `>>>` line, GNU ld's `undefined reference`.
+    pub link_lines: u64,
+    /// Of those, the lines from which no event was read.
+    pub unread_link_lines: u64,
+    /// The first few unread link-looking lines, to show a user what was not understood.
+    pub unread_examples: Vec<read_summary::UnreadLine>,
 }
 
 /// Console widths whose hard wrap splits records (conhost's defaults and common settings).
@@ -85,6 +101,9 @@ pub const CONSOLE_WIDTHS: &[usize] = &[80, 100, 120, 132];
 
 /// Longest run of physical lines joined into one record.
 const MAX_JOINED: usize = 32;
+
+/// How many unread link-looking lines are kept as examples.
+const UNREAD_EXAMPLES: usize = 3;
 
 fn is_anchor(line: &str) -> bool {
     let bytes = line.as_bytes();
@@ -106,12 +125,13 @@ fn has_lnk_code(line: &str) -> bool {
 /// breaks before the width). When not, the record is parsed at once and the lines after it are
 /// skipped unread like any others.
 fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool {
-    // `held` is always a record: nothing else is held.
-    debug_assert!(is_anchor(held));
-    pieces < MAX_JOINED
-        && (clean::is_unbalanced(held)
-            || at_console_width(last_piece_chars)
-            || (pieces < MAX_INCOMPLETE_PIECES && record_incomplete(held)))
+    if pieces >= MAX_JOINED || is_elided(held) {
+        return false;
+    }
+    ends_at_code(held)
+        || clean::is_unbalanced(held)
+        || at_console_width(last_piece_chars)
+        || (pieces < MAX_INCOMPLETE_PIECES && record_incomplete(held))
 }
 
 /// Whether a piece of `chars` characters ended at a console's width.
@@ -179,6 +199,24 @@ fn quote_marks(text: &str) -> usize {
         .count()
 }
 
+/// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
+/// next line.
+fn ends_at_code(held: &str) -> bool {
+    let text = held.trim_end();
+    text.strip_suffix(':').is_some_and(|head| {
+        let head = head.trim_end().as_bytes();
+        head.len() >= 7
+            && &head[head.len() - 7..head.len() - 4] == b"LNK"
+            && head[head.len() - 4..].iter().all(u8::is_ascii_digit)
+    })
+}
+
+/// Whether a record was cut by hand (`...`, `…`): nothing that follows continues it.
+fn is_elided(held: &str) -> bool {
+    let text = held.trim_end();
+    text.ends_with("...") || text.ends_with('…')
+}
+
 /// Whether `next` continues `held`, a record a console wrapped.
 fn continues(
     held: &str,
@@ -193,26 +231,44 @@ fn continues(
 /// A record being assembled: first line number, text, chars of its last piece, pieces.
 type Held = (u64, String, usize, usize);
 
-/// Appends `piece` to the held record when it continues it (a console wrapped the record).
-fn join(held: &mut Option<Held>, piece: &str, piece_is_anchor: bool, stats: &mut LogStats) -> bool {
+/// Appends `piece` (`width` characters on the console) to the held record when it continues it
+/// (a console wrapped the record, or the record's message is on this line).
+fn join(
+    held: &mut Option<Held>,
+    piece: &str,
+    width: usize,
+    piece_is_anchor: bool,
+    stats: &mut LogStats,
+) -> bool {
     let Some((_, text, last_chars, count)) = held.as_mut() else {
         return false;
     };
     if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
         return false;
     }
-    // A console that wraps at a word boundary drops the space there; one that cuts at its width
-    // does not. A break before the width is a word wrap, unless it falls inside a decorated name
-    // or a path (an open parenthesis or bracket with no space after it): those never hold spaces.
-    if !at_console_width(*last_chars)
-        && !text.ends_with(char::is_whitespace)
-        && !piece.starts_with(char::is_whitespace)
-        && !inside_name(text)
-    {
-        text.push(' ');
-    }
+    let piece = if ends_at_code(text) {
+        if !piece.starts_with(char::is_whitespace) {
+            text.push(' ');
+        }
+        piece
+    } else {
+        // A console wrap with MSBuild's two-space continuation indent: the indent is not text.
+        let piece = piece.strip_prefix("  ").unwrap_or(piece);
+        // A console that wraps at a word boundary drops the space there; one that cuts at its
+        // width does not. A break before the width is a word wrap, unless it falls inside a
+        // decorated name or a path (an open parenthesis or bracket with no space after it): those
+        // never hold spaces.
+        if !at_console_width(*last_chars)
+            && !text.ends_with(char::is_whitespace)
+            && !piece.starts_with(char::is_whitespace)
+            && !inside_name(text)
+        {
+            text.push(' ');
+        }
+        piece
+    };
     text.push_str(piece);
-    *last_chars = piece.chars().count();
+    *last_chars = width;
     *count += 1;
     stats.joined_lines += 1;
     true
@@ -251,9 +307,18 @@ fn prefilter() -> &'static LineFilter {
             "achine:",
             "ACHINE:",
             "Compiler Version",
+            // GNU ld's unresolved symbol: not read, but reported as link output when nothing is
+            // found (read_summary.rs)
+            "undefined reference",
         ];
+        // The lenses' own anchors (lens/mod.rs): lines that become records only through them.
+        let needles: Vec<&str> = needles
+            .iter()
+            .copied()
+            .chain(lens::anchor_needles())
+            .collect();
         // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
-        LineFilter::new(needles, [0x1b, 0xc2])
+        LineFilter::new(&needles, [0x1b, 0xc2])
     })
 }
 
@@ -267,6 +332,7 @@ pub fn read_log<R: Read + 'static>(
     let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
     let mut stats = LogStats {
         encoding: Some(lines.encoding()),
+        binary: lines.looks_binary(),
         ..LogStats::default()
     };
     let mut parser = parse::LineParser::new();
@@ -278,9 +344,29 @@ pub fn read_log<R: Read + 'static>(
     let flush = |held: &mut Option<Held>,
                  parser: &mut parse::LineParser,
                  events: &mut Vec<Event>,
-                 sink: &mut dyn FnMut(Located)| {
+                 sink: &mut dyn FnMut(Located),
+                 stats: &mut LogStats| {
         if let Some((line, text, _, _)) = held.take() {
+            let text = lens::record(&text, &mut stats.lensed_lines);
             parser.parse_line(&text, line, events);
+            // A line with a link event is link output; a line without one (or with only what a
+            // command line shows) is when it looks like it.
+            if events.is_empty() {
+                if read_summary::looks_like_link_output(&text) {
+                    stats.link_lines += 1;
+                    stats.unread_link_lines += 1;
+                    if stats.unread_examples.len() < UNREAD_EXAMPLES {
+                        stats
+                            .unread_examples
+                            .push(read_summary::UnreadLine::new(line, &text));
+                    }
+                }
+            } else if events
+                .iter()
+                .any(|e| !matches!(e, Event::CrtOption(_) | Event::Machine(_)))
+            {
+                stats.link_lines += 1;
+            }
             for event in events.drain(..) {
                 sink(Located { line, event });
             }
@@ -295,7 +381,7 @@ pub fn read_log<R: Read + 'static>(
         // and only while the next line might continue it.
         if let Some((_, text, last_chars, count)) = &held {
             if !may_be_continued(text, *last_chars, *count) {
-                flush(&mut held, &mut parser, &mut events, sink);
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
         }
         let held_is_record = held.is_some();
@@ -315,35 +401,53 @@ pub fn read_log<R: Read + 'static>(
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            if !join(&mut held, &physical, false, &mut stats) {
-                flush(&mut held, &mut parser, &mut events, sink);
+            let (piece, width) = lens::paste(&physical, &mut stats.lensed_lines);
+            if !join(&mut held, &piece, width, false, &mut stats) {
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
             continue;
         }
         let number = lines.line_number;
         let text = clean::strip_escapes(&physical);
-        let pieces: Vec<String> = if clean::looks_like_python_repr(&text) {
+        // What the copy did (Markdown, quotes) is undone first, on the whole line: a repr was
+        // quoted as one line.
+        let copied = lens::copy(&text, &mut stats.lensed_lines);
+        let pieces: Vec<(String, usize)> = if clean::looks_like_python_repr(&copied) {
             stats.python_repr_lines += 1;
-            clean::expand_python_repr(&text)
+            clean::expand_python_repr(&copied)
+                .into_iter()
+                .map(|piece| {
+                    let piece = match clean::strip_escapes(&piece) {
+                        std::borrow::Cow::Owned(stripped) => stripped,
+                        std::borrow::Cow::Borrowed(_) => piece,
+                    };
+                    let width = piece.chars().count();
+                    (piece, width)
+                })
+                .collect()
         } else {
-            vec![text.into_owned()]
+            let width = copied.chars().count();
+            vec![(copied.into_owned(), width)]
         };
-        for piece in pieces {
+        for (piece, width) in pieces {
+            let piece = match lens::tool(&piece, &mut stats.lensed_lines) {
+                std::borrow::Cow::Owned(changed) => changed,
+                std::borrow::Cow::Borrowed(_) => piece,
+            };
             let anchor = is_anchor(&piece);
-            if join(&mut held, &piece, anchor, &mut stats) {
+            if join(&mut held, &piece, width, anchor, &mut stats) {
                 continue;
             }
-            flush(&mut held, &mut parser, &mut events, sink);
-            let chars = piece.chars().count();
-            held = Some((number, piece, chars, 1));
+            flush(&mut held, &mut parser, &mut events, sink, &mut stats);
+            held = Some((number, piece, width, 1));
             // Only a record can be continued by the next line: anything else is parsed now, so
             // the parser's state (a hint block) is current when the next line is read.
             if !anchor {
-                flush(&mut held, &mut parser, &mut events, sink);
+                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
             }
         }
     }
-    flush(&mut held, &mut parser, &mut events, sink);
+    flush(&mut held, &mut parser, &mut events, sink, &mut stats);
     stats.lines = lines.line_number;
     stats.bytes = lines.bytes;
     stats.truncated_lines = lines.truncated_lines;

@@ -76,3 +76,8 @@ fn patch() {
 fn whence() {
     replay("whence", fuzz_targets::whence);
 }
+
+#[test]
+fn lenses() {
+    replay("lenses", fuzz_targets::lenses);
+}

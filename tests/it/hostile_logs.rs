@@ -141,6 +141,31 @@ fn skipping_unmatched_lines_changes_nothing() {
                     b"clang: error: linker command failed with exit code 1120",
                     b"lld-link: error: undefined symbol: y\n>>> referenced by a.obj",
                     b"\\r\\n",
+                    // what the paste lenses undo (src/linklog/lens/), and what they turn
+                    // into records: each must be read alike on both paths
+                    b"``",
+                    b"\n> ",
+                    b"\n### ",
+                    b"\\_",
+                    b"\n3>",
+                    b"3>>>> referenced by k.obj:(f)",
+                    b"lld-link : : error : undefined symbol: z",
+                    b"error: lld-link: undefined symbol: w",
+                    b"LNK 2001:",
+                    b"lnk2019: ",
+                    "LNK２０１９".as_bytes(),
+                    b"\\xe6\\x97\\xa0",
+                    "\u{201c}".as_bytes(),
+                    "\n无法解析的外部符号 __std_min_4i".as_bytes(),
+                    b"\nunresolved external symbol hipFree",
+                    b"\nerror LNK2001: unresolved external symbol v",
+                    b"\n:-1: error: LNK2019: ",
+                    b"Error    LNK2001    ",
+                    b" @ 16",
+                    b"...",
+                    b" : fatal err",
+                    b"LNK2019:\n  ",
+                    b"undefined reference",
                 ];
                 let piece = PIECES[(rng.next() as usize) % PIECES.len()];
                 bytes.splice(at..at, piece.iter().copied());

@@ -301,6 +301,17 @@ const CASES: &[Case] = &[
         fix: &["lnkfix diagnose"],
         arch_intended: None,
     },
+    // A linker error of the kind `other`: the row says what the link diagnosis found.
+    Case {
+        log: "link_pdb_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-error"),
+        evidence: &[8],
+        attempt: (1, 1, 1),
+        cause: &["program database", "held by another process"],
+        fix: &["mspdbsrv.exe", "/PDB:"],
+        arch_intended: None,
+    },
     // Attempts: a banner behind the supervisor's tag, and ninja's count starting again.
     Case {
         log: "attempt_banner_tagged.log",

@@ -5,8 +5,8 @@ use super::shown::{
     classify_text, leading_pair, parse_shown, shown_display, shown_from_token, shown_function,
 };
 use super::{
-    finders, object_tokens, patterns, quoted_values, Event, Finding, Linker, Reference, ShownName,
-    UnresolvedRecord,
+    all_quoted_values, finders, object_tokens, patterns, quoted_values, Event, Finding, Linker,
+    Reference, ShownName, UnresolvedRecord,
 };
 
 /// Lowercase ASCII words of link.exe's unresolved-symbol templates in the languages Visual Studio
@@ -65,13 +65,28 @@ const TEMPLATE_WORDS: &[&str] = &[
     "na",
     "resolvido",
     "no",
+    // pt-BR
+    "resolvido",
+    "referenciado",
     // pl, cs, tr
     "nierozpoznany",
+    "zewnętrzny",
     "w",
     "funkcji",
     "funkci",
+    "ve",
     "sembol",
     "fonksiyonunda",
+    // English renderings of localized text that reporters post ("link to unresolved external
+    // symbol X in the function Y", "reference to an unresolved external symbol X")
+    "extern",
+    "unsolved",
+    "link",
+    "reference",
+    "to",
+    "an",
+    "the",
+    "of",
 ];
 
 /// Words that introduce the referencing function (before it), in the shipped languages.
@@ -177,6 +192,15 @@ fn candidates(desc: &str) -> Vec<Candidate> {
     out
 }
 
+/// The symbol of the English template: link.exe quotes a name with spaces, so an unquoted one
+/// ends at the first space (what follows is another column of a pasted Error List row).
+fn first_name(text: &str) -> &str {
+    if text.starts_with('"') {
+        return text;
+    }
+    text.split_whitespace().next().unwrap_or(text)
+}
+
 /// Reads symbol and function from an LNK2019/LNK2001 description in any language.
 fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>, Option<String>)> {
     if let Some(rest) = desc.strip_prefix("unresolved external symbol ") {
@@ -187,7 +211,7 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
             ),
             None => (rest, None),
         };
-        let symbol = parse_shown(symbol.trim());
+        let symbol = parse_shown(first_name(symbol.trim()));
         let function = function.filter(|f| !f.is_empty());
         let decorated = function.and_then(|f| leading_pair(f.trim()).map(|(_, d)| d.to_string()));
         return Some((symbol, function.map(shown_function), decorated));
@@ -326,7 +350,12 @@ pub(super) fn link_exe_event(
     let mut objects: Vec<String> = object.into_iter().collect();
     objects.extend(object_tokens(desc));
     objects.dedup();
-    let mut values = quoted_values(desc);
+    let mut values = if matches!(code, "LNK2005" | "LNK4217" | "LNK1169") {
+        quoted_values(desc)
+    } else {
+        // Localized texts quote with `"` where English ones use `'`.
+        all_quoted_values(desc)
+    };
     if code == "LNK2005" || code == "LNK4217" {
         // The symbol is the first name of the description.
         if let Some(first) = candidates(desc).first() {

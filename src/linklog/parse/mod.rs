@@ -236,13 +236,84 @@ pub(super) fn quoted_values(text: &str) -> Vec<String> {
     out
 }
 
-/// The object, library and module names a text names (`x.obj`, `y.lib(z.obj)`, `p.dll`).
+/// Values in single or double quotes, in order: `'RuntimeLibrary'` (English) and
+/// `"RuntimeLibrary"` (German, Russian, Chinese after the quote lens), trimmed. A double quote
+/// opens anywhere (localized texts glue it to words: `值"0"不匹配值"2"`).
+pub(super) fn all_quoted_values(text: &str) -> Vec<String> {
+    if !text.contains('"') {
+        return quoted_values(text);
+    }
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'"' {
+            match memchr::memchr(b'"', &bytes[i + 1..]) {
+                Some(length) => {
+                    let value = text[i + 1..i + 1 + length].trim();
+                    if !value.is_empty() {
+                        out.push((i, value.to_string()));
+                    }
+                    i += length + 2;
+                    continue;
+                }
+                // An unclosed quote (a cut line): the rest is the value.
+                None => {
+                    let value = text[i + 1..].trim();
+                    if !value.is_empty() {
+                        out.push((i, value.to_string()));
+                    }
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    // Single-quoted values outside the double-quoted ones.
+    let mut single_at = 0;
+    for value in quoted_values(text) {
+        if let Some(at) = text[single_at..].find(&format!("'{value}'")) {
+            let at = single_at + at;
+            single_at = at + value.len() + 2;
+            let inside_double = out
+                .iter()
+                .any(|(start, v)| *start < at && at < start + v.len() + 2);
+            if !inside_double {
+                out.push((at, value));
+            }
+        }
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The object, library and module names a text names (`x.obj`, `y.lib(z.obj)`, `p.dll`), and
+/// quoted file names (`'C:\Program Files\x.lib'`, which may hold spaces).
 pub(super) fn object_tokens(text: &str) -> Vec<String> {
-    patterns()
-        .object_token
-        .find_iter(text)
-        .map(|m| m.as_str().to_string())
-        .collect()
+    let mut out: Vec<String> = Vec::new();
+    for value in all_quoted_values(text) {
+        if value.contains(' ') && is_file_name(&value) {
+            out.push(value);
+        }
+    }
+    for m in patterns().object_token.find_iter(text) {
+        // A token glued to the text before it (`(costas_array.obj`, `已在fltkd.lib`).
+        let token = m.as_str().trim_start_matches(|c: char| {
+            matches!(c, '(' | '[' | '{' | '<' | '（') || (!c.is_ascii() && c.is_alphabetic())
+        });
+        if !token.is_empty() && !out.iter().any(|o| o.ends_with(token)) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
+/// Whether a quoted value names a file: it ends in an object, library or image extension.
+fn is_file_name(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    [".obj", ".o", ".lib", ".dll", ".exe", ".pyd", ".a", ".res"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }
 
 /// The referencing object in front of a link.exe record, with tool prefixes removed.
