@@ -527,7 +527,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
             diagnosis.set_build_system(crate::build_system::recognise(file));
         }
-        if let Ok(file) = std::fs::File::open(log) {
+        if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
             // Failure lines are looked for only when no record showed the failure.
             let failures = !crate::problems::link_failed(&diagnosis);
             let limit = request.read_limits.max_line_bytes;

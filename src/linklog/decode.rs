@@ -142,6 +142,17 @@ enum Mode {
     Utf16 { little_endian: bool },
 }
 
+/// A UTF-16 decoder of one byte order that leaves byte-order marks in (they are dropped
+/// wherever they appear, as a log appended to several times holds one per part).
+fn utf16_decoder(little_endian: bool) -> encoding_rs::Decoder {
+    let encoding = if little_endian {
+        encoding_rs::UTF_16LE
+    } else {
+        encoding_rs::UTF_16BE
+    };
+    encoding.new_decoder_without_bom_handling()
+}
+
 /// Longest partial line held back in UTF-16 (to be read again as UTF-8 if it turns out to be
 /// appended UTF-8); longer lines are decoded as they come.
 const HELD_LINE: usize = 64 * 1024;
@@ -151,19 +162,23 @@ const HELD_LINE: usize = 64 * 1024;
 /// the current line is held back until its LF: when it has no NUL at all and holds a one-byte line
 /// end (UTF-8's `\n`, not UTF-16's `\n\0`), it is UTF-8 that was appended, and is read as such.
 /// Unpaired surrogates and odd trailing bytes become U+FFFD; byte-order marks are dropped.
+///
+/// The UTF-16 itself is decoded by `encoding_rs` (surrogate pairs, replacement of unpaired
+/// halves, a pair split across reads); this type only decides where each region starts and ends,
+/// which no decoding library does for text whose encoding changes mid-file.
 struct Decoder<R> {
     inner: R,
     mode: Mode,
     /// Decoded bytes waiting to be read (UTF-16 regions, and a held line read again as UTF-8).
     out: Vec<u8>,
     out_pos: usize,
-    /// The current UTF-16 line: its raw bytes and its decoding.
+    /// The current UTF-16 line: its raw bytes, not yet decoded.
     line_raw: Vec<u8>,
-    line_out: Vec<u8>,
     /// A byte left over from an odd-sized read.
     odd: Option<u8>,
-    /// A high surrogate waiting for its low half.
-    high: Option<u16>,
+    /// The UTF-16 decoder of the current region (it keeps a high surrogate whose low half is in
+    /// the next line piece).
+    utf16: Option<encoding_rs::Decoder>,
     /// In UTF-8: how much of the inner buffer's start is known to be UTF-8 (checked once, not at
     /// every call: the line reader asks for the buffer once a line).
     clean: usize,
@@ -186,9 +201,8 @@ impl<R: BufRead> Decoder<R> {
             out: Vec::new(),
             out_pos: 0,
             line_raw: Vec::new(),
-            line_out: Vec::new(),
             odd: None,
-            high: None,
+            utf16: encoding.is_utf16().map(utf16_decoder),
             clean: 0,
             stats: std::rc::Rc::new(std::cell::RefCell::new(stats)),
         }
@@ -197,6 +211,10 @@ impl<R: BufRead> Decoder<R> {
     fn switch(&mut self, mode: Mode) {
         self.mode = mode;
         self.clean = 0;
+        self.utf16 = match mode {
+            Mode::Utf16 { little_endian } => Some(utf16_decoder(little_endian)),
+            Mode::Utf8 => None,
+        };
         let encoding = match mode {
             Mode::Utf8 => Encoding::Utf8,
             Mode::Utf16 {
@@ -209,45 +227,52 @@ impl<R: BufRead> Decoder<R> {
         self.stats.borrow_mut().regions.push(encoding);
     }
 
-    fn push_char(&mut self, c: char) {
-        if c == '\u{FFFD}' {
-            self.stats.borrow_mut().replacements += 1;
+    /// Counts a UTF-16 unit for the statistics (the decoding is done a line at a time).
+    fn count_unit(&mut self, unit: u16) {
+        let mut stats = self.stats.borrow_mut();
+        stats.utf16_units += 1;
+        if matches!(unit, 0x3400..=0x9FFF | 0xAC00..=0xD7A3) {
+            stats.utf16_cjk_units += 1;
         }
-        let mut buf = [0u8; 4];
-        self.line_out
-            .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
 
-    fn push_unit(&mut self, unit: u16) {
-        let c = match (self.high.take(), unit) {
-            (None, 0xD800..=0xDBFF) => {
-                self.high = Some(unit);
-                return;
-            }
-            (None, 0xDC00..=0xDFFF) => '\u{FFFD}',
-            (None, u) => char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}'),
-            (Some(h), 0xDC00..=0xDFFF) => {
-                let c = 0x10000 + ((u32::from(h) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                char::from_u32(c).unwrap_or('\u{FFFD}')
-            }
-            (Some(_), 0xD800..=0xDBFF) => {
-                self.high = Some(unit);
-                '\u{FFFD}'
-            }
-            (Some(_), u) => {
-                self.push_char('\u{FFFD}');
-                char::from_u32(u32::from(u)).unwrap_or('\u{FFFD}')
-            }
+    /// Decodes the held line's bytes (and, at the end of input, what is left over) into `out`,
+    /// byte-order marks dropped and replacements counted.
+    fn flush_line(&mut self, last: bool) {
+        let raw = std::mem::take(&mut self.line_raw);
+        let Some(decoder) = self.utf16.as_mut() else {
+            return;
         };
-        {
-            let mut stats = self.stats.borrow_mut();
-            stats.utf16_units += 1;
-            if matches!(unit, 0x3400..=0x9FFF | 0xAC00..=0xD7A3) {
-                stats.utf16_cjk_units += 1;
+        let mut text = String::with_capacity(raw.len() + 4);
+        let mut input: &[u8] = &raw;
+        loop {
+            let needed = decoder
+                .max_utf8_buffer_length_without_replacement(input.len())
+                .unwrap_or(input.len() * 3 + 16);
+            text.reserve(needed.max(8));
+            let (result, read, _) = decoder.decode_to_string(input, &mut text, last);
+            input = &input[read..];
+            if result == encoding_rs::CoderResult::InputEmpty {
+                break;
             }
         }
-        if c != '\u{FEFF}' {
-            self.push_char(c);
+        let replacements = text.matches('\u{FFFD}').count() as u64;
+        if replacements > 0 {
+            self.stats.borrow_mut().replacements += replacements;
+        }
+        if text.contains('\u{FEFF}') {
+            text.retain(|c| c != '\u{FEFF}');
+        }
+        self.out.extend_from_slice(text.as_bytes());
+        if last {
+            // A finished decoder cannot be used again; the end of input may be reached twice.
+            let little_endian = matches!(
+                self.mode,
+                Mode::Utf16 {
+                    little_endian: true
+                }
+            );
+            self.utf16 = Some(utf16_decoder(little_endian));
         }
     }
 
@@ -260,22 +285,14 @@ impl<R: BufRead> Decoder<R> {
             if buf.is_empty() {
                 // A last line without NULs: appended UTF-8 whose line end, if any, was not seen
                 // in a pair.
-                let mut raw = std::mem::take(&mut self.line_raw);
-                raw.extend(self.odd);
-                if raw.len() >= 8 && memchr::memchr(0, &raw).is_none() {
-                    self.odd = None;
-                    self.high = None;
-                    self.line_out.clear();
+                self.line_raw.extend(self.odd.take());
+                if self.line_raw.len() >= 8 && memchr::memchr(0, &self.line_raw).is_none() {
+                    let raw = std::mem::take(&mut self.line_raw);
                     self.out.extend_from_slice(&raw);
                     self.switch(Mode::Utf8);
                     return Ok(());
                 }
-                if self.odd.take().is_some() || self.high.take().is_some() {
-                    self.push_char('\u{FFFD}');
-                }
-                let line = std::mem::take(&mut self.line_out);
-                self.out.extend_from_slice(&line);
-                self.line_raw.clear();
+                self.flush_line(true);
                 return Ok(());
             }
             let buf = buf.to_vec();
@@ -325,18 +342,14 @@ impl<R: BufRead> Decoder<R> {
                         raw.pop();
                         used -= 1;
                     }
-                    self.line_out.clear();
-                    self.high = None;
                     self.out.extend_from_slice(&raw);
                     self.inner.consume(used);
                     self.switch(Mode::Utf8);
                     return Ok(());
                 }
-                self.push_unit(unit);
+                self.count_unit(unit);
                 if unit == u16::from(b'\n') || self.line_raw.len() > HELD_LINE {
-                    let line = std::mem::take(&mut self.line_out);
-                    self.out.extend_from_slice(&line);
-                    self.line_raw.clear();
+                    self.flush_line(false);
                 }
             }
             self.inner.consume(used);

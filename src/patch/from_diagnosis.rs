@@ -138,7 +138,13 @@ pub fn read_saved_diagnosis(path: &Path) -> Result<Option<Value>, SavedDiagnosis
     let Some(text) = text else {
         return Ok(None);
     };
-    if !text.trim_start().starts_with(['{', '[']) {
+    let start = text.trim_start();
+    if !start.starts_with(['{', '[']) {
+        return Ok(None);
+    }
+    // A log may start with `[` too (ninja's `[1/3]`, a timestamp): only JSON that parses makes
+    // a `[` file a saved diagnosis; a `{` file must be one.
+    if start.starts_with('[') && serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err() {
         return Ok(None);
     }
     let value: Value = serde_json::from_str(&text).map_err(|e| SavedDiagnosisError::NotJson {
