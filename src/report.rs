@@ -145,41 +145,7 @@ pub fn write_text(
         .problems
         .iter()
         .any(|p| p.kind == ProblemKind::Unresolved);
-    let headline = match (others.as_slice(), unresolved) {
-        ([], true) => diagnosis.verdict.summary.clone(),
-        ([], false) if diagnosis.link_failed => {
-            "the link failed, and lnkfix does not recognise how (the linker's own lines are below)"
-                .to_string()
-        }
-        ([], false) => {
-            "no link failure in the log: no unresolved symbols, no linker error".to_string()
-        }
-        ([one], false) => format!("{}: {}", one.kind.title(), one.summary),
-        _ => {
-            let mut kinds: Vec<(&str, usize)> = Vec::new();
-            for p in &diagnosis.problems {
-                match kinds.iter_mut().find(|(k, _)| *k == p.kind.title()) {
-                    Some((_, n)) => *n += 1,
-                    None => kinds.push((p.kind.title(), 1)),
-                }
-            }
-            let kinds: Vec<String> = kinds
-                .iter()
-                .map(|(k, n)| {
-                    if *n == 1 {
-                        k.to_string()
-                    } else {
-                        format!("{k} ({n})")
-                    }
-                })
-                .collect();
-            format!(
-                "{} problems: {}",
-                diagnosis.problems.len(),
-                kinds.join("; ")
-            )
-        }
-    };
+    let headline = headline(diagnosis, &others, unresolved);
     writeln!(out, "{} {}", style.bold("lnkfix:"), style.bold(&headline))?;
     for (at, problem) in others.iter().enumerate() {
         write_problem(
@@ -227,11 +193,65 @@ pub fn write_text(
         write_crt(diagnosis, out, style)?;
     }
     writeln!(out)?;
-
-    // Group by library (or by the per-flavour alternatives, or unknown).
-    let mut groups: BTreeMap<(u8, String), Vec<&ResolvedSymbol>> = BTreeMap::new();
-    // Names another problem explains are shown with it.
     let entry_problem = others.iter().any(|p| p.kind == ProblemKind::EntryPoint);
+    write_groups(diagnosis, book, entry_problem, out, style)?;
+    write_chain_and_flags(diagnosis, out, style)?;
+    write_build_system_fix(diagnosis, out, style)?;
+    write_findings(diagnosis, out, style)?;
+    write_warnings(diagnosis, out, style)
+}
+
+/// The report's first line: the verdict when unresolved symbols are the only problem, the one
+/// problem's headline, or the count of problems by kind.
+fn headline(diagnosis: &Diagnosis, others: &[&Problem], unresolved: bool) -> String {
+    match (others, unresolved) {
+        ([], true) => diagnosis.verdict.summary.clone(),
+        ([], false) if diagnosis.link_failed => {
+            "the link failed, and lnkfix does not recognise how (the linker's own lines are below)"
+                .to_string()
+        }
+        ([], false) => {
+            "no link failure in the log: no unresolved symbols, no linker error".to_string()
+        }
+        ([one], false) => format!("{}: {}", one.kind.title(), one.summary),
+        _ => {
+            let mut kinds: Vec<(&str, usize)> = Vec::new();
+            for p in &diagnosis.problems {
+                match kinds.iter_mut().find(|(k, _)| *k == p.kind.title()) {
+                    Some((_, n)) => *n += 1,
+                    None => kinds.push((p.kind.title(), 1)),
+                }
+            }
+            let kinds: Vec<String> = kinds
+                .iter()
+                .map(|(k, n)| {
+                    if *n == 1 {
+                        k.to_string()
+                    } else {
+                        format!("{k} ({n})")
+                    }
+                })
+                .collect();
+            format!(
+                "{} problems: {}",
+                diagnosis.problems.len(),
+                kinds.join("; ")
+            )
+        }
+    }
+}
+
+/// The unresolved symbols grouped by library (or by the per-flavour alternatives, or unknown),
+/// each group under its library, family and where it was found. Names another problem explains
+/// are shown with that problem instead.
+fn write_groups(
+    diagnosis: &Diagnosis,
+    book: &RuleBook,
+    entry_problem: bool,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
+    let mut groups: BTreeMap<(u8, String), Vec<&ResolvedSymbol>> = BTreeMap::new();
     for symbol in diagnosis
         .symbols
         .iter()
@@ -277,88 +297,105 @@ pub fn write_text(
         };
         writeln!(out, "{header}")?;
         for symbol in symbols {
-            let dll = symbol
-                .dll
-                .as_deref()
-                .map(|d| format!("  ({d})"))
-                .unwrap_or_default();
-            writeln!(out, "  {}{}", symbol_line(symbol), style.dim(&dll))?;
-            if let Some(refs) = references_line(symbol) {
-                writeln!(out, "      {} {}", style.dim("referenced by"), refs)?;
-            }
-            if let Some(note) = &symbol.rulebook_differs {
-                writeln!(out, "      {} {}", style.dim("note:"), note)?;
-            }
-            if let Some(note) = &symbol.index_differs {
-                writeln!(out, "      {} {}", style.dim("note:"), note)?;
-            }
-            if let Some(note) = symbol
-                .match_note
-                .as_ref()
-                .filter(|n| !n.starts_with("matched by demangled name"))
-            {
-                writeln!(out, "      {} {}", style.dim("note:"), note)?;
-            }
-            if symbol.not_found_on_disk && symbol.family != "unknown" {
-                writeln!(
-                    out,
-                    "      {}",
-                    style.warn("rule, not found on disk: no library searched defines it")
-                )?;
-            }
-            if let Some(member) = symbol
-                .member
-                .as_ref()
-                .filter(|m| Some(*m) != symbol.dll.as_ref())
-            {
-                writeln!(out, "      {} {}", style.dim("defined in member"), member)?;
-            }
-            if !symbol.alternatives.is_empty() {
-                let names: Vec<&str> = symbol
-                    .alternatives
-                    .iter()
-                    .take(4)
-                    .map(|a| a.library.as_str())
-                    .collect();
-                let more = symbol.alternatives.len().saturating_sub(4);
-                let more = if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                };
-                writeln!(
-                    out,
-                    "      {} {}{more}",
-                    style.dim("also in"),
-                    names.join(", ")
-                )?;
-            }
-            for miss in &symbol.near_misses {
-                writeln!(out, "      {} {}", style.warn("near miss:"), miss.cause)?;
-                writeln!(out, "        wanted:  {}", miss.wanted)?;
-                writeln!(
-                    out,
-                    "        defined: {}  [{}]  in {}",
-                    miss.found, miss.found_name, miss.library
-                )?;
-            }
-            for hint in &symbol.symbol.hints {
-                let hint = hint
-                    .display
-                    .clone()
-                    .or_else(|| hint.decorated.clone())
-                    .unwrap_or_default();
-                writeln!(
-                    out,
-                    "      {} {}",
-                    style.dim("defined and could match:"),
-                    hint
-                )?;
-            }
+            write_symbol(symbol, out, style)?;
         }
         writeln!(out)?;
     }
 
+    Ok(())
+}
+
+/// One unresolved symbol of a group: its line, who references it, the notes on it, the member
+/// that defines it, the other libraries that do, near misses and the linker's hints.
+fn write_symbol(symbol: &ResolvedSymbol, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let dll = symbol
+        .dll
+        .as_deref()
+        .map(|d| format!("  ({d})"))
+        .unwrap_or_default();
+    writeln!(out, "  {}{}", symbol_line(symbol), style.dim(&dll))?;
+    if let Some(refs) = references_line(symbol) {
+        writeln!(out, "      {} {}", style.dim("referenced by"), refs)?;
+    }
+    if let Some(note) = &symbol.rulebook_differs {
+        writeln!(out, "      {} {}", style.dim("note:"), note)?;
+    }
+    if let Some(note) = &symbol.index_differs {
+        writeln!(out, "      {} {}", style.dim("note:"), note)?;
+    }
+    if let Some(note) = symbol
+        .match_note
+        .as_ref()
+        .filter(|n| !n.starts_with("matched by demangled name"))
+    {
+        writeln!(out, "      {} {}", style.dim("note:"), note)?;
+    }
+    if symbol.not_found_on_disk && symbol.family != "unknown" {
+        writeln!(
+            out,
+            "      {}",
+            style.warn("rule, not found on disk: no library searched defines it")
+        )?;
+    }
+    if let Some(member) = symbol
+        .member
+        .as_ref()
+        .filter(|m| Some(*m) != symbol.dll.as_ref())
+    {
+        writeln!(out, "      {} {}", style.dim("defined in member"), member)?;
+    }
+    if !symbol.alternatives.is_empty() {
+        let names: Vec<&str> = symbol
+            .alternatives
+            .iter()
+            .take(4)
+            .map(|a| a.library.as_str())
+            .collect();
+        let more = symbol.alternatives.len().saturating_sub(4);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "      {} {}{more}",
+            style.dim("also in"),
+            names.join(", ")
+        )?;
+    }
+    for miss in &symbol.near_misses {
+        writeln!(out, "      {} {}", style.warn("near miss:"), miss.cause)?;
+        writeln!(out, "        wanted:  {}", miss.wanted)?;
+        writeln!(
+            out,
+            "        defined: {}  [{}]  in {}",
+            miss.found, miss.found_name, miss.library
+        )?;
+    }
+    for hint in &symbol.symbol.hints {
+        let hint = hint
+            .display
+            .clone()
+            .or_else(|| hint.decorated.clone())
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "      {} {}",
+            style.dim("defined and could match:"),
+            hint
+        )?;
+    }
+    Ok(())
+}
+
+/// The whole default-library chain, when it is missing, and the flags to append (one line per
+/// flavour when the CRT flavour is unknown).
+fn write_chain_and_flags(
+    diagnosis: &Diagnosis,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
     if let Some(chain) = &diagnosis.chain {
         writeln!(
             out,
@@ -400,6 +437,15 @@ pub fn write_text(
         writeln!(out, "  {}", style.library(&flags.join(" ")))?;
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// The fix in the build system's terms, when the log shows which one drives the link.
+fn write_build_system_fix(
+    diagnosis: &Diagnosis,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
     if let Some(build) = &diagnosis.build_system {
         if !build.fix.is_empty() {
             writeln!(
@@ -415,8 +461,7 @@ pub fn write_text(
             writeln!(out)?;
         }
     }
-    write_findings(diagnosis, out, style)?;
-    write_warnings(diagnosis, out, style)
+    Ok(())
 }
 
 fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
