@@ -449,6 +449,126 @@ pub fn rule_book(rules: &[PathBuf]) -> Result<RuleBook, Error> {
     Ok(book)
 }
 
+/// The CRT evidence of the build's objects (those the log names and `--objects`) and of
+/// `--build-dir`'s `build.ninja`; the objects' machines go into `options`.
+fn build_evidence(
+    request: &DiagnoseRequest,
+    book: &RuleBook,
+    failure: &crate::symbols::LinkFailure,
+    options: &mut DiagnoseOptions,
+    warnings: &mut Vec<String>,
+) -> Vec<crate::evidence::Evidence> {
+    let log = &request.log;
+    let mut evidence = Vec::new();
+    let mut objects = objects_named_in_log(log, failure);
+    for dir in &request.objects {
+        object_files_in(dir, &mut objects, warnings);
+    }
+    if !objects.is_empty() {
+        let (object_index, object_warnings) = Index::build(&objects, &IndexOptions::default());
+        warnings.extend(object_warnings.iter().map(|w| w.to_string()));
+        evidence.extend(crate::evidence::from_objects(book, &object_index));
+        options.object_machines = object_machines(&object_index);
+    }
+    if let Some(dir) = &request.build_dir {
+        let ninja = dir.join("build.ninja");
+        match crate::evidence::from_build_file(book, &ninja) {
+            Ok(found) => evidence.extend(found),
+            Err(e) => warnings.push(format!("{}: cannot read: {e}", ninja.display())),
+        }
+    }
+    evidence
+}
+
+/// Reads the log a second time for what the problems need beyond its records (the build
+/// system, command lines, failure lines), when it is a regular file: standard input and a FIFO
+/// were read once already.
+fn read_log_context(
+    log: &str,
+    max_line_bytes: usize,
+    diagnosis: &mut Diagnosis,
+) -> crate::problems::LogContext {
+    let mut context = crate::problems::LogContext::default();
+    if log == "-" {
+        return context;
+    }
+    if let Ok(file) = crate::open::open_regular(Path::new(log)) {
+        diagnosis.set_build_system(crate::build_system::recognise(file));
+    }
+    if let Ok(file) = crate::open::open_regular(Path::new(log)) {
+        // Failure lines are looked for only when no record showed the failure.
+        let failures = !crate::problems::link_failed(diagnosis);
+        match crate::problems::LogContext::read(file, max_line_bytes, None, failures) {
+            Ok(read) => context = read,
+            Err(e) => diagnosis
+                .warnings
+                .push(format!("{log}: cannot read it again for its context: {e}")),
+        }
+    }
+    context
+}
+
+/// Runs the failed link again with the diagnosis's flags (`--verify`).
+fn verify_diagnosis(
+    request: &DiagnoseRequest,
+    options: &VerifyOptions,
+    log_path: &Path,
+    diagnosis: &Diagnosis,
+    env: &Environment<'_>,
+) -> Verification {
+    let subject = crate::verify::Subject {
+        log: Some(log_path),
+        log_name: &request.log,
+        first_error_line: first_error_line(diagnosis),
+        flags: diagnosis.link_flags.clone(),
+        max_line_bytes: request.read_limits.max_line_bytes,
+    };
+    let mut verification = run_verification(request, options, &subject, diagnosis.crt.flavour, env);
+    if diagnosis.link_flags_by_flavour.is_some() {
+        verification.notes.push(
+            "the CRT flavour is unknown: only the flags both flavours need were appended (--crt names it)".into(),
+        );
+    }
+    verification
+}
+
+/// Resolves the failure's symbols: against the libraries found, or (with evidence but no
+/// libraries) against an empty index so the evidence still decides the flavour, or from the rule
+/// book and the embedded tables alone.
+fn resolve_failure(
+    failure: crate::symbols::LinkFailure,
+    book: &RuleBook,
+    options: &DiagnoseOptions,
+    searched: Option<&Searched>,
+    evidence: Vec<crate::evidence::Evidence>,
+    arch: crate::index::Machine,
+) -> Diagnosis {
+    match searched {
+        Some(s) => {
+            let context = resolve::SearchContext {
+                index: &s.index,
+                dirs: &s.dirs,
+                evidence,
+            };
+            resolve::diagnose_with(failure, book, options, Some(&context))
+        }
+        None if !evidence.is_empty() => {
+            let empty = Index::from_symbols(Vec::new(), Vec::new(), arch);
+            let context = resolve::SearchContext {
+                index: &empty,
+                dirs: &[],
+                evidence,
+            };
+            let mut d = resolve::diagnose_with(failure, book, options, Some(&context));
+            for s in &mut d.symbols {
+                s.not_found_on_disk = false;
+            }
+            d
+        }
+        None => resolve::diagnose(failure, book, options),
+    }
+}
+
 /// Reads and diagnoses a log: evidence from the build's objects and `build.ninja`, then the
 /// libraries on disk when any are found, else the rule book and the embedded tables.
 pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<DiagnoseReport, Error> {
@@ -474,71 +594,21 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     };
 
     let mut warnings = Vec::new();
-    let mut evidence = Vec::new();
-    let mut objects = objects_named_in_log(log, &failure);
-    for dir in &request.objects {
-        object_files_in(dir, &mut objects, &mut warnings);
-    }
-    if !objects.is_empty() {
-        let (object_index, object_warnings) = Index::build(&objects, &IndexOptions::default());
-        warnings.extend(object_warnings.iter().map(|w| w.to_string()));
-        evidence.extend(crate::evidence::from_objects(&book, &object_index));
-        options.object_machines = object_machines(&object_index);
-    }
-    if let Some(dir) = &request.build_dir {
-        let ninja = dir.join("build.ninja");
-        match crate::evidence::from_build_file(&book, &ninja) {
-            Ok(found) => evidence.extend(found),
-            Err(e) => warnings.push(format!("{}: cannot read: {e}", ninja.display())),
-        }
-    }
+    let evidence = build_evidence(request, &book, &failure, &mut options, &mut warnings);
     let searched = request.search.index(env, &mut warnings);
     if let Some(s) = &searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
     }
-    let mut diagnosis = match &searched {
-        Some(s) => {
-            let context = resolve::SearchContext {
-                index: &s.index,
-                dirs: &s.dirs,
-                evidence,
-            };
-            resolve::diagnose_with(failure, &book, &options, Some(&context))
-        }
-        None if !evidence.is_empty() => {
-            let empty = Index::from_symbols(Vec::new(), Vec::new(), request.search.options.arch);
-            let context = resolve::SearchContext {
-                index: &empty,
-                dirs: &[],
-                evidence,
-            };
-            let mut d = resolve::diagnose_with(failure, &book, &options, Some(&context));
-            for s in &mut d.symbols {
-                s.not_found_on_disk = false;
-            }
-            d
-        }
-        None => resolve::diagnose(failure, &book, &options),
-    };
+    let mut diagnosis = resolve_failure(
+        failure,
+        &book,
+        &options,
+        searched.as_ref(),
+        evidence,
+        request.search.options.arch,
+    );
     diagnosis.warnings.extend(warnings);
-    let mut context = crate::problems::LogContext::default();
-    if log != "-" {
-        // The log again, only if it is a regular file (a FIFO was read once already).
-        if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
-            diagnosis.set_build_system(crate::build_system::recognise(file));
-        }
-        if let Ok(file) = crate::open::open_regular(std::path::Path::new(log)) {
-            // Failure lines are looked for only when no record showed the failure.
-            let failures = !crate::problems::link_failed(&diagnosis);
-            let limit = request.read_limits.max_line_bytes;
-            match crate::problems::LogContext::read(file, limit, None, failures) {
-                Ok(read) => context = read,
-                Err(e) => diagnosis
-                    .warnings
-                    .push(format!("{log}: cannot read it again for its context: {e}")),
-            }
-        }
-    }
+    let context = read_log_context(log, request.read_limits.max_line_bytes, &mut diagnosis);
     let inputs = crate::problems::Inputs {
         book: &book,
         search: searched.as_ref().map(|s| crate::problems::Search {
@@ -558,21 +628,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
             Some(file) => file.path().to_path_buf(),
             None => PathBuf::from(log),
         };
-        let subject = crate::verify::Subject {
-            log: Some(&log_path),
-            log_name: log,
-            first_error_line: first_error_line(&diagnosis),
-            flags: diagnosis.link_flags.clone(),
-            max_line_bytes: request.read_limits.max_line_bytes,
-        };
-        let mut verification =
-            run_verification(request, options, &subject, diagnosis.crt.flavour, env);
-        if diagnosis.link_flags_by_flavour.is_some() {
-            verification.notes.push(
-                "the CRT flavour is unknown: only the flags both flavours need were appended (--crt names it)".into(),
-            );
-        }
-        verification
+        verify_diagnosis(request, options, &log_path, &diagnosis, env)
     });
     let patch = match &request.patch {
         None => None,
