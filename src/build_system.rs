@@ -249,6 +249,25 @@ fn stem(library: &str) -> &str {
         .unwrap_or(library)
 }
 
+/// The link flags split by what they are.
+struct SplitFlags<'a> {
+    /// `/LIBPATH:` directories.
+    dirs: Vec<&'a str>,
+    /// Library files.
+    libraries: Vec<&'a str>,
+    /// Other options.
+    others: Vec<&'a str>,
+}
+
+/// Items quoted as string literals and joined by commas (`"a", "b"`).
+fn quoted(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|i| format!("{:?}", i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The fix in the build system's own terms: `libraries` and `/LIBPATH:` directories to add,
 /// and the CRT flavour when one is known (for the runtime-library setting). One line per change.
 pub fn fix_lines(
@@ -257,151 +276,194 @@ pub fn fix_lines(
     flavour: Option<Flavour>,
     log: &str,
 ) -> Vec<String> {
-    let dirs: Vec<&str> = link_flags
-        .iter()
-        .filter_map(|f| f.strip_prefix("/LIBPATH:"))
-        .collect();
-    let libraries: Vec<&str> = link_flags
-        .iter()
-        .filter(|f| !f.starts_with('/'))
-        .map(String::as_str)
-        .collect();
-    let others: Vec<&str> = link_flags
-        .iter()
-        .filter(|f| f.starts_with('/') && !f.starts_with("/LIBPATH:"))
-        .map(String::as_str)
-        .collect();
-    let quoted = |items: &[&str]| -> String {
-        items
+    let flags = SplitFlags {
+        dirs: link_flags
             .iter()
-            .map(|i| format!("{:?}", i))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .filter_map(|f| f.strip_prefix("/LIBPATH:"))
+            .collect(),
+        libraries: link_flags
+            .iter()
+            .filter(|f| !f.starts_with('/'))
+            .map(String::as_str)
+            .collect(),
+        others: link_flags
+            .iter()
+            .filter(|f| f.starts_with('/') && !f.starts_with("/LIBPATH:"))
+            .map(String::as_str)
+            .collect(),
     };
-    let mut out = Vec::new();
     match kind {
-        BuildSystem::TvmFfi => {
-            out.push(format!(
-                "add them to the Windows link flags in tvm_ffi/cpp/extension.py, the one list every JIT module links with: lnkfix patch <site-packages>/tvm_ffi/cpp/extension.py --from {log} (--apply to write it)"
-            ));
-        }
-        BuildSystem::Cmake => {
-            if !libraries.is_empty() {
-                let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
-                out.push(format!(
-                    "target_link_libraries(<your target> PRIVATE {})",
-                    names.join(" ")
-                ));
-            }
-            if !dirs.is_empty() {
-                out.push(format!(
-                    "target_link_directories(<your target> PRIVATE {})",
-                    dirs.iter()
-                        .map(|d| format!("\"{}\"", d.replace('\\', "/")))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ));
-            }
-            if let Some(f) = flavour {
-                let value = runtime_library(f);
-                out.push(format!(
-                    "keep the whole project on one CRT: set(CMAKE_MSVC_RUNTIME_LIBRARY \"{value}\") (or MultiThreaded$<$<CONFIG:Debug>:Debug>{} for both configurations)",
-                    if f.is_dynamic() { "DLL" } else { "" }
-                ));
-            }
-        }
-        BuildSystem::Msbuild => {
-            if !libraries.is_empty() {
-                out.push(format!(
-                    "in the .vcxproj's <Link>: <AdditionalDependencies>{};%(AdditionalDependencies)</AdditionalDependencies> (Project Properties > Linker > Input)",
-                    libraries.join(";")
-                ));
-            }
-            if !dirs.is_empty() {
-                out.push(format!(
-                    "<AdditionalLibraryDirectories>{};%(AdditionalLibraryDirectories)</AdditionalLibraryDirectories> (Linker > General)",
-                    dirs.join(";")
-                ));
-            }
-            if let Some(f) = flavour {
-                let value = runtime_library(f);
-                out.push(format!(
-                    "in <ClCompile>: <RuntimeLibrary>{value}</RuntimeLibrary> for every project (C/C++ > Code Generation > Runtime Library)"
-                ));
-            }
-        }
-        BuildSystem::Cargo => {
-            for library in &libraries {
-                out.push(format!(
-                    "println!(\"cargo:rustc-link-lib={}\"); in build.rs",
-                    stem(library)
-                ));
-            }
-            for dir in &dirs {
-                out.push(format!(
-                    "println!(\"cargo:rustc-link-search=native={dir}\"); in build.rs"
-                ));
-            }
-            if !libraries.is_empty() {
-                out.push(format!(
-                    "or, without a build.rs: RUSTFLAGS=\"{}\"",
-                    libraries
-                        .iter()
-                        .map(|l| format!("-l {}", stem(l)))
-                        .chain(dirs.iter().map(|d| format!("-L native={d}")))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ));
-            }
-            if flavour.is_some_and(|f| !f.is_dynamic()) {
-                out.push(
-                    "the static CRT in Rust: -C target-feature=+crt-static (RUSTFLAGS or .cargo/config.toml)"
-                        .into(),
-                );
-            }
-        }
-        BuildSystem::Setuptools => {
-            let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
-            if !names.is_empty() {
-                out.push(format!(
-                    "in the Extension (or torch's CppExtension/CUDAExtension): libraries=[{}]",
-                    quoted(&names)
-                ));
-            }
-            if !dirs.is_empty() {
-                out.push(format!("library_dirs=[{}]", quoted(&dirs)));
-            }
-            if !others.is_empty() {
-                out.push(format!("extra_link_args=[{}]", quoted(&others)));
-            }
-        }
-        BuildSystem::NodeGyp => {
-            if !libraries.is_empty() {
-                out.push(format!(
-                    "in the target of binding.gyp (or the .gyp file): \"libraries\": [{}]",
-                    quoted(&libraries)
-                ));
-            }
-            if !dirs.is_empty() {
-                out.push(format!(
-                    "\"msvs_settings\": {{\"VCLinkerTool\": {{\"AdditionalLibraryDirectories\": [{}]}}}}",
-                    quoted(&dirs)
-                ));
-            }
-        }
-        BuildSystem::Meson => {
-            let mut args: Vec<String> = dirs.iter().map(|d| format!("/LIBPATH:{d}")).collect();
-            args.extend(libraries.iter().map(|l| l.to_string()));
-            args.extend(others.iter().map(|o| o.to_string()));
-            if !args.is_empty() {
-                let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-                out.push(format!(
-                    "in meson.build, on the target: link_args: [{}] (or cc.find_library('{}', dirs: [...]) for each library)",
-                    quoted(&refs).replace('"', "'"),
-                    libraries.first().map(|l| stem(l)).unwrap_or("name")
-                ));
-            }
-        }
+        BuildSystem::TvmFfi => vec![format!(
+            "add them to the Windows link flags in tvm_ffi/cpp/extension.py, the one list every JIT module links with: lnkfix patch <site-packages>/tvm_ffi/cpp/extension.py --from {log} (--apply to write it)"
+        )],
+        BuildSystem::Cmake => cmake_lines(&flags, flavour),
+        BuildSystem::Msbuild => msbuild_lines(&flags, flavour),
+        BuildSystem::Cargo => cargo_lines(&flags, flavour),
+        BuildSystem::Setuptools => setuptools_lines(&flags, flavour),
+        BuildSystem::NodeGyp => node_gyp_lines(&flags, flavour),
+        BuildSystem::Meson => meson_lines(&flags, flavour),
+    }
+}
+
+/// CMake: `target_link_libraries`, `target_link_directories`, `CMAKE_MSVC_RUNTIME_LIBRARY`.
+fn cmake_lines(flags: &SplitFlags<'_>, flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs, libraries, ..
+    } = flags;
+    let mut out = Vec::new();
+    if !libraries.is_empty() {
+        let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
+        out.push(format!(
+            "target_link_libraries(<your target> PRIVATE {})",
+            names.join(" ")
+        ));
+    }
+    if !dirs.is_empty() {
+        out.push(format!(
+            "target_link_directories(<your target> PRIVATE {})",
+            dirs.iter()
+                .map(|d| format!("\"{}\"", d.replace('\\', "/")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    if let Some(f) = flavour {
+        let value = runtime_library(f);
+        out.push(format!(
+            "keep the whole project on one CRT: set(CMAKE_MSVC_RUNTIME_LIBRARY \"{value}\") (or MultiThreaded$<$<CONFIG:Debug>:Debug>{} for both configurations)",
+            if f.is_dynamic() { "DLL" } else { "" }
+        ));
+    }
+    out
+}
+
+/// MSBuild: the `.vcxproj`'s `<Link>` and `<ClCompile>` settings.
+fn msbuild_lines(flags: &SplitFlags<'_>, flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs, libraries, ..
+    } = flags;
+    let mut out = Vec::new();
+    if !libraries.is_empty() {
+        out.push(format!(
+            "in the .vcxproj's <Link>: <AdditionalDependencies>{};%(AdditionalDependencies)</AdditionalDependencies> (Project Properties > Linker > Input)",
+            libraries.join(";")
+        ));
+    }
+    if !dirs.is_empty() {
+        out.push(format!(
+            "<AdditionalLibraryDirectories>{};%(AdditionalLibraryDirectories)</AdditionalLibraryDirectories> (Linker > General)",
+            dirs.join(";")
+        ));
+    }
+    if let Some(f) = flavour {
+        let value = runtime_library(f);
+        out.push(format!(
+            "in <ClCompile>: <RuntimeLibrary>{value}</RuntimeLibrary> for every project (C/C++ > Code Generation > Runtime Library)"
+        ));
+    }
+    out
+}
+
+/// Cargo: `build.rs` directives, or `RUSTFLAGS`; the static CRT's target feature.
+fn cargo_lines(flags: &SplitFlags<'_>, flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs, libraries, ..
+    } = flags;
+    let mut out = Vec::new();
+    for library in libraries {
+        out.push(format!(
+            "println!(\"cargo:rustc-link-lib={}\"); in build.rs",
+            stem(library)
+        ));
+    }
+    for dir in dirs {
+        out.push(format!(
+            "println!(\"cargo:rustc-link-search=native={dir}\"); in build.rs"
+        ));
+    }
+    if !libraries.is_empty() {
+        out.push(format!(
+            "or, without a build.rs: RUSTFLAGS=\"{}\"",
+            libraries
+                .iter()
+                .map(|l| format!("-l {}", stem(l)))
+                .chain(dirs.iter().map(|d| format!("-L native={d}")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+    }
+    if flavour.is_some_and(|f| !f.is_dynamic()) {
+        out.push(
+            "the static CRT in Rust: -C target-feature=+crt-static (RUSTFLAGS or .cargo/config.toml)"
+                .into(),
+        );
+    }
+    out
+}
+
+/// setuptools (and torch's extensions): the `Extension`'s arguments.
+fn setuptools_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs,
+        libraries,
+        others,
+    } = flags;
+    let mut out = Vec::new();
+    let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
+    if !names.is_empty() {
+        out.push(format!(
+            "in the Extension (or torch's CppExtension/CUDAExtension): libraries=[{}]",
+            quoted(&names)
+        ));
+    }
+    if !dirs.is_empty() {
+        out.push(format!("library_dirs=[{}]", quoted(dirs)));
+    }
+    if !others.is_empty() {
+        out.push(format!("extra_link_args=[{}]", quoted(others)));
+    }
+    out
+}
+
+/// node-gyp: the target's `libraries` and `msvs_settings`.
+fn node_gyp_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs, libraries, ..
+    } = flags;
+    let mut out = Vec::new();
+    if !libraries.is_empty() {
+        out.push(format!(
+            "in the target of binding.gyp (or the .gyp file): \"libraries\": [{}]",
+            quoted(libraries)
+        ));
+    }
+    if !dirs.is_empty() {
+        out.push(format!(
+            "\"msvs_settings\": {{\"VCLinkerTool\": {{\"AdditionalLibraryDirectories\": [{}]}}}}",
+            quoted(dirs)
+        ));
+    }
+    out
+}
+
+/// Meson: the target's `link_args`.
+fn meson_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<String> {
+    let SplitFlags {
+        dirs,
+        libraries,
+        others,
+    } = flags;
+    let mut out = Vec::new();
+    let mut args: Vec<String> = dirs.iter().map(|d| format!("/LIBPATH:{d}")).collect();
+    args.extend(libraries.iter().map(|l| l.to_string()));
+    args.extend(others.iter().map(|o| o.to_string()));
+    if !args.is_empty() {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        out.push(format!(
+            "in meson.build, on the target: link_args: [{}] (or cc.find_library('{}', dirs: [...]) for each library)",
+            quoted(&refs).replace('"', "'"),
+            libraries.first().map(|l| stem(l)).unwrap_or("name")
+        ));
     }
     out
 }
