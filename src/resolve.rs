@@ -94,7 +94,7 @@ pub struct Explained {
     pub generation: Option<crate::toolsets::Generation>,
     /// For a machine mismatch: the machine the name was built for (`x86`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name_machine: Option<String>,
+    pub name_machine: Option<crate::index::Machine>,
     /// For a machine mismatch: the machine of the libraries searched, and the library that
     /// defines the name in that machine's form.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -892,7 +892,7 @@ fn mark_explained(
     symbols: &mut [ResolvedSymbol],
     context: Option<&SearchContext<'_>>,
     options: &DiagnoseOptions,
-    log_machines: &[String],
+    log_machines: &[crate::index::Machine],
 ) {
     if let Some(c) = context {
         mark_machine(symbols, c, options, log_machines);
@@ -935,13 +935,13 @@ fn mark_machine(
     symbols: &mut [ResolvedSymbol],
     context: &SearchContext<'_>,
     options: &DiagnoseOptions,
-    log_machines: &[String],
+    log_machines: &[crate::index::Machine],
 ) {
     use crate::index::Machine;
     let arch = context.index.arch();
     let (name_machine, library_machine) = match arch {
-        Machine::X86 => ("x64", "x86"),
-        Machine::X64 => ("x86", "x64"),
+        Machine::X86 => (Machine::X64, Machine::X86),
+        Machine::X64 => (Machine::X86, Machine::X64),
         _ => return,
     };
     if symbols
@@ -970,7 +970,7 @@ fn mark_machine(
     let object_machine = options.object_machines.iter().any(|(_, m)| {
         (*m == Machine::X86 && arch == Machine::X64) || (*m == Machine::X64 && arch == Machine::X86)
     });
-    let log_machine = log_machines.iter().any(|m| m == name_machine);
+    let log_machine = log_machines.contains(&name_machine);
     let decorated = symbols.iter().any(|s| {
         arch == Machine::X64
             && matches!(
@@ -1004,7 +1004,7 @@ fn mark_machine(
                 s.symbol.name
             ),
             generation: None,
-            name_machine: Some(name_machine.into()),
+            name_machine: Some(name_machine),
             library_machine: Some(format!("{library_machine} ({library})")),
             other_form: Some(form),
         });

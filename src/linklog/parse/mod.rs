@@ -122,7 +122,7 @@ pub enum Event {
     /// A CRT-selecting option seen on a command line.
     CrtOption(CrtOption),
     /// `/machine:X` or a compiler banner naming the target machine.
-    Machine(String),
+    Machine(crate::index::Machine),
     /// lld-link `>>> defined at X`: one definer of the last `duplicate symbol`.
     DefinedAt {
         /// The object or `lib(member)`.
