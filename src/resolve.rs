@@ -28,8 +28,8 @@ pub struct ResolvedSymbol {
     pub library: Option<String>,
     /// Where the library was found on disk (filled when archives are searched).
     pub library_path: Option<String>,
-    /// Who answered: `archive`, `pdb`, `rule`, or `null` when nobody knows the symbol.
-    pub provider: Option<String>,
+    /// Who answered (`null` when nobody knows the symbol).
+    pub provider: Option<Answerer>,
     /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
     pub source: Option<String>,
     /// The DLL that exports it, when known.
@@ -70,6 +70,34 @@ pub struct ResolvedSymbol {
     /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explained_by: Option<Explained>,
+}
+
+/// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answerer {
+    /// A library, object, DLL or `.def` file on disk.
+    Archive,
+    /// A linker PDB.
+    Pdb,
+    /// The rule book alone.
+    Rule,
+}
+
+impl Answerer {
+    /// Whether a file on disk answered (an archive or a PDB).
+    pub fn on_disk(self) -> bool {
+        matches!(self, Answerer::Archive | Answerer::Pdb)
+    }
+}
+
+impl From<providers::ProviderSource> for Answerer {
+    fn from(source: providers::ProviderSource) -> Answerer {
+        match source {
+            providers::ProviderSource::Archive => Answerer::Archive,
+            providers::ProviderSource::Pdb => Answerer::Pdb,
+        }
+    }
 }
 
 /// Which failure class explains an unresolved name.
@@ -538,7 +566,7 @@ pub fn diagnose_with(
                 });
             }
         }
-        if s.provider.as_deref() == Some("rule") && s.not_found_on_disk {
+        if s.provider == Some(Answerer::Rule) && s.not_found_on_disk {
             let installed = s
                 .library
                 .as_deref()
@@ -946,7 +974,7 @@ fn mark_machine(
     };
     if symbols
         .iter()
-        .any(|s| matches!(s.provider.as_deref(), Some("archive" | "pdb")))
+        .any(|s| s.provider.is_some_and(Answerer::on_disk))
     {
         return;
     }
@@ -1058,7 +1086,7 @@ fn mark_toolset(
         if !is_newer_toolset_name(&name) {
             continue;
         }
-        let on_disk = matches!(s.provider.as_deref(), Some("archive" | "pdb"));
+        let on_disk = s.provider.is_some_and(Answerer::on_disk);
         let installed = context.and_then(|c| {
             let family = book.family(&s.family)?;
             let libraries = family.libraries.as_ref()?;
@@ -1324,8 +1352,8 @@ fn resolve_one(
             family,
             library: chosen.as_ref().map(|p| p.library.clone()),
             library_path: chosen.as_ref().map(|p| p.path.clone()),
-            provider: Some(best.source.clone()),
-            source: Some(best.source.clone()),
+            provider: Some(best.source.into()),
+            source: Some(best.source.to_string()),
             dll: best.dll.clone(),
             member: best.member.clone(),
             matched_name,
@@ -1434,7 +1462,7 @@ fn resolve_one(
         family,
         library,
         library_path: None,
-        provider: Some("rule".into()),
+        provider: Some(Answerer::Rule),
         source: Some(class.source),
         dll: class.dll,
         member: None,
@@ -1502,8 +1530,8 @@ fn only_in_another_flavour(
         family,
         library: None,
         library_path: None,
-        provider: Some(first.source.clone()),
-        source: Some(first.source.clone()),
+        provider: Some(first.source.into()),
+        source: Some(first.source.to_string()),
         dll: first.dll.clone(),
         member: first.member.clone(),
         matched_name: None,
