@@ -71,7 +71,7 @@ impl std::fmt::Display for EvidenceSource {
 }
 
 /// What one piece of evidence says about the CRT.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// Where it comes from.
     pub source: EvidenceSource,
@@ -103,7 +103,8 @@ impl Evidence {
 }
 
 /// The flavour chosen and why.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct CrtDecision {
     /// The chosen flavour, or `None` when nothing in the evidence tells.
     pub flavour: Option<Flavour>,

@@ -13,7 +13,7 @@ use crate::rules::{Flavour, RuleBook};
 use crate::symbols::UnresolvedSymbol;
 
 /// One library that defines a symbol.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Provider {
     /// The library file name exactly as on disk (`AdvAPI32.Lib`).
     pub library: String,
@@ -46,7 +46,7 @@ pub struct Provider {
 }
 
 /// A symbol that almost matches: same qualified name, something else differs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct NearMiss {
     /// What the link wanted (demangled).
     pub wanted: String,

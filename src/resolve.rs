@@ -16,7 +16,8 @@ use crate::symbols::{LinkFailure, UnresolvedSymbol};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One unresolved symbol with its answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ResolvedSymbol {
     /// What the log said.
     #[serde(flatten)]
@@ -73,7 +74,7 @@ pub struct ResolvedSymbol {
 }
 
 /// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Answerer {
     /// A library, object, DLL or `.def` file on disk.
@@ -101,7 +102,7 @@ impl From<providers::ProviderSource> for Answerer {
 }
 
 /// Which failure class explains an unresolved name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExplainedKind {
     /// The referencing code was built by another toolset than the libraries linked.
@@ -111,7 +112,7 @@ pub enum ExplainedKind {
 }
 
 /// Why a name is explained by another failure class.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Explained {
     /// The class.
     pub kind: ExplainedKind,
@@ -133,7 +134,7 @@ pub struct Explained {
 }
 
 /// A library the log shows in the link.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LinkedLibrary {
     /// The library's file name as the log wrote it (`oldnames.lib`).
     pub library: String,
@@ -233,10 +234,11 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
 }
 
 /// The verdict kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerdictKind {
     /// Nothing unresolved in the log.
+    #[default]
     NothingUnresolved,
     /// More than half the symbols are CRT/system ones: the default-library chain is missing.
     DefaultLibChainAbsent,
@@ -259,7 +261,8 @@ pub enum VerdictKind {
 }
 
 /// The one-line answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Verdict {
     /// Which kind.
     pub kind: VerdictKind,
@@ -268,7 +271,8 @@ pub struct Verdict {
 }
 
 /// Totals.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Counts {
     /// Distinct unresolved symbols.
     pub unresolved: usize,
@@ -283,7 +287,8 @@ pub struct Counts {
 }
 
 /// The whole diagnosis: what `--format json` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Diagnosis {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -325,12 +330,12 @@ pub struct Diagnosis {
     pub link_failed: bool,
     /// When the link failed and no problem explains it: the lines that show the failure
     /// (1-based line, text), for people to read.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<(u64, String)>,
 }
 
 /// The build system a log shows, and the fix written for it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BuildSystemFix {
     /// Which (`tvm-ffi`, `cmake`, `msbuild`, `cargo`, `setuptools`, `node-gyp`, `meson`).
     pub kind: crate::build_system::BuildSystem,

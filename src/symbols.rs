@@ -8,7 +8,7 @@ use crate::index::Machine;
 use crate::linklog::{CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName};
 
 /// An x86 name decoration, undone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "convention")]
 pub enum X86Decoration {
     /// `_name` (`__cdecl`).
@@ -31,7 +31,8 @@ pub enum X86Decoration {
 }
 
 /// One distinct unresolved symbol.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct UnresolvedSymbol {
     /// The symbol as the log showed it: the decorated name when the log has one, else the
     /// displayed text (lld-link's `__declspec(dllimport) X` included).
@@ -70,7 +71,7 @@ pub struct UnresolvedSymbol {
 }
 
 /// Everything the log said, gathered: the symbols and what later stages need.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct LinkFailure {
     /// Distinct unresolved symbols, in order of first appearance.
     pub symbols: Vec<UnresolvedSymbol>,

@@ -47,7 +47,7 @@ impl UnreadReason {
 }
 
 /// A link-looking line from which nothing was read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct UnreadLine {
     /// 1-based line number.
     pub line: u64,
@@ -99,7 +99,7 @@ fn reason(text: &str) -> UnreadReason {
 }
 
 /// What a log turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Content {
     /// No bytes at all.
@@ -115,7 +115,7 @@ pub enum Content {
 }
 
 /// What was read, and the message for a user.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ReadSummary {
     /// What the log turned out to be.
     pub content: Content,
