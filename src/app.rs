@@ -275,23 +275,22 @@ impl Report for DiagnoseReport {
     }
 }
 
-/// The diagnosis's JSON document with the flags that verified: `link_flags` as the verification
-/// ran them, and the symbols the later rounds resolved (the patch takes libraries and their
-/// directories from both).
-pub fn verified_diagnosis(
-    diagnosis: &serde_json::Value,
-    verification: &Verification,
-) -> serde_json::Value {
-    let mut value = diagnosis.clone();
-    value["link_flags"] = verification.flags.clone().into();
-    let mut symbols = value["symbols"].as_array().cloned().unwrap_or_default();
+/// The diagnosis with the flags that verified: `link_flags` as the verification ran them, and
+/// the symbols the later rounds resolved (the patch takes libraries and their directories from
+/// both).
+pub fn verified_diagnosis(diagnosis: &Diagnosis, verification: &Verification) -> Diagnosis {
+    let mut verified = diagnosis.clone();
+    verified.link_flags = verification.flags.clone();
     for later in &verification.diagnoses {
-        if let Ok(serde_json::Value::Array(more)) = serde_json::to_value(&later.symbols) {
-            symbols.extend(more.into_iter().filter(|s| !s["library"].is_null()));
-        }
+        verified.symbols.extend(
+            later
+                .symbols
+                .iter()
+                .filter(|s| s.library.is_some())
+                .cloned(),
+        );
     }
-    value["symbols"] = symbols.into();
-    value
+    verified
 }
 
 /// The log's first unresolved symbol or linker error: the failed command is the one before it.
@@ -637,14 +636,12 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
                 path: path.clone(),
                 source,
             })?;
-            let mut value = serde_json::to_value(&diagnosis).map_err(|e| Error::Log {
-                path: log.clone(),
-                reason: format!("cannot serialise the diagnosis: {e}"),
-            })?;
-            if let Some(verification) = verify.as_ref().filter(|v| v.ok) {
-                value = verified_diagnosis(&value, verification);
-            }
-            let plan = patch::plan_from_diagnosis(&value, log, false);
+            let verified = verify
+                .as_ref()
+                .filter(|v| v.ok)
+                .map(|verification| verified_diagnosis(&diagnosis, verification));
+            let plan =
+                patch::plan_from_diagnosis(verified.as_ref().unwrap_or(&diagnosis), log, false);
             Some(PatchPreview {
                 target: path.clone(),
                 sha256: patch::sha256_hex(&original),
@@ -922,32 +919,28 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
         }
     })?;
     let (diagnosis, recorded_sha256, verification) = match saved {
-        Some(value) => {
-            let recorded = value["patch"]["sha256"].as_str().map(str::to_string);
+        Some(saved) => {
+            let recorded = saved.patch.and_then(|p| p.sha256);
             let verification = request
                 .diagnose
                 .verify
                 .as_ref()
-                .map(|options| verify_saved_diagnosis(&value, request, options, env));
-            (value, recorded, verification)
+                .map(|options| verify_saved_diagnosis(&saved.diagnosis, request, options, env));
+            (saved.diagnosis, recorded, verification)
         }
         None => {
             let mut diagnose = request.diagnose.clone();
             diagnose.log = request.from.clone();
             diagnose.patch = None;
             let report = self::diagnose(&diagnose, env)?;
-            let value = serde_json::to_value(&report.diagnosis).map_err(|e| Error::Log {
-                path: request.from.clone(),
-                reason: format!("cannot serialise the diagnosis: {e}"),
-            })?;
-            (value, None, report.verify)
+            (report.diagnosis, None, report.verify)
         }
     };
     let diagnosis = match verification.as_ref().filter(|v| v.ok) {
         Some(verified) => verified_diagnosis(&diagnosis, verified),
         None => diagnosis,
     };
-    if diagnosis["crt"]["flavour"].is_null() && !diagnosis["link_flags_by_flavour"].is_null() {
+    if diagnosis.crt.flavour.is_none() && diagnosis.link_flags_by_flavour.is_some() {
         return Err(Error::FlavourUnknown {
             from: request.from.clone(),
         });
@@ -967,31 +960,20 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
 /// Verifies a saved diagnosis: its `link_flags`, against the command its log shows (when the log
 /// is still there), `--link-command` or `--build-dir`.
 fn verify_saved_diagnosis(
-    value: &serde_json::Value,
+    diagnosis: &Diagnosis,
     request: &PatchRequest,
     options: &VerifyOptions,
     env: &Environment<'_>,
 ) -> Verification {
-    let log = value["log"]
-        .as_str()
-        .filter(|l| *l != "-" && Path::new(l).is_file());
-    let flags = value["link_flags"]
-        .as_array()
-        .map(|flags| {
-            flags
-                .iter()
-                .filter_map(|f| f.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    let symbol_lines = value["symbols"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s["first_line"].as_u64());
-    let flavour = value["crt"]["flavour"]
-        .as_str()
-        .and_then(|f| serde_json::from_value(serde_json::Value::String(f.into())).ok());
+    let log = Some(diagnosis.log.as_str()).filter(|l| *l != "-" && Path::new(l).is_file());
+    let flags = diagnosis.link_flags.clone();
+    // Lines are 1-based: 0 is a symbol saved without one.
+    let symbol_lines = diagnosis
+        .symbols
+        .iter()
+        .map(|s| s.symbol.first_line)
+        .filter(|&line| line > 0);
+    let flavour = diagnosis.crt.flavour;
     let subject = crate::verify::Subject {
         log: log.map(Path::new),
         log_name: log.unwrap_or(&request.from),

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::rules::Flavour;
 
 /// A build system lnkfix can phrase a fix for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BuildSystem {
     /// apache tvm-ffi's JIT (`tvm_ffi/cpp/extension.py` writes a `build.ninja`).
@@ -103,7 +103,7 @@ impl BuildSystem {
 }
 
 /// The build system recognised in a log, and the line that shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Recognised {
     /// Which.
     pub kind: BuildSystem,

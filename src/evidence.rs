@@ -2,17 +2,79 @@
 //! LNK2038/LNK4098 texts, dllimport references to CRT functions, debug-only CRT names, and
 //! references from CRT archives. `--crt` forces a flavour.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::rules::{Classification, Flavour, RuleBook};
 use crate::symbols::LinkFailure;
 
+/// Where a piece of CRT evidence comes from. Serialised (and shown) as the words in quotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EvidenceSource {
+    /// `--crt` forces the flavour.
+    #[serde(rename = "--crt")]
+    Forced,
+    /// A CRT-selecting option on a command line in the log.
+    #[serde(rename = "command line")]
+    CommandLine,
+    /// An LNK2038 `RuntimeLibrary` mismatch text.
+    #[serde(rename = "LNK2038")]
+    Lnk2038,
+    /// An LNK4098 `defaultlib conflicts` text.
+    #[serde(rename = "LNK4098")]
+    Lnk4098,
+    /// A `/DEFAULTLIB` directive in one of the build's objects.
+    #[serde(rename = "object directive")]
+    ObjectDirective,
+    /// An object of the build that names no CRT library.
+    #[serde(rename = "object without CRT directive")]
+    ObjectWithoutCrtDirective,
+    /// The build's `build.ninja`.
+    #[serde(rename = "build.ninja")]
+    BuildNinja,
+    /// A dllimport reference to a CRT function.
+    #[serde(rename = "dllimport CRT symbol")]
+    DllimportCrtSymbol,
+    /// A plain (not dllimport) reference to a UCRT function: weak evidence.
+    #[serde(rename = "plain UCRT reference")]
+    PlainUcrtReference,
+    /// A name only the debug CRT defines.
+    #[serde(rename = "debug-only symbol")]
+    DebugOnlySymbol,
+    /// A reference from a member of a CRT archive.
+    #[serde(rename = "CRT archive reference")]
+    CrtArchiveReference,
+}
+
+impl EvidenceSource {
+    /// The words it is serialised and shown as (`command line`, `LNK2038`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvidenceSource::Forced => "--crt",
+            EvidenceSource::CommandLine => "command line",
+            EvidenceSource::Lnk2038 => "LNK2038",
+            EvidenceSource::Lnk4098 => "LNK4098",
+            EvidenceSource::ObjectDirective => "object directive",
+            EvidenceSource::ObjectWithoutCrtDirective => "object without CRT directive",
+            EvidenceSource::BuildNinja => "build.ninja",
+            EvidenceSource::DllimportCrtSymbol => "dllimport CRT symbol",
+            EvidenceSource::PlainUcrtReference => "plain UCRT reference",
+            EvidenceSource::DebugOnlySymbol => "debug-only symbol",
+            EvidenceSource::CrtArchiveReference => "CRT archive reference",
+        }
+    }
+}
+
+impl std::fmt::Display for EvidenceSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What one piece of evidence says about the CRT.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Evidence {
-    /// Where it comes from: `--crt`, `command line`, `LNK2038`, `LNK4098`, `dllimport CRT symbol`,
-    /// `debug-only symbol`, `CRT archive reference`.
-    pub source: String,
+    /// Where it comes from.
+    pub source: EvidenceSource,
     /// `Some(true)` for the DLL CRT, `Some(false)` for the static one, `None` when it says nothing.
     pub dynamic: Option<bool>,
     /// `Some(true)` for a debug CRT, `Some(false)` for release, `None` when it says nothing.
@@ -25,19 +87,24 @@ pub struct Evidence {
 
 impl Evidence {
     fn strength(&self) -> u8 {
-        match self.source.as_str() {
-            "--crt" => 5,
-            "command line" | "LNK2038" | "object directive" | "build.ninja" => 4,
-            "LNK4098" => 3,
-            "dllimport CRT symbol" | "debug-only symbol" => 2,
-            "plain UCRT reference" => 1,
-            _ => 1,
+        match self.source {
+            EvidenceSource::Forced => 5,
+            EvidenceSource::CommandLine
+            | EvidenceSource::Lnk2038
+            | EvidenceSource::ObjectDirective
+            | EvidenceSource::BuildNinja => 4,
+            EvidenceSource::Lnk4098 => 3,
+            EvidenceSource::DllimportCrtSymbol | EvidenceSource::DebugOnlySymbol => 2,
+            EvidenceSource::PlainUcrtReference
+            | EvidenceSource::ObjectWithoutCrtDirective
+            | EvidenceSource::CrtArchiveReference => 1,
         }
     }
 }
 
 /// The flavour chosen and why.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct CrtDecision {
     /// The chosen flavour, or `None` when nothing in the evidence tells.
     pub flavour: Option<Flavour>,
@@ -111,7 +178,7 @@ pub fn from_objects(book: &RuleBook, objects: &crate::index::Index) -> Vec<Evide
             if let Some(f) = flavour_of_library(book, library) {
                 any = true;
                 out.push(Evidence {
-                    source: "object directive".into(),
+                    source: EvidenceSource::ObjectDirective,
                     dynamic: Some(f.is_dynamic()),
                     debug: Some(f.is_debug()),
                     detail: format!("{name}: /DEFAULTLIB:{library}"),
@@ -121,7 +188,7 @@ pub fn from_objects(book: &RuleBook, objects: &crate::index::Index) -> Vec<Evide
         }
         if !any {
             out.push(Evidence {
-                source: "object without CRT directive".into(),
+                source: EvidenceSource::ObjectWithoutCrtDirective,
                 dynamic: None,
                 debug: None,
                 detail: format!(
@@ -143,7 +210,7 @@ pub fn from_build_file(book: &RuleBook, path: &std::path::Path) -> std::io::Resu
         let (dynamic, debug) = flavour_of_option(book, &option.option);
         if dynamic.is_some() || debug.is_some() {
             out.push(Evidence {
-                source: "build.ninja".into(),
+                source: EvidenceSource::BuildNinja,
                 dynamic,
                 debug,
                 detail: format!("{}: {}", path.display(), option.option),
@@ -184,7 +251,7 @@ pub fn decide(
     let mut evidence = Vec::new();
     if let Some(f) = forced {
         evidence.push(Evidence {
-            source: "--crt".into(),
+            source: EvidenceSource::Forced,
             dynamic: Some(f.is_dynamic()),
             debug: Some(f.is_debug()),
             detail: format!("--crt {}", f.name()),
@@ -196,7 +263,7 @@ pub fn decide(
         let (dynamic, debug) = flavour_of_option(book, &option.option);
         if dynamic.is_some() || debug.is_some() {
             evidence.push(Evidence {
-                source: "command line".into(),
+                source: EvidenceSource::CommandLine,
                 dynamic,
                 debug,
                 detail: option.option.clone(),
@@ -211,7 +278,7 @@ pub fn decide(
                     if let Some(f) = runtime_library_value(value) {
                         let object = finding.objects.get(i).cloned().unwrap_or_default();
                         evidence.push(Evidence {
-                            source: "LNK2038".into(),
+                            source: EvidenceSource::Lnk2038,
                             dynamic: Some(f.is_dynamic()),
                             debug: Some(f.is_debug()),
                             detail: format!("{object}: RuntimeLibrary {value}"),
@@ -226,7 +293,7 @@ pub fn decide(
                 for (i, value) in finding.values.iter().skip(1).enumerate() {
                     let object = finding.objects.get(i).cloned().unwrap_or_default();
                     evidence.push(Evidence {
-                        source: "LNK2038".into(),
+                        source: EvidenceSource::Lnk2038,
                         dynamic: None,
                         debug: Some(value != "0"),
                         detail: format!("{object}: _ITERATOR_DEBUG_LEVEL {value}"),
@@ -241,7 +308,7 @@ pub fn decide(
                     .and_then(|l| flavour_of_library(book, l))
                 {
                     evidence.push(Evidence {
-                        source: "LNK4098".into(),
+                        source: EvidenceSource::Lnk4098,
                         dynamic: Some(f.is_dynamic()),
                         debug: Some(f.is_debug()),
                         detail: format!(
@@ -262,7 +329,7 @@ pub fn decide(
             .is_some_and(|f| f.crt);
         if symbol.import && crt {
             evidence.push(Evidence {
-                source: "dllimport CRT symbol".into(),
+                source: EvidenceSource::DllimportCrtSymbol,
                 dynamic: Some(true),
                 debug: None,
                 detail: symbol.name.clone(),
@@ -285,7 +352,7 @@ pub fn decide(
             });
             if let Some(object) = from_project {
                 evidence.push(Evidence {
-                    source: "plain UCRT reference".into(),
+                    source: EvidenceSource::PlainUcrtReference,
                     dynamic: Some(false),
                     debug: None,
                     detail: format!(
@@ -298,7 +365,7 @@ pub fn decide(
         }
         if book.is_debug_only(&symbol.lookup_name) {
             evidence.push(Evidence {
-                source: "debug-only symbol".into(),
+                source: EvidenceSource::DebugOnlySymbol,
                 dynamic: None,
                 debug: Some(true),
                 detail: format!("{} exists only in the debug CRT", symbol.lookup_name),
@@ -314,7 +381,7 @@ pub fn decide(
                 );
                 if !evidence.iter().any(|e: &Evidence| e.detail == detail) {
                     evidence.push(Evidence {
-                        source: "CRT archive reference".into(),
+                        source: EvidenceSource::CrtArchiveReference,
                         dynamic: Some(f.is_dynamic()),
                         debug: Some(f.is_debug()),
                         detail,
@@ -337,7 +404,7 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
         // Weak evidence (a plain UCRT reference) never makes a mixed build on its own.
         let firm: Vec<bool> = votes
             .iter()
-            .filter(|(e, _)| e.source != "plain UCRT reference")
+            .filter(|(e, _)| e.source != EvidenceSource::PlainUcrtReference)
             .map(|(_, v)| *v)
             .collect();
         let conflict = firm.iter().any(|v| *v) && firm.iter().any(|v| !*v);
@@ -349,9 +416,11 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     };
     let (dynamic, linkage_conflict) = strongest(&|e| e.dynamic);
     // A debug-only name can only be satisfied by a debug library: it outweighs a release vote.
-    let debug_symbol = evidence.iter().any(|e| e.source == "debug-only symbol");
+    let debug_symbol = evidence
+        .iter()
+        .any(|e| e.source == EvidenceSource::DebugOnlySymbol);
     let (debug, debug_conflict) = strongest(&|e| e.debug);
-    let forced = evidence.iter().any(|e| e.source == "--crt");
+    let forced = evidence.iter().any(|e| e.source == EvidenceSource::Forced);
     let debug = if debug_symbol && !forced {
         Some(true)
     } else {
@@ -490,7 +559,7 @@ mod tests {
         assert!(d
             .evidence
             .iter()
-            .any(|e| e.source == "plain UCRT reference"));
+            .any(|e| e.source == EvidenceSource::PlainUcrtReference));
         // An intrinsic says nothing; a CRT library member is not the project's code.
         let d = decide_log(
             "app.obj : error LNK2019: unresolved external symbol strlen referenced in function main\n",
@@ -499,7 +568,7 @@ mod tests {
         assert!(!d
             .evidence
             .iter()
-            .any(|e| e.source == "plain UCRT reference"));
+            .any(|e| e.source == EvidenceSource::PlainUcrtReference));
         // A command-line option outweighs it.
         let d = decide_log(
             "cl /MD /c app.cpp\napp.obj : error LNK2019: unresolved external symbol _getch referenced in function main\n",

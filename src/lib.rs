@@ -26,6 +26,7 @@ pub mod explain;
 pub mod identity;
 pub mod index;
 pub mod linklog;
+pub mod machine;
 pub mod open;
 pub mod patch;
 pub mod problems;

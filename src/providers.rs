@@ -2,7 +2,7 @@
 //! import members and static definitions, x86 decorations, demangled names through the canonical
 //! form, the ranking a Windows engineer would use, and near misses when nothing matches exactly.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use crate::rules::{Flavour, RuleBook};
 use crate::symbols::UnresolvedSymbol;
 
 /// One library that defines a symbol.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Provider {
     /// The library file name exactly as on disk (`AdvAPI32.Lib`).
     pub library: String,
@@ -23,12 +23,12 @@ pub struct Provider {
     pub member: Option<String>,
     /// The DLL it imports from, for import members and exports.
     pub dll: Option<String>,
-    /// How it defines it: `import_code`, `import_data`, `defined`, `alias`, `export`, `pdb_public`.
-    pub kind: String,
+    /// How it defines it.
+    pub kind: ProviderKind,
     /// The exact linker-level name that matched (the real mangled name for a demangled match).
     pub matched_name: String,
-    /// `archive` or `pdb`.
-    pub source: String,
+    /// Which kind of file it was found in.
+    pub source: ProviderSource,
     /// A note about the match (LNK4217, demangled match, ...).
     pub note: Option<String>,
     /// What the file is for (`symbol-db/roles.json`).
@@ -46,7 +46,7 @@ pub struct Provider {
 }
 
 /// A symbol that almost matches: same qualified name, something else differs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct NearMiss {
     /// What the link wanted (demangled).
     pub wanted: String,
@@ -60,15 +60,64 @@ pub struct NearMiss {
     pub cause: String,
 }
 
-fn kind_name(kind: &SymbolKind) -> &'static str {
-    match kind {
-        SymbolKind::ImportCode => "import_code",
-        SymbolKind::ImportData => "import_data",
-        SymbolKind::ImportConst => "import_const",
-        SymbolKind::Defined => "defined",
-        SymbolKind::Alias { .. } => "alias",
-        SymbolKind::Export => "export",
-        SymbolKind::PdbPublic => "pdb_public",
+/// How a provider defines a symbol: [`SymbolKind`] without its details. Serialised in
+/// snake_case (`import_code`, `pdb_public`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// An import member for code.
+    ImportCode,
+    /// An import member for data.
+    ImportData,
+    /// An import member for a constant.
+    ImportConst,
+    /// An external definition in an object.
+    Defined,
+    /// A weak external or `/alternatename`.
+    Alias,
+    /// A DLL export.
+    Export,
+    /// A PDB public.
+    PdbPublic,
+}
+
+impl From<&SymbolKind> for ProviderKind {
+    fn from(kind: &SymbolKind) -> ProviderKind {
+        match kind {
+            SymbolKind::ImportCode => ProviderKind::ImportCode,
+            SymbolKind::ImportData => ProviderKind::ImportData,
+            SymbolKind::ImportConst => ProviderKind::ImportConst,
+            SymbolKind::Defined => ProviderKind::Defined,
+            SymbolKind::Alias { .. } => ProviderKind::Alias,
+            SymbolKind::Export => ProviderKind::Export,
+            SymbolKind::PdbPublic => ProviderKind::PdbPublic,
+        }
+    }
+}
+
+/// The kind of file a provider was found in. Serialised as `archive` or `pdb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderSource {
+    /// A library, object, DLL or `.def` file of the index.
+    Archive,
+    /// A linker PDB: a link that succeeded resolved the name.
+    Pdb,
+}
+
+impl ProviderSource {
+    /// The word it is serialised as.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderSource::Archive => "archive",
+            ProviderSource::Pdb => "pdb",
+        }
+    }
+}
+
+impl std::fmt::Display for ProviderSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -93,9 +142,13 @@ fn provider_of(symbol: &LibrarySymbol, note: Option<String>) -> Provider {
         path: symbol.library.to_string_lossy().into_owned(),
         member: symbol.member.clone(),
         dll: symbol.dll.clone(),
-        kind: kind_name(&symbol.kind).to_string(),
+        kind: ProviderKind::from(&symbol.kind),
         matched_name: symbol.name.clone(),
-        source: if is_pdb { "pdb" } else { "archive" }.to_string(),
+        source: if is_pdb {
+            ProviderSource::Pdb
+        } else {
+            ProviderSource::Archive
+        },
         note,
         role: LibraryRole::ThirdParty,
         purpose: None,
@@ -760,9 +813,9 @@ mod tests {
             path: library.into(),
             member: None,
             dll: dll.map(str::to_string),
-            kind: "import_code".into(),
+            kind: ProviderKind::ImportCode,
             matched_name: "x".into(),
-            source: "archive".into(),
+            source: ProviderSource::Archive,
             note: None,
             role: Roles::builtin().role_of(library).role,
             purpose: None,

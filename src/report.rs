@@ -606,7 +606,7 @@ fn write_read_summary(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) 
             unread.line,
             unread.text
         )?;
-        writeln!(out, "      {}", style.dim(unread.reason))?;
+        writeln!(out, "      {}", style.dim(unread.reason.as_str()))?;
     }
     let more = read
         .unread_link_lines

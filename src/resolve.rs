@@ -16,7 +16,8 @@ use crate::symbols::{LinkFailure, UnresolvedSymbol};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// One unresolved symbol with its answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ResolvedSymbol {
     /// What the log said.
     #[serde(flatten)]
@@ -28,8 +29,8 @@ pub struct ResolvedSymbol {
     pub library: Option<String>,
     /// Where the library was found on disk (filled when archives are searched).
     pub library_path: Option<String>,
-    /// Who answered: `archive`, `pdb`, `rule`, or `null` when nobody knows the symbol.
-    pub provider: Option<String>,
+    /// Who answered (`null` when nobody knows the symbol).
+    pub provider: Option<Answerer>,
     /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
     pub source: Option<String>,
     /// The DLL that exports it, when known.
@@ -72,8 +73,36 @@ pub struct ResolvedSymbol {
     pub explained_by: Option<Explained>,
 }
 
+/// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answerer {
+    /// A library, object, DLL or `.def` file on disk.
+    Archive,
+    /// A linker PDB.
+    Pdb,
+    /// The rule book alone.
+    Rule,
+}
+
+impl Answerer {
+    /// Whether a file on disk answered (an archive or a PDB).
+    pub fn on_disk(self) -> bool {
+        matches!(self, Answerer::Archive | Answerer::Pdb)
+    }
+}
+
+impl From<providers::ProviderSource> for Answerer {
+    fn from(source: providers::ProviderSource) -> Answerer {
+        match source {
+            providers::ProviderSource::Archive => Answerer::Archive,
+            providers::ProviderSource::Pdb => Answerer::Pdb,
+        }
+    }
+}
+
 /// Which failure class explains an unresolved name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ExplainedKind {
     /// The referencing code was built by another toolset than the libraries linked.
@@ -83,7 +112,7 @@ pub enum ExplainedKind {
 }
 
 /// Why a name is explained by another failure class.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Explained {
     /// The class.
     pub kind: ExplainedKind,
@@ -94,7 +123,7 @@ pub struct Explained {
     pub generation: Option<crate::toolsets::Generation>,
     /// For a machine mismatch: the machine the name was built for (`x86`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name_machine: Option<String>,
+    pub name_machine: Option<crate::index::Machine>,
     /// For a machine mismatch: the machine of the libraries searched, and the library that
     /// defines the name in that machine's form.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,7 +134,7 @@ pub struct Explained {
 }
 
 /// A library the log shows in the link.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LinkedLibrary {
     /// The library's file name as the log wrote it (`oldnames.lib`).
     pub library: String,
@@ -205,10 +234,11 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
 }
 
 /// The verdict kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerdictKind {
     /// Nothing unresolved in the log.
+    #[default]
     NothingUnresolved,
     /// More than half the symbols are CRT/system ones: the default-library chain is missing.
     DefaultLibChainAbsent,
@@ -231,7 +261,8 @@ pub enum VerdictKind {
 }
 
 /// The one-line answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Verdict {
     /// Which kind.
     pub kind: VerdictKind,
@@ -240,7 +271,8 @@ pub struct Verdict {
 }
 
 /// Totals.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Counts {
     /// Distinct unresolved symbols.
     pub unresolved: usize,
@@ -255,7 +287,8 @@ pub struct Counts {
 }
 
 /// The whole diagnosis: what `--format json` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Diagnosis {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -297,12 +330,12 @@ pub struct Diagnosis {
     pub link_failed: bool,
     /// When the link failed and no problem explains it: the lines that show the failure
     /// (1-based line, text), for people to read.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<(u64, String)>,
 }
 
 /// The build system a log shows, and the fix written for it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BuildSystemFix {
     /// Which (`tvm-ffi`, `cmake`, `msbuild`, `cargo`, `setuptools`, `node-gyp`, `meson`).
     pub kind: crate::build_system::BuildSystem,
@@ -538,7 +571,7 @@ pub fn diagnose_with(
                 });
             }
         }
-        if s.provider.as_deref() == Some("rule") && s.not_found_on_disk {
+        if s.provider == Some(Answerer::Rule) && s.not_found_on_disk {
             let installed = s
                 .library
                 .as_deref()
@@ -892,7 +925,7 @@ fn mark_explained(
     symbols: &mut [ResolvedSymbol],
     context: Option<&SearchContext<'_>>,
     options: &DiagnoseOptions,
-    log_machines: &[String],
+    log_machines: &[crate::index::Machine],
 ) {
     if let Some(c) = context {
         mark_machine(symbols, c, options, log_machines);
@@ -935,18 +968,18 @@ fn mark_machine(
     symbols: &mut [ResolvedSymbol],
     context: &SearchContext<'_>,
     options: &DiagnoseOptions,
-    log_machines: &[String],
+    log_machines: &[crate::index::Machine],
 ) {
     use crate::index::Machine;
     let arch = context.index.arch();
     let (name_machine, library_machine) = match arch {
-        Machine::X86 => ("x64", "x86"),
-        Machine::X64 => ("x86", "x64"),
+        Machine::X86 => (Machine::X64, Machine::X86),
+        Machine::X64 => (Machine::X86, Machine::X64),
         _ => return,
     };
     if symbols
         .iter()
-        .any(|s| matches!(s.provider.as_deref(), Some("archive" | "pdb")))
+        .any(|s| s.provider.is_some_and(Answerer::on_disk))
     {
         return;
     }
@@ -970,7 +1003,7 @@ fn mark_machine(
     let object_machine = options.object_machines.iter().any(|(_, m)| {
         (*m == Machine::X86 && arch == Machine::X64) || (*m == Machine::X64 && arch == Machine::X86)
     });
-    let log_machine = log_machines.iter().any(|m| m == name_machine);
+    let log_machine = log_machines.contains(&name_machine);
     let decorated = symbols.iter().any(|s| {
         arch == Machine::X64
             && matches!(
@@ -1004,7 +1037,7 @@ fn mark_machine(
                 s.symbol.name
             ),
             generation: None,
-            name_machine: Some(name_machine.into()),
+            name_machine: Some(name_machine),
             library_machine: Some(format!("{library_machine} ({library})")),
             other_form: Some(form),
         });
@@ -1058,7 +1091,7 @@ fn mark_toolset(
         if !is_newer_toolset_name(&name) {
             continue;
         }
-        let on_disk = matches!(s.provider.as_deref(), Some("archive" | "pdb"));
+        let on_disk = s.provider.is_some_and(Answerer::on_disk);
         let installed = context.and_then(|c| {
             let family = book.family(&s.family)?;
             let libraries = family.libraries.as_ref()?;
@@ -1324,8 +1357,8 @@ fn resolve_one(
             family,
             library: chosen.as_ref().map(|p| p.library.clone()),
             library_path: chosen.as_ref().map(|p| p.path.clone()),
-            provider: Some(best.source.clone()),
-            source: Some(best.source.clone()),
+            provider: Some(best.source.into()),
+            source: Some(best.source.to_string()),
             dll: best.dll.clone(),
             member: best.member.clone(),
             matched_name,
@@ -1434,7 +1467,7 @@ fn resolve_one(
         family,
         library,
         library_path: None,
-        provider: Some("rule".into()),
+        provider: Some(Answerer::Rule),
         source: Some(class.source),
         dll: class.dll,
         member: None,
@@ -1502,8 +1535,8 @@ fn only_in_another_flavour(
         family,
         library: None,
         library_path: None,
-        provider: Some(first.source.clone()),
-        source: Some(first.source.clone()),
+        provider: Some(first.source.into()),
+        source: Some(first.source.to_string()),
         dll: first.dll.clone(),
         member: first.member.clone(),
         matched_name: None,

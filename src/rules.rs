@@ -202,7 +202,7 @@ struct CompiledRule {
 }
 
 /// What the rule book says about one symbol.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Classification {
     /// The family.
     pub family: String,

@@ -4,10 +4,11 @@
 use serde::Serialize;
 
 use crate::demangle;
+use crate::index::Machine;
 use crate::linklog::{CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName};
 
 /// An x86 name decoration, undone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "convention")]
 pub enum X86Decoration {
     /// `_name` (`__cdecl`).
@@ -29,18 +30,9 @@ pub enum X86Decoration {
     },
 }
 
-/// The target machine a name or log is for, as far as it can be told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Arch {
-    /// 32-bit x86.
-    X86,
-    /// x64 (or any 64-bit target: the names look alike).
-    X64,
-}
-
 /// One distinct unresolved symbol.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct UnresolvedSymbol {
     /// The symbol as the log showed it: the decorated name when the log has one, else the
     /// displayed text (lld-link's `__declspec(dllimport) X` included).
@@ -59,8 +51,9 @@ pub struct UnresolvedSymbol {
     pub lookup_name: String,
     /// The x86 decoration that was undone, if any.
     pub x86_decoration: Option<X86Decoration>,
-    /// The machine the name is for, when the name or the log tells.
-    pub arch: Option<Arch>,
+    /// The machine the name is for, when the name or the log tells: x86, or x64 for any 64-bit
+    /// target (the names look alike).
+    pub arch: Option<Machine>,
     /// Whether the linker itself asked for it (lld-link's `<root>`: the entry point).
     pub entry_point: bool,
     /// Where it was referenced, deduplicated, in order of appearance.
@@ -78,7 +71,7 @@ pub struct UnresolvedSymbol {
 }
 
 /// Everything the log said, gathered: the symbols and what later stages need.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct LinkFailure {
     /// Distinct unresolved symbols, in order of first appearance.
     pub symbols: Vec<UnresolvedSymbol>,
@@ -95,21 +88,21 @@ pub struct LinkFailure {
     /// CRT-selecting options seen on command lines.
     pub crt_options: Vec<CrtOption>,
     /// Machines named by `/machine:` or a compiler banner.
-    pub machines: Vec<String>,
+    pub machines: Vec<Machine>,
     /// What reading the log measured.
     pub stats: LogStats,
 }
 
 impl LinkFailure {
     /// The log's architecture: x86 when only x86 evidence is present, x64 when only x64.
-    pub fn arch(&self) -> Option<Arch> {
-        let x86 = self.machines.iter().any(|m| m == "x86")
-            || self.symbols.iter().any(|s| s.arch == Some(Arch::X86));
-        let x64 = self.machines.iter().any(|m| m != "x86")
-            || self.symbols.iter().any(|s| s.arch == Some(Arch::X64));
+    pub fn arch(&self) -> Option<Machine> {
+        let x86 = self.machines.contains(&Machine::X86)
+            || self.symbols.iter().any(|s| s.arch == Some(Machine::X86));
+        let x64 = self.machines.iter().any(|m| *m != Machine::X86)
+            || self.symbols.iter().any(|s| s.arch == Some(Machine::X64));
         match (x86, x64) {
-            (true, false) => Some(Arch::X86),
-            (false, true) => Some(Arch::X64),
+            (true, false) => Some(Machine::X86),
+            (false, true) => Some(Machine::X64),
             _ => None,
         }
     }
@@ -154,7 +147,7 @@ pub fn undecorate_cdecl(name: &str) -> Option<String> {
 }
 
 /// Tells x86 from x64 by a mangled C++ name's pointer encoding (`PEA`: x64 `__ptr64`).
-fn mangled_arch(mangled: &str) -> Option<Arch> {
+fn mangled_arch(mangled: &str) -> Option<Machine> {
     if !mangled.starts_with('?') {
         return None;
     }
@@ -166,12 +159,12 @@ fn mangled_arch(mangled: &str) -> Option<Arch> {
         )
     });
     if x64 {
-        return Some(Arch::X64);
+        return Some(Machine::X64);
     }
     let x86 = bytes
         .windows(3)
         .any(|w| matches!(w, [b'P' | b'Q', b'A' | b'B', b'A'..=b'Z' | b'_']) || w == b"QAE");
-    x86.then_some(Arch::X86)
+    x86.then_some(Machine::X86)
 }
 
 fn is_c_identifier(text: &str) -> bool {
@@ -240,7 +233,7 @@ fn describe(shown: &ShownName, limits: crate::demangle::DemangleLimits) -> Unres
     };
     let arch = match x86_decoration {
         Some(X86Decoration::Vectorcall { .. }) => None,
-        Some(_) => Some(Arch::X86),
+        Some(_) => Some(Machine::X86),
         None => mangled_arch(&bare),
     };
     UnresolvedSymbol {
@@ -431,7 +424,7 @@ impl Collector {
     /// Finishes: undoes x86 `__cdecl` decoration when the whole log is x86.
     pub fn finish(mut self, stats: LogStats) -> LinkFailure {
         self.failure.stats = stats;
-        if self.failure.arch() == Some(Arch::X86) {
+        if self.failure.arch() == Some(Machine::X86) {
             for symbol in &mut self.failure.symbols {
                 if symbol.x86_decoration.is_none() && !symbol.lookup_name.starts_with('?') {
                     if let Some(base) = undecorate_cdecl(&symbol.lookup_name) {
@@ -439,7 +432,7 @@ impl Collector {
                         symbol.canonical = base.clone();
                         symbol.lookup_name = base;
                         symbol.x86_decoration = Some(X86Decoration::Cdecl);
-                        symbol.arch = Some(Arch::X86);
+                        symbol.arch = Some(Machine::X86);
                     }
                 }
             }
@@ -557,7 +550,7 @@ mod tests {
             "main.obj : error LNK2019: unresolved external symbol __imp__MessageBoxA@16 referenced in function _main\n\
              main.obj : error LNK2019: unresolved external symbol __imp__PyErr_Clear referenced in function _main\n",
         );
-        assert_eq!(f.arch(), Some(Arch::X86));
+        assert_eq!(f.arch(), Some(Machine::X86));
         assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
         assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
         assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
@@ -582,8 +575,8 @@ mod tests {
 
     #[test]
     fn mangled_arch_detection() {
-        assert_eq!(mangled_arch("??3@YAXPEAX_K@Z"), Some(Arch::X64));
-        assert_eq!(mangled_arch("??3@YAXPAXI@Z"), Some(Arch::X86));
+        assert_eq!(mangled_arch("??3@YAXPEAX_K@Z"), Some(Machine::X64));
+        assert_eq!(mangled_arch("??3@YAXPAXI@Z"), Some(Machine::X86));
         assert_eq!(mangled_arch("?f@@YAXXZ"), None);
     }
 }

@@ -3,7 +3,7 @@
 //! a version number in a path or a banner is (`MSVC\14.29.30133` is Visual Studio 2019).
 
 /// Which side of a toolset mismatch a name shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Generation {
     /// The referencing code was built by a newer toolset than the libraries linked: the name
@@ -47,7 +47,7 @@ pub fn is_pre_2015_name(name: &str, family: &str, import: bool) -> bool {
 }
 
 /// A toolset version seen in the log or in a library path.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolsetVersion {
     /// The version as written (`14.29.30133`, `14.15.26730.0`, `12.0`).
     pub version: String,

@@ -18,6 +18,7 @@ mod pe;
 mod render;
 mod store;
 
+pub use crate::machine::Machine;
 pub use render::{write_explain, write_list, write_summary, OutputFormat};
 
 use std::fmt;
@@ -26,86 +27,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
-
-/// The machine (CPU architecture) a member, object, DLL or PDB was built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub enum Machine {
-    /// AMD64 (`IMAGE_FILE_MACHINE_AMD64`); the default `--arch`.
-    #[default]
-    X64,
-    /// i386 (`IMAGE_FILE_MACHINE_I386`).
-    X86,
-    /// ARM64 (`IMAGE_FILE_MACHINE_ARM64`).
-    Arm64,
-    /// ARM64EC (`IMAGE_FILE_MACHINE_ARM64EC`), also ARM64X.
-    Arm64ec,
-    /// 32-bit ARM Thumb-2 (`IMAGE_FILE_MACHINE_ARMNT`).
-    Arm,
-    /// Machine 0: usable by every link, e.g. the alias objects of `oldnames.lib`, or a `.def` file.
-    Any,
-    /// Any other machine number, kept as stored.
-    Unknown(u16),
-}
-
-impl Machine {
-    /// The machine of a COFF `Machine` field.
-    pub fn from_coff(machine: u16) -> Machine {
-        match machine {
-            0x8664 => Machine::X64,
-            0x014c => Machine::X86,
-            0xaa64 => Machine::Arm64,
-            0xa641 | 0xa64e => Machine::Arm64ec,
-            0x01c4 => Machine::Arm,
-            0 => Machine::Any,
-            other => Machine::Unknown(other),
-        }
-    }
-
-    /// Parses an `--arch` value: `x64` (also `amd64`, `x86_64`), `x86` (`i386`, `i686`),
-    /// `arm64` (`aarch64`), `arm64ec`, `arm`.
-    pub fn parse_arch(text: &str) -> Option<Machine> {
-        match text.to_ascii_lowercase().as_str() {
-            "x64" | "amd64" | "x86_64" | "x86-64" => Some(Machine::X64),
-            "x86" | "i386" | "i686" | "win32" => Some(Machine::X86),
-            "arm64" | "aarch64" => Some(Machine::Arm64),
-            "arm64ec" => Some(Machine::Arm64ec),
-            "arm" | "armnt" | "thumb" => Some(Machine::Arm),
-            _ => None,
-        }
-    }
-
-    /// Whether code of machine `self` can be linked into a `target` link: the same machine, machine
-    /// 0, or (for ARM64EC links) x64 and ARM64 members of ARM64X libraries.
-    pub fn links_into(self, target: Machine) -> bool {
-        match (self, target) {
-            (Machine::Any, _) | (_, Machine::Any) => true,
-            (a, b) if a == b => true,
-            (Machine::X64 | Machine::Arm64, Machine::Arm64ec) => true,
-            (Machine::Arm64ec, Machine::Arm64) => true,
-            _ => false,
-        }
-    }
-}
-
-impl fmt::Display for Machine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Machine::X64 => f.write_str("x64"),
-            Machine::X86 => f.write_str("x86"),
-            Machine::Arm64 => f.write_str("arm64"),
-            Machine::Arm64ec => f.write_str("arm64ec"),
-            Machine::Arm => f.write_str("arm"),
-            Machine::Any => f.write_str("any"),
-            Machine::Unknown(number) => write!(f, "machine 0x{number:04x}"),
-        }
-    }
-}
-
-impl Serialize for Machine {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
 
 /// What kind of definition a [`LibrarySymbol`] is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]

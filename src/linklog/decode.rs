@@ -48,7 +48,7 @@ fn looks_binary(head: &[u8]) -> bool {
 }
 
 /// The text encoding a log was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
     /// UTF-8 (or ASCII, or anything else: invalid bytes are replaced).

@@ -56,7 +56,8 @@ pub struct Located {
 }
 
 /// What reading a log measured.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct LogStats {
     /// The detected encoding.
     pub encoding: Option<Encoding>,
@@ -74,13 +75,13 @@ pub struct LogStats {
     pub joined_lines: u64,
     /// The encoding of each region when the log changes encoding (text appended by a program
     /// that writes another one); empty when it does not.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub encoding_regions: Vec<Encoding>,
     /// U+FFFD put in for bytes that were no text in their encoding.
     pub replacement_characters: u64,
     /// Whether a UTF-16 decoding gave mostly CJK ideographs and Hangul (what UTF-8 read as UTF-16
     /// looks like).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mostly_cjk: bool,
     /// Paste lenses and record lenses that changed a line (one line may count several).
     pub lensed_lines: u64,

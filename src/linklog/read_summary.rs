@@ -3,22 +3,58 @@
 //! log in a shape lnkfix does not read. An empty file, a binary file and a log without link
 //! output each get their own message (docs/GUIDE.md, "When nothing is found").
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{lens, Encoding, LogStats};
 
 /// Longest excerpt kept of an unread line, in characters.
 const EXCERPT_CHARS: usize = 160;
 
+/// Why a link-looking line is not a record. Serialised as the sentence [`UnreadReason::as_str`]
+/// gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnreadReason {
+    /// GNU ld output.
+    #[serde(rename = "GNU ld output (a MinGW link): lnkfix reads link.exe and lld-link")]
+    GnuLd,
+    /// An LNK code outside a record.
+    #[serde(rename = "an LNK code outside a record (OBJECT : error LNKnnnn: message)")]
+    CodeOutsideRecord,
+    /// A line naming lld that is no diagnostic.
+    #[serde(rename = "names lld but is no lld-link error or warning (a command line?)")]
+    LldNoDiagnostic,
+    /// Any other line.
+    #[serde(rename = "no record shape lnkfix reads")]
+    NoRecordShape,
+}
+
+impl UnreadReason {
+    /// The reason in a few words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnreadReason::GnuLd => {
+                "GNU ld output (a MinGW link): lnkfix reads link.exe and lld-link"
+            }
+            UnreadReason::CodeOutsideRecord => {
+                "an LNK code outside a record (OBJECT : error LNKnnnn: message)"
+            }
+            UnreadReason::LldNoDiagnostic => {
+                "names lld but is no lld-link error or warning (a command line?)"
+            }
+            UnreadReason::NoRecordShape => "no record shape lnkfix reads",
+        }
+    }
+}
+
 /// A link-looking line from which nothing was read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct UnreadLine {
     /// 1-based line number.
     pub line: u64,
     /// The line (after the lenses), cut at 160 characters.
     pub text: String,
     /// Why it is not a record, in a few words.
-    pub reason: &'static str,
+    pub reason: UnreadReason,
 }
 
 impl UnreadLine {
@@ -50,20 +86,20 @@ pub fn looks_like_link_output(text: &str) -> bool {
 }
 
 /// Why a link-looking line yielded nothing.
-fn reason(text: &str) -> &'static str {
+fn reason(text: &str) -> UnreadReason {
     if text.contains("undefined reference") {
-        "GNU ld output (a MinGW link): lnkfix reads link.exe and lld-link"
+        UnreadReason::GnuLd
     } else if lens::find_code(text).is_some() {
-        "an LNK code outside a record (OBJECT : error LNKnnnn: message)"
+        UnreadReason::CodeOutsideRecord
     } else if text.contains("lld") && !text.contains("error") && !text.contains("warning") {
-        "names lld but is no lld-link error or warning (a command line?)"
+        UnreadReason::LldNoDiagnostic
     } else {
-        "no record shape lnkfix reads"
+        UnreadReason::NoRecordShape
     }
 }
 
 /// What a log turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Content {
     /// No bytes at all.
@@ -79,7 +115,7 @@ pub enum Content {
 }
 
 /// What was read, and the message for a user.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ReadSummary {
     /// What the log turned out to be.
     pub content: Content,
@@ -191,7 +227,7 @@ mod tests {
         assert_eq!(s.link_lines, 2);
         assert_eq!(s.unread.len(), 2);
         assert_eq!(s.unread[0].line, 1);
-        assert!(s.unread[1].reason.contains("GNU ld"));
+        assert!(s.unread[1].reason.as_str().contains("GNU ld"));
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! A [`PatchPlan`] from a diagnosis, read as its JSON document (the same code path serves a live
-//! diagnosis and a saved `diagnose --format json`).
+//! A [`PatchPlan`] from a [`Diagnosis`] (the same code path serves a live diagnosis and a saved
+//! `diagnose --format json`, read back into the same type).
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{DefaultLibChain, HipLibrary, LinkLibrary, PatchPlan};
+use crate::resolve::{Diagnosis, VerdictKind};
 
 /// Libraries `extension.py` always links itself: never added again.
 const ALREADY_LINKED: &[&str] = &["tvm_ffi.lib"];
@@ -18,27 +20,27 @@ fn parent_dir(path: &str) -> Option<PathBuf> {
 
 /// Builds the plan: the HIP runtime, every other library the diagnosis decided, and the explicit
 /// chain only when the verdict says the default-library chain is absent and the flavour is known.
-pub fn plan_from_diagnosis(diagnosis: &Value, source: &str, literal_paths: bool) -> PatchPlan {
+pub fn plan_from_diagnosis(diagnosis: &Diagnosis, source: &str, literal_paths: bool) -> PatchPlan {
     let mut plan = PatchPlan {
         source: source.to_string(),
         literal_paths,
         ..PatchPlan::default()
     };
-    let symbols = diagnosis["symbols"].as_array().cloned().unwrap_or_default();
+    let symbols = &diagnosis.symbols;
     let dir_of = |library: &str| -> Option<PathBuf> {
         symbols
             .iter()
             .find(|s| {
-                s["library"]
-                    .as_str()
+                s.library
+                    .as_deref()
                     .is_some_and(|l| l.eq_ignore_ascii_case(library))
             })
-            .and_then(|s| s["library_path"].as_str())
+            .and_then(|s| s.library_path.as_deref())
             .and_then(parent_dir)
     };
-    for symbol in &symbols {
-        if symbol["family"] == "hip-runtime" && plan.hip.is_none() {
-            if let Some(library) = symbol["library"].as_str() {
+    for symbol in symbols {
+        if symbol.family == "hip-runtime" && plan.hip.is_none() {
+            if let Some(library) = symbol.library.as_deref() {
                 plan.hip = Some(HipLibrary {
                     library: library.to_string(),
                     found_dir: dir_of(library),
@@ -46,23 +48,12 @@ pub fn plan_from_diagnosis(diagnosis: &Value, source: &str, literal_paths: bool)
             }
         }
     }
-    let chain: Vec<String> = if diagnosis["verdict"]["kind"] == "default-lib-chain-absent" {
-        diagnosis["chain"]
-            .as_array()
-            .map(|c| {
-                c.iter()
-                    .filter_map(|l| l.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+    let chain: Vec<String> = if diagnosis.verdict.kind == VerdictKind::DefaultLibChainAbsent {
+        diagnosis.chain.clone().unwrap_or_default()
     } else {
         Vec::new()
     };
-    let flags = diagnosis["link_flags"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for flag in flags.iter().filter_map(Value::as_str) {
+    for flag in &diagnosis.link_flags {
         let is_option = flag.starts_with('/') || flag.starts_with('-');
         let is_hip = plan
             .hip
@@ -80,15 +71,38 @@ pub fn plan_from_diagnosis(diagnosis: &Value, source: &str, literal_paths: bool)
     }
     if !chain.is_empty() {
         plan.chain = Some(DefaultLibChain {
-            flavour: diagnosis["crt"]["flavour"]
-                .as_str()
-                .unwrap_or("dynamic")
+            flavour: diagnosis
+                .crt
+                .flavour
+                .map_or("dynamic", |f| f.name())
                 .to_string(),
             libraries: chain,
-            evidence_disagrees: diagnosis["crt"]["conflict"].as_str().map(str::to_string),
+            evidence_disagrees: diagnosis.crt.conflict.clone(),
         });
     }
     plan
+}
+
+/// A saved `diagnose --format json`: the diagnosis, and what `diagnose` writes around it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SavedDiagnosis {
+    /// The diagnosis itself.
+    #[serde(flatten)]
+    pub diagnosis: Diagnosis,
+    /// The `patch` object of `diagnose --patch`, when it was asked for.
+    #[serde(default)]
+    pub patch: Option<SavedPatch>,
+    /// The `verify` object of `diagnose --verify`, when it was asked for (kept as written).
+    #[serde(default)]
+    pub verify: Option<Value>,
+}
+
+/// What a saved diagnosis's `patch` object tells the later `patch --apply`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SavedPatch {
+    /// The sha256 of `extension.py` when the patch was previewed.
+    #[serde(default)]
+    pub sha256: Option<String>,
 }
 
 /// Why a `--from` file that holds JSON is not a diagnosis `patch` can use.
@@ -129,7 +143,7 @@ pub enum SavedDiagnosisError {
 /// UTF-8 with or without BOM, UTF-16 LE or BE with BOM), `None` when the file is a log, or why it
 /// is JSON that cannot be used. A file is JSON when its first character is `{` or `[`; it is then
 /// never read as a log. `-` (standard input) is always a log.
-pub fn read_saved_diagnosis(path: &Path) -> Result<Option<Value>, SavedDiagnosisError> {
+pub fn read_saved_diagnosis(path: &Path) -> Result<Option<SavedDiagnosis>, SavedDiagnosisError> {
     if path == Path::new("-") {
         return Ok(None);
     }
@@ -158,8 +172,11 @@ pub fn read_saved_diagnosis(path: &Path) -> Result<Option<Value>, SavedDiagnosis
         line: e.line(),
         column: e.column(),
     })?;
-    check_diagnosis(&value)?;
-    Ok(Some(value))
+    check_shape(&value)?;
+    let saved: SavedDiagnosis = serde_json::from_value(value)
+        .map_err(|e| SavedDiagnosisError::NotADiagnosis(e.to_string()))?;
+    check_libraries(&saved.diagnosis)?;
+    Ok(Some(saved))
 }
 
 /// The text of a file by its byte-order mark (or, without one, by where the NULs of UTF-16 text
@@ -205,9 +222,9 @@ pub fn is_library_name(name: &str) -> bool {
         && !name.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// Checks that a parsed document is a diagnosis of schema 1 whose library entries are library
-/// names.
-fn check_diagnosis(value: &Value) -> Result<(), SavedDiagnosisError> {
+/// Checks that a parsed document is shaped like a diagnosis of schema 1: an object with a
+/// `schema_version` of 1 and `symbols` and `link_flags` lists.
+fn check_shape(value: &Value) -> Result<(), SavedDiagnosisError> {
     let Some(object) = value.as_object() else {
         return Err(SavedDiagnosisError::NotADiagnosis("not an object".into()));
     };
@@ -229,36 +246,33 @@ fn check_diagnosis(value: &Value) -> Result<(), SavedDiagnosisError> {
             )));
         }
     }
-    let not_a_library = |field: &'static str, value: &Value| SavedDiagnosisError::NotALibrary {
+    Ok(())
+}
+
+/// Checks that the library entries of a diagnosis are library names.
+fn check_libraries(diagnosis: &Diagnosis) -> Result<(), SavedDiagnosisError> {
+    let not_a_library = |field: &'static str, value: &str| SavedDiagnosisError::NotALibrary {
         field,
-        value: value
-            .as_str()
-            .map_or_else(|| value.to_string(), str::to_string),
+        value: value.to_string(),
     };
-    for entry in object
-        .get("chain")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if !entry.as_str().is_some_and(is_library_name) {
+    for entry in diagnosis.chain.iter().flatten() {
+        if !is_library_name(entry) {
             return Err(not_a_library("chain", entry));
         }
     }
-    for entry in object["link_flags"].as_array().into_iter().flatten() {
-        let Some(flag) = entry.as_str() else {
-            return Err(not_a_library("link_flags", entry));
-        };
+    for flag in &diagnosis.link_flags {
         // Options are not added by the patch (it writes its own /LIBPATH:); names must be names.
         if !flag.starts_with('/') && !is_library_name(flag) {
-            return Err(not_a_library("link_flags", entry));
+            return Err(not_a_library("link_flags", flag));
         }
     }
-    for symbol in object["symbols"].as_array().into_iter().flatten() {
-        match &symbol["library"] {
-            Value::Null => {}
-            Value::String(name) if is_library_name(name) => {}
-            other => return Err(not_a_library("symbols[].library", other)),
+    for library in diagnosis
+        .symbols
+        .iter()
+        .filter_map(|s| s.library.as_deref())
+    {
+        if !is_library_name(library) {
+            return Err(not_a_library("symbols[].library", library));
         }
     }
     Ok(())
@@ -281,6 +295,7 @@ mod tests {
             "crt": {"flavour": "dynamic", "conflict": null},
             "link_flags": ["amdhip64.lib", "User32.Lib", "tvm_ffi.lib", "msvcrt.lib", "kernel32.lib"]
         });
+        let diagnosis: Diagnosis = serde_json::from_value(diagnosis).unwrap();
         let plan = plan_from_diagnosis(&diagnosis, "build.log", false);
         let hip = plan.hip.unwrap();
         assert_eq!(hip.library, "amdhip64.lib");
@@ -298,6 +313,7 @@ mod tests {
             "schema_version": 1, "symbols": [], "verdict": {"kind": "libraries-missing"},
             "chain": ["msvcrt.lib"], "crt": {}, "link_flags": ["advapi32.lib"]
         });
+        let diagnosis: Diagnosis = serde_json::from_value(diagnosis).unwrap();
         let plan = plan_from_diagnosis(&diagnosis, "x", false);
         assert!(plan.chain.is_none() && plan.hip.is_none());
         assert_eq!(plan.libraries[0].name, "advapi32.lib");

@@ -63,7 +63,8 @@ use std::path::PathBuf;
 
 pub use apply::{apply_patch, check_output_path, ApplyReport};
 pub use from_diagnosis::{
-    is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosisError,
+    is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosis,
+    SavedDiagnosisError, SavedPatch,
 };
 pub use sha256::sha256_hex;
 

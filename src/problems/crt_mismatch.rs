@@ -279,7 +279,7 @@ fn crt_duplicates(scan: &mut Scan<'_>, gathered: &mut Gathered) -> bool {
 fn object_directives(scan: &Scan<'_>, gathered: &mut Gathered) {
     let book = scan.inputs.book;
     for e in &scan.diagnosis.crt.evidence {
-        if e.source != "object directive" {
+        if e.source != crate::evidence::EvidenceSource::ObjectDirective {
             continue;
         }
         let Some((object, library)) = e.detail.rsplit_once(": /DEFAULTLIB:") else {

@@ -281,7 +281,10 @@ fn path_is_for(path: &Path, machine: &str) -> bool {
 /// The problem of names in the other machine's form.
 fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Problem {
     let explained = named[0].explained_by.as_ref().expect("filtered");
-    let name_m = explained.name_machine.clone().unwrap_or_default();
+    let name_m = explained
+        .name_machine
+        .map(|m| m.to_string())
+        .unwrap_or_default();
     let library_m = explained
         .library_machine
         .as_deref()

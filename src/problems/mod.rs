@@ -47,7 +47,9 @@ use crate::resolve::Diagnosis;
 use crate::rules::{Flavour, RuleBook};
 
 /// The kinds of problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProblemKind {
     /// Unresolved symbols a library would provide (LNK2019, LNK2001, lld-link `undefined symbol`).
@@ -105,7 +107,7 @@ impl std::fmt::Display for ProblemKind {
 }
 
 /// One row of a CRT mismatch's table: an object or library and the value it was built with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CrtRow {
     /// The object, `lib(member)` or library.
     pub subject: String,
@@ -121,7 +123,7 @@ pub struct CrtRow {
 }
 
 /// One problem.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Problem {
     /// The class.
     pub kind: ProblemKind,
@@ -136,10 +138,10 @@ pub struct Problem {
     /// The objects, libraries, files, symbols and values involved, as the log shows them.
     pub subjects: Vec<String>,
     /// For a CRT mismatch: every object and library seen with its value.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub table: Vec<CrtRow>,
     /// What else is known (the file found elsewhere, the toolset on disk, an alternative fix).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// A warning that goes with the fix (`/NODEFAULTLIB` hides a real mismatch).
     #[serde(skip_serializing_if = "Option::is_none")]

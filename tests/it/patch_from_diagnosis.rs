@@ -36,7 +36,9 @@ fn expected_flags(plan: &lnkfix::patch::PatchPlan) -> Vec<String> {
 }
 
 fn check_every_release(label: &str, diagnosis: &serde_json::Value) {
-    let plan = plan_from_diagnosis(diagnosis, "build.log", false);
+    let typed: lnkfix::resolve::Diagnosis =
+        serde_json::from_value(diagnosis.clone()).expect("a diagnosis reads back");
+    let plan = plan_from_diagnosis(&typed, "build.log", false);
     assert!(
         plan.hip.is_some(),
         "{label}: a HIP failure links the HIP runtime"
@@ -105,4 +107,37 @@ fn shared_example_patches_every_release() {
     let log = common::root().join("../shared/examples/001.log");
     let diagnosis = common::diagnose_json(&common::root(), &[log.to_str().unwrap()]);
     check_every_release("001", &diagnosis);
+}
+
+/// Every `diagnose --format json` of the shared example logs (both sets) reads back into
+/// `Diagnosis`, and writes out again as the identical JSON value: a saved diagnosis loses nothing.
+#[test]
+fn every_saved_diagnosis_reads_back_unchanged() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut logs = Vec::new();
+    for dir in ["shared/examples", "shared/examples2/logs"] {
+        let dir = root.join(dir);
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "log") {
+                logs.push(path);
+            }
+        }
+    }
+    logs.sort();
+    assert!(logs.len() >= 40, "{} logs", logs.len());
+    for log in &logs {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .env_remove("LIB")
+            .args(["diagnose", "--format", "json", "--no-cache"])
+            .arg(log)
+            .output()
+            .expect("run lnkfix");
+        let written: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+        let typed: lnkfix::resolve::Diagnosis = serde_json::from_value(written.clone())
+            .unwrap_or_else(|e| panic!("{}: does not read back: {e}", log.display()));
+        let again = serde_json::to_value(&typed).unwrap();
+        assert_eq!(again, written, "{}", log.display());
+    }
 }

@@ -4,6 +4,8 @@
 
 use std::sync::OnceLock;
 
+use crate::index::Machine;
+
 use super::{is_pattern_space, patterns, CrtOption, Event};
 
 /// Appends the CRT options and the machine a command line shows.
@@ -35,12 +37,12 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
             .name("m")
             .or_else(|| c.name("b"))
             .map(|m| m.as_str().to_ascii_lowercase());
+        // The pattern names only machines `parse_arch` knows; anything else is skipped.
+        let machine = machine.and_then(|m| match m.as_str() {
+            "80x86" => Some(Machine::X86),
+            other => Machine::parse_arch(other),
+        });
         if let Some(m) = machine {
-            let m = match m.as_str() {
-                "80x86" | "i386" => "x86".to_string(),
-                "amd64" => "x64".to_string(),
-                _ => m,
-            };
             events.push(Event::Machine(m));
         }
     }

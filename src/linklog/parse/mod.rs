@@ -31,7 +31,7 @@ use lld::{
 use shown::parse_shown;
 
 /// Which linker wrote a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Linker {
     /// Microsoft's link.exe (`error LNK2019`).
@@ -41,7 +41,7 @@ pub enum Linker {
 }
 
 /// A symbol as the log shows it: the display (undecorated) text and/or the decorated name.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct ShownName {
     /// Human-readable text (`"void __cdecl f(void)"`, lld-link's demangled names).
     pub display: Option<String>,
@@ -50,7 +50,7 @@ pub struct ShownName {
 }
 
 /// Where an unresolved symbol was referenced.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize, PartialOrd, Ord)]
 pub struct Reference {
     /// The referencing object: `foo.obj`, `foo.lib(bar.obj)`, `LINK`, `<root>`.
     pub object: Option<String>,
@@ -76,7 +76,7 @@ pub struct UnresolvedRecord {
 }
 
 /// A link.exe or lld-link finding kept for later stages (CRT flavour, triage).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Finding {
     /// `LNK2038`, `LNK4098`, `LNK2005`, `LNK1104`, `LNK4272`, `LNK4217`, `lld-link`, `clang`, ...
     pub code: String,
@@ -94,7 +94,7 @@ pub struct Finding {
 }
 
 /// A compiler/linker option on a command line in the log that says which CRT was used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CrtOption {
     /// The option as written (`/MD`, `-fms-runtime-lib=static`, `--dependent-lib=msvcrt`, `/DEFAULTLIB:LIBCMT`).
     pub option: String,
@@ -122,7 +122,7 @@ pub enum Event {
     /// A CRT-selecting option seen on a command line.
     CrtOption(CrtOption),
     /// `/machine:X` or a compiler banner naming the target machine.
-    Machine(String),
+    Machine(crate::index::Machine),
     /// lld-link `>>> defined at X`: one definer of the last `duplicate symbol`.
     DefinedAt {
         /// The object or `lib(member)`.

@@ -401,7 +401,7 @@ fn crt_options_on_command_lines() {
         options,
         ["/MD", "-fms-runtime-lib=static", "--dependent-lib=msvcrt"]
     );
-    assert!(events.contains(&Event::Machine("x64".into())));
+    assert!(events.contains(&Event::Machine(crate::index::Machine::X64)));
     // A path is not an option.
     assert!(parse("see C:/MD/readme").is_empty());
 }
