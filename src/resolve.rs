@@ -525,22 +525,112 @@ pub fn diagnose_with(
 
     // Read from the symbols' references before they are moved out.
     let linked = linked_libraries(&failure);
-    // Moved, not copied, and the inputs' memory given back as they are used up: a log of many
-    // distinct symbols would otherwise hold each one three times at the peak.
+    let mut symbols = resolve_symbols(
+        &mut failure,
+        book,
+        classes,
+        matches,
+        &crt,
+        context.is_some(),
+    );
+    // Evidence in the log: libraries already linked are not offered again, and a rule's library
+    // that is installed but lacks the name is said first.
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context);
+
+    // Names another failure class explains are no library's to answer.
+    mark_explained(book, &mut symbols, context, options, &failure.machines);
+    lacking.retain(|library| {
+        symbols.iter().any(|s| {
+            s.explained_by.is_none()
+                && s.installed_lacks.is_some()
+                && s.library.as_deref() == Some(library)
+        })
+    });
+
+    let tally = Tally::new(book, &symbols);
+    let verdict_kind = tally.verdict(symbols.is_empty(), failure.stats.cut_records > 0);
+    let chain_for = |f: Flavour| -> Vec<String> {
+        book.chain(f)
+            .iter()
+            .map(|name| locate(context, name).0)
+            .collect()
+    };
+    let chain = (verdict_kind == VerdictKind::DefaultLibChainAbsent)
+        .then(|| flavour.map(chain_for))
+        .flatten();
+
+    let inputs = FlagInputs {
+        book,
+        symbols: &symbols,
+        context,
+        verdict_kind,
+        crt: &crt,
+        findings: &failure.findings,
+        linked: &linked,
+    };
+    let (link_flags, link_flags_by_flavour) = link_flags(&inputs, flavour);
+    let warnings = failure_warnings(&failure, &symbols, tally.unresolved, &chain, context);
+    let summary = verdict_summary(
+        &symbols,
+        verdict_kind,
+        &tally,
+        flavour,
+        crt.conflict.is_some(),
+        &lacking,
+    );
+    let read = (verdict_kind == VerdictKind::NothingUnresolved).then(|| {
+        let records = failure.findings.len() + failure.lnk1120_counts.len();
+        crate::linklog::read_summary::summarize(&failure.stats, records)
+    });
+    Diagnosis {
+        schema_version: SCHEMA_VERSION,
+        log: options.log_name.clone(),
+        read,
+        symbols,
+        crt,
+        verdict: Verdict {
+            kind: verdict_kind,
+            summary,
+        },
+        chain,
+        link_flags,
+        link_flags_by_flavour,
+        findings: failure.findings,
+        warnings,
+        counts: Counts {
+            unresolved: tally.unresolved,
+            crt_or_system: tally.crt_or_system,
+            unknown: tally.unknown,
+            lnk1120: failure.lnk1120_counts,
+            incomplete: failure.incomplete,
+        },
+        stats: failure.stats,
+        build_system: None,
+        problems: Vec::new(),
+        link_failed: false,
+        unrecognised: Vec::new(),
+    }
+}
+
+/// Resolves each symbol, moving it out of the failure (not copying it) and giving the inputs'
+/// memory back as they are used up: a log of many distinct symbols would otherwise hold each one
+/// three times at the peak.
+fn resolve_symbols(
+    failure: &mut LinkFailure,
+    book: &RuleBook,
+    mut classes: Vec<Option<Classification>>,
+    mut matches: Vec<Option<providers::Match>>,
+    crt: &CrtDecision,
+    on_disk: bool,
+) -> Vec<ResolvedSymbol> {
+    let flavour = crt.flavour;
     let mut unresolved = std::mem::take(&mut failure.symbols);
-    let (mut classes, mut matches) = (classes, matches);
     let mut symbols = Vec::with_capacity(unresolved.len());
     while let (Some(symbol), Some(class), Some(found)) =
         (unresolved.pop(), classes.pop(), matches.pop())
     {
         symbols.push(resolve_one(
-            book,
-            symbol,
-            class,
-            found,
-            flavour,
-            &crt,
-            context.is_some(),
+            book, symbol, class, found, flavour, crt, on_disk,
         ));
         if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
             unresolved.shrink_to_fit();
@@ -550,11 +640,19 @@ pub fn diagnose_with(
     }
     symbols.reverse();
 
-    // Evidence in the log: libraries already linked are not offered again, and a rule's library
-    // that is installed but lacks the name is said first.
-    let failure_cut_records = failure.stats.cut_records;
+    symbols
+}
+
+/// What the log already shows about each answer: a library already in the link (it is not
+/// offered again, and the note says the copy used lacks the name), and a rule's library that is
+/// installed but lacks the name. Returns the libraries that lack names.
+fn note_log_evidence(
+    symbols: &mut [ResolvedSymbol],
+    linked: &[LinkedLibrary],
+    context: Option<&SearchContext<'_>>,
+) -> Vec<String> {
     let mut lacking: Vec<String> = Vec::new();
-    for s in &mut symbols {
+    for s in symbols.iter_mut() {
         if let Some(library) = &s.library {
             if let Some(l) = linked
                 .iter()
@@ -590,140 +688,192 @@ pub fn diagnose_with(
         }
     }
 
-    // Names another failure class explains are no library's to answer.
-    mark_explained(book, &mut symbols, context, options, &failure.machines);
-    lacking.retain(|library| {
-        symbols.iter().any(|s| {
-            s.explained_by.is_none()
-                && s.installed_lacks.is_some()
-                && s.library.as_deref() == Some(library)
-        })
-    });
+    lacking
+}
 
-    let counted = || symbols.iter().filter(|s| s.explained_by.is_none());
-    let unresolved = counted().count();
-    let crt_or_system = counted()
-        .filter(|s| is_crt_or_system(book, &s.family))
-        .count();
-    let crt_only = counted()
-        .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
-        .count();
-    let unknown = counted().filter(|s| s.family == "unknown").count();
-    let entry_points = counted().filter(|s| s.family == "entry-point").count();
+/// The counts the verdict is decided on, over the names no other problem explains.
+struct Tally {
+    /// Names left unresolved.
+    unresolved: usize,
+    /// Of those, CRT or system names.
+    crt_or_system: usize,
+    /// Of those, CRT names.
+    crt_only: usize,
+    /// Names no rule, table or library knows.
+    unknown: usize,
+    /// Entry points.
+    entry_points: usize,
+}
 
-    let verdict_kind = if symbols.is_empty() && failure_cut_records > 0 {
-        VerdictKind::RecordsCut
-    } else if symbols.is_empty() {
-        VerdictKind::NothingUnresolved
-    } else if unresolved == 0 {
-        VerdictKind::Explained
-    } else if entry_points == unresolved {
-        VerdictKind::EntryPoint
-    } else if crt_or_system * 2 > unresolved && crt_only > 0 {
-        VerdictKind::DefaultLibChainAbsent
-    } else if crt_or_system * 2 > unresolved {
-        VerdictKind::SystemLibrariesMissing
-    } else if unknown == unresolved {
-        VerdictKind::UnknownSymbols
-    } else {
-        VerdictKind::LibrariesMissing
+impl Tally {
+    fn new(book: &RuleBook, symbols: &[ResolvedSymbol]) -> Tally {
+        let counted = || symbols.iter().filter(|s| s.explained_by.is_none());
+        Tally {
+            unresolved: counted().count(),
+            crt_or_system: counted()
+                .filter(|s| is_crt_or_system(book, &s.family))
+                .count(),
+            crt_only: counted()
+                .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
+                .count(),
+            unknown: counted().filter(|s| s.family == "unknown").count(),
+            entry_points: counted().filter(|s| s.family == "entry-point").count(),
+        }
+    }
+
+    /// The verdict: more than half CRT/system names is the default-library chain missing.
+    fn verdict(&self, no_symbols: bool, cut_records: bool) -> VerdictKind {
+        let unresolved = self.unresolved;
+        if no_symbols && cut_records {
+            VerdictKind::RecordsCut
+        } else if no_symbols {
+            VerdictKind::NothingUnresolved
+        } else if unresolved == 0 {
+            VerdictKind::Explained
+        } else if self.entry_points == unresolved {
+            VerdictKind::EntryPoint
+        } else if self.crt_or_system * 2 > unresolved && self.crt_only > 0 {
+            VerdictKind::DefaultLibChainAbsent
+        } else if self.crt_or_system * 2 > unresolved {
+            VerdictKind::SystemLibrariesMissing
+        } else if self.unknown == unresolved {
+            VerdictKind::UnknownSymbols
+        } else {
+            VerdictKind::LibrariesMissing
+        }
+    }
+}
+
+/// What the link flags are computed from.
+struct FlagInputs<'a, 'c> {
+    book: &'a RuleBook,
+    symbols: &'a [ResolvedSymbol],
+    context: Option<&'a SearchContext<'c>>,
+    verdict_kind: VerdictKind,
+    crt: &'a CrtDecision,
+    findings: &'a [Finding],
+    linked: &'a [LinkedLibrary],
+}
+
+/// Whether a symbol's family is a CRT one.
+fn is_crt_symbol(book: &RuleBook, s: &ResolvedSymbol) -> bool {
+    book.family(&s.family).is_some_and(|f| f.crt)
+}
+
+/// The link line for one flavour: non-CRT libraries as found, then the CRT part (the whole
+/// chain when it is absent, else each symbol's library in that flavour).
+fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
+    let FlagInputs {
+        book,
+        symbols,
+        context,
+        verdict_kind,
+        crt,
+        findings,
+        linked,
+    } = *inputs;
+    let is_crt = |s: &ResolvedSymbol| is_crt_symbol(book, s);
+    let mut line = LinkLine::default();
+    for s in symbols
+        .iter()
+        .filter(|s| !is_crt(s) && s.already_linked.is_none() && library_helps(s))
+    {
+        if let Some(library) = &s.library {
+            let dir = match &s.library_path {
+                Some(path) => {
+                    let dir = dir_of(path);
+                    let on_lib_path = context.is_some_and(|c| {
+                        c.dirs.iter().any(|d| {
+                            d.origin == "LIB" && Some(d.path.to_string_lossy().into_owned()) == dir
+                        })
+                    });
+                    if on_lib_path {
+                        None
+                    } else {
+                        dir
+                    }
+                }
+                None => locate(context, library).1,
+            };
+            line.add(library, dir);
+        }
+    }
+    let Some(f) = f else {
+        return line.flags();
     };
-
-    let chain_for = |f: Flavour| -> Vec<String> {
-        book.chain(f)
+    // A mixed build (the evidence disagrees) gets the smallest fix: each symbol's library
+    // in the chosen flavour, not a whole second chain.
+    let mixed = crt.conflict.is_some();
+    let crt_libraries: Vec<String> = if verdict_kind == VerdictKind::DefaultLibChainAbsent && !mixed
+    {
+        book.chain(f).to_vec()
+    } else {
+        symbols
             .iter()
-            .map(|name| locate(context, name).0)
+            .filter(|s| is_crt(s) && s.already_linked.is_none() && library_helps(s))
+            .filter_map(|s| {
+                s.libraries_by_flavour
+                    .as_ref()
+                    .and_then(|by| by.get(&f).cloned())
+                    .or_else(|| s.library.clone())
+                    .or_else(|| book.family_library(&s.family, f).map(str::to_string))
+            })
             .collect()
     };
-    let chain = (verdict_kind == VerdictKind::DefaultLibChainAbsent)
-        .then(|| flavour.map(chain_for))
-        .flatten();
+    for name in crt_libraries {
+        let (file, dir) = locate(context, &name);
+        line.add(&file, dir);
+    }
+    if mixed {
+        // Keep out the other flavours' CRT libraries that an LNK4098 names, and only those:
+        // /NODEFAULTLIB answers that warning (with the CRT mismatch problem's warning), and
+        // cannot clear an LNK2038, a mismatch the objects themselves carry.
+        for name in lnk4098_libraries(book, findings, linked, crt) {
+            if evidence::flavour_of_library(book, &name) == Some(f) {
+                continue;
+            }
+            let flag = format!("/NODEFAULTLIB:{name}");
+            if !line.libraries.iter().any(|l| l.eq_ignore_ascii_case(&flag)) {
+                line.libraries.push(flag);
+            }
+        }
+    }
+    line.flags()
+}
 
-    let is_crt = |s: &ResolvedSymbol| book.family(&s.family).is_some_and(|f| f.crt);
-    // The link line for one flavour: non-CRT libraries as found, then the CRT part (the whole
-    // chain when it is absent, else each symbol's library in that flavour).
-    let flags_for = |f: Option<Flavour>| -> Vec<String> {
-        let mut line = LinkLine::default();
-        for s in symbols
-            .iter()
-            .filter(|s| !is_crt(s) && s.already_linked.is_none() && library_helps(s))
-        {
-            if let Some(library) = &s.library {
-                let dir = match &s.library_path {
-                    Some(path) => {
-                        let dir = dir_of(path);
-                        let on_lib_path = context.is_some_and(|c| {
-                            c.dirs.iter().any(|d| {
-                                d.origin == "LIB"
-                                    && Some(d.path.to_string_lossy().into_owned()) == dir
-                            })
-                        });
-                        if on_lib_path {
-                            None
-                        } else {
-                            dir
-                        }
-                    }
-                    None => locate(context, library).1,
-                };
-                line.add(library, dir);
-            }
-        }
-        let Some(f) = f else {
-            return line.flags();
-        };
-        // A mixed build (the evidence disagrees) gets the smallest fix: each symbol's library
-        // in the chosen flavour, not a whole second chain.
-        let mixed = crt.conflict.is_some();
-        let crt_libraries: Vec<String> =
-            if verdict_kind == VerdictKind::DefaultLibChainAbsent && !mixed {
-                book.chain(f).to_vec()
-            } else {
-                symbols
-                    .iter()
-                    .filter(|s| is_crt(s) && s.already_linked.is_none() && library_helps(s))
-                    .filter_map(|s| {
-                        s.libraries_by_flavour
-                            .as_ref()
-                            .and_then(|by| by.get(&f).cloned())
-                            .or_else(|| s.library.clone())
-                            .or_else(|| book.family_library(&s.family, f).map(str::to_string))
-                    })
-                    .collect()
-            };
-        for name in crt_libraries {
-            let (file, dir) = locate(context, &name);
-            line.add(&file, dir);
-        }
-        if mixed {
-            // Keep out the other flavours' CRT libraries that an LNK4098 names, and only those:
-            // /NODEFAULTLIB answers that warning (with the CRT mismatch problem's warning), and
-            // cannot clear an LNK2038, a mismatch the objects themselves carry.
-            for name in lnk4098_libraries(book, &failure.findings, &linked, &crt) {
-                if evidence::flavour_of_library(book, &name) == Some(f) {
-                    continue;
-                }
-                let flag = format!("/NODEFAULTLIB:{name}");
-                if !line.libraries.iter().any(|l| l.eq_ignore_ascii_case(&flag)) {
-                    line.libraries.push(flag);
-                }
-            }
-        }
-        line.flags()
-    };
-    let needs_crt = symbols.iter().any(|s| is_crt(s) && library_helps(s));
-    let (link_flags, link_flags_by_flavour) = match flavour {
-        Some(f) => (flags_for(Some(f)), None),
+/// The flags to append: for the flavour decided, or, when it is unknown and CRT libraries are
+/// needed, the flags both flavours share and one line per flavour.
+fn link_flags(
+    inputs: &FlagInputs<'_, '_>,
+    flavour: Option<Flavour>,
+) -> (Vec<String>, Option<BTreeMap<Flavour, Vec<String>>>) {
+    let needs_crt = inputs
+        .symbols
+        .iter()
+        .any(|s| is_crt_symbol(inputs.book, s) && library_helps(s));
+    match flavour {
+        Some(f) => (flags_for(inputs, Some(f)), None),
         None if needs_crt => {
             let by: BTreeMap<Flavour, Vec<String>> = [Flavour::Static, Flavour::Dynamic]
                 .into_iter()
-                .map(|f| (f, flags_for(Some(f))))
+                .map(|f| (f, flags_for(inputs, Some(f))))
                 .collect();
-            (flags_for(None), Some(by))
+            (flags_for(inputs, None), Some(by))
         }
-        None => (flags_for(None), None),
-    };
+        None => (flags_for(inputs, None), None),
+    }
+}
 
+/// What the reader and the resolution warn about: LNK1120 counts that disagree, several links,
+/// an incomplete list, encodings, cut lines and records, capped symbols, demangler warnings,
+/// chain libraries not found.
+fn failure_warnings(
+    failure: &LinkFailure,
+    symbols: &[ResolvedSymbol],
+    unresolved: usize,
+    chain: &Option<Vec<String>>,
+    context: Option<&SearchContext<'_>>,
+) -> Vec<String> {
     let mut warnings = Vec::new();
     for count in &failure.lnk1120_counts {
         if *count as usize != unresolved && failure.lnk1120_counts.len() == 1 {
@@ -799,7 +949,7 @@ pub fn diagnose_with(
             failure.stats.cut_records
         ));
     }
-    for s in &symbols {
+    for s in symbols {
         if let Some(w) = &s.symbol.warning {
             warnings.push(format!("{}: {w}", s.symbol.name));
         }
@@ -814,19 +964,33 @@ pub fn diagnose_with(
         }
     }
 
-    let entry_names: Vec<&str> = counted()
+    warnings
+}
+
+/// The verdict's sentence, with what is mixed or lacking said first.
+fn verdict_summary(
+    symbols: &[ResolvedSymbol],
+    verdict_kind: VerdictKind,
+    tally: &Tally,
+    flavour: Option<Flavour>,
+    mixed: bool,
+    lacking: &[String],
+) -> String {
+    let entry_names: Vec<&str> = symbols
+        .iter()
+        .filter(|s| s.explained_by.is_none())
         .filter(|s| s.family == "entry-point")
         .map(|s| s.symbol.lookup_name.as_str())
         .collect();
     let mut summary = summary_line(
         &entry_names,
         verdict_kind,
-        unresolved,
-        crt_or_system,
-        unknown,
+        tally.unresolved,
+        tally.crt_or_system,
+        tally.unknown,
         flavour,
     );
-    if verdict_kind == VerdictKind::DefaultLibChainAbsent && crt.conflict.is_some() {
+    if verdict_kind == VerdictKind::DefaultLibChainAbsent && mixed {
         summary.push_str(
             "; but the CRT evidence is mixed, so only the libraries these symbols need are added, and the other flavour's libraries the log shows are kept out",
         );
@@ -838,38 +1002,7 @@ pub fn diagnose_with(
             if lacking.len() == 1 { "s" } else { "" }
         );
     }
-    let read = (verdict_kind == VerdictKind::NothingUnresolved).then(|| {
-        let records = failure.findings.len() + failure.lnk1120_counts.len();
-        crate::linklog::read_summary::summarize(&failure.stats, records)
-    });
-    Diagnosis {
-        schema_version: SCHEMA_VERSION,
-        log: options.log_name.clone(),
-        read,
-        symbols,
-        crt,
-        verdict: Verdict {
-            kind: verdict_kind,
-            summary,
-        },
-        chain,
-        link_flags,
-        link_flags_by_flavour,
-        findings: failure.findings,
-        warnings,
-        counts: Counts {
-            unresolved,
-            crt_or_system,
-            unknown,
-            lnk1120: failure.lnk1120_counts,
-            incomplete: failure.incomplete,
-        },
-        stats: failure.stats,
-        build_system: None,
-        problems: Vec::new(),
-        link_failed: false,
-        unrecognised: Vec::new(),
-    }
+    summary
 }
 
 /// Whether linking a symbol's library can satisfy it: not when another failure class explains
