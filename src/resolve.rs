@@ -623,15 +623,12 @@ fn resolve_symbols(
     crt: &CrtDecision,
     on_disk: bool,
 ) -> Vec<ResolvedSymbol> {
-    let flavour = crt.flavour;
     let mut unresolved = std::mem::take(&mut failure.symbols);
     let mut symbols = Vec::with_capacity(unresolved.len());
     while let (Some(symbol), Some(class), Some(found)) =
         (unresolved.pop(), classes.pop(), matches.pop())
     {
-        symbols.push(resolve_one(
-            book, symbol, class, found, flavour, crt, on_disk,
-        ));
+        symbols.push(resolve_one(book, symbol, class, found, crt, on_disk));
         if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
             unresolved.shrink_to_fit();
             classes.shrink_to_fit();
@@ -1399,12 +1396,14 @@ fn entry_point_answer(
     }
 }
 
+/// Resolves one symbol: an entry point is no library's; else the best usable provider on disk;
+/// else, when only another flavour's libraries define it, that said; else the rule book's
+/// answer; else unknown.
 fn resolve_one(
     book: &RuleBook,
     symbol: UnresolvedSymbol,
     class: Option<Classification>,
     found: Option<providers::Match>,
-    flavour: Option<Flavour>,
     crt: &CrtDecision,
     searched: bool,
 ) -> ResolvedSymbol {
@@ -1414,7 +1413,7 @@ fn resolve_one(
         return entry_point_answer(symbol, Vec::new());
     }
     let usable = found.providers.iter().position(|p| p.excluded.is_none());
-    if let (None, Some(first), Some(f)) = (usable, found.providers.first(), flavour) {
+    if let (None, Some(first), Some(f)) = (usable, found.providers.first(), crt.flavour) {
         // Defined only by libraries of another CRT flavour: never mixed into this link.
         return only_in_another_flavour(
             book,
@@ -1426,110 +1425,146 @@ fn resolve_one(
             near_misses,
         );
     }
-    if let Some(best) = usable.map(|at| found.providers[at].clone()) {
-        let family = family_from_provider(book, &best, class.as_ref());
-        let rulebook_differs = class
-            .as_ref()
-            .and_then(|c| c.rulebook_differs.as_ref())
-            .map(|text| format!("{text}; on disk it is defined by {}", best.library));
-        let index_differs = class
-            .as_ref()
-            .filter(|c| c.family != family && c.family != "dll-import")
-            .map(|c| {
-                format!(
-                    "the rule book ({}) says {}; the archive on disk says {family} ({})",
-                    c.source, c.family, best.library
-                )
-            });
-        // With the flavour unknown, a CRT symbol keeps the best provider of each linkage.
-        let crt_family = book.family(&family).is_some_and(|f| f.crt);
-        let mut libraries_by_flavour = None;
-        let mut chosen = Some(best.clone());
-        if crt_family && flavour.is_none() {
-            let debug = crt.evidence.iter().any(|e| e.debug == Some(true));
-            let mut by = BTreeMap::new();
-            for p in &found.providers {
-                for (_, f) in book.crt_library_flavours(&p.library) {
-                    if f.is_debug() == debug {
-                        by.entry(f).or_insert_with(|| p.library.clone());
-                    }
+    if let Some(at) = usable {
+        return from_provider(book, symbol, class, &found.providers, at, crt, near_misses);
+    }
+    match class {
+        Some(class) => from_rule(book, symbol, class, crt, near_misses, searched),
+        None => unknown_answer(symbol, near_misses, searched),
+    }
+}
+
+/// The answer from a library on disk, `providers[usable]`: its family, what the rule book said
+/// if it differs, the best provider of each linkage when the flavour is unknown, the others.
+fn from_provider(
+    book: &RuleBook,
+    symbol: UnresolvedSymbol,
+    class: Option<Classification>,
+    providers: &[providers::Provider],
+    usable: usize,
+    crt: &CrtDecision,
+    near_misses: Vec<providers::NearMiss>,
+) -> ResolvedSymbol {
+    let best = providers[usable].clone();
+    let family = family_from_provider(book, &best, class.as_ref());
+    let rulebook_differs = class
+        .as_ref()
+        .and_then(|c| c.rulebook_differs.as_ref())
+        .map(|text| format!("{text}; on disk it is defined by {}", best.library));
+    let index_differs = class
+        .as_ref()
+        .filter(|c| c.family != family && c.family != "dll-import")
+        .map(|c| {
+            format!(
+                "the rule book ({}) says {}; the archive on disk says {family} ({})",
+                c.source, c.family, best.library
+            )
+        });
+    // With the flavour unknown, a CRT symbol keeps the best provider of each linkage.
+    let crt_family = book.family(&family).is_some_and(|f| f.crt);
+    let mut libraries_by_flavour = None;
+    let mut chosen = Some(best.clone());
+    if crt_family && crt.flavour.is_none() {
+        let debug = crt.evidence.iter().any(|e| e.debug == Some(true));
+        let mut by = BTreeMap::new();
+        for p in providers {
+            for (_, f) in book.crt_library_flavours(&p.library) {
+                if f.is_debug() == debug {
+                    by.entry(f).or_insert_with(|| p.library.clone());
                 }
             }
-            if by.len() > 1 {
-                libraries_by_flavour = Some(by);
-                chosen = None;
-            }
         }
-        let alternatives: Vec<providers::Provider> = found
-            .providers
-            .iter()
-            .enumerate()
-            .filter(|(at, _)| Some(*at) != usable)
-            .map(|(_, p)| p.clone())
-            .collect();
-        let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
-            .then(|| best.matched_name.clone());
-        // A library that is not an ordinary answer (an add-on, a runtime variant, an umbrella)
-        // is chosen only because nothing ordinary defines the name: say what it is for.
-        let match_note = if best.role.is_ordinary() {
-            best.note.clone()
-        } else {
-            let what = format!(
-                "{} ({}): {}; chosen because no ordinary library defines the name",
-                best.library,
-                best.role,
-                best.purpose.as_deref().unwrap_or("no purpose recorded")
-            );
-            Some(match &best.note {
-                Some(note) => format!("{what}; {note}"),
-                None => what,
-            })
-        };
-        return ResolvedSymbol {
-            symbol,
-            family,
-            library: chosen.as_ref().map(|p| p.library.clone()),
-            library_path: chosen.as_ref().map(|p| p.path.clone()),
-            provider: Some(best.source.into()),
-            source: Some(best.source.to_string()),
-            dll: best.dll.clone(),
-            member: best.member.clone(),
-            matched_name,
-            match_note,
-            alternatives,
-            near_misses,
-            libraries_by_flavour,
-            rulebook_differs,
-            index_differs,
-            not_found_on_disk: false,
-            already_linked: None,
-            installed_lacks: None,
-            explained_by: None,
-        };
+        if by.len() > 1 {
+            libraries_by_flavour = Some(by);
+            chosen = None;
+        }
     }
-    let Some(class) = class else {
-        return ResolvedSymbol {
-            symbol,
-            family: "unknown".into(),
-            library: None,
-            library_path: None,
-            provider: None,
-            source: None,
-            dll: None,
-            member: None,
-            matched_name: None,
-            match_note: None,
-            alternatives: Vec::new(),
-            near_misses,
-            libraries_by_flavour: None,
-            rulebook_differs: None,
-            index_differs: None,
-            not_found_on_disk: searched,
-            already_linked: None,
-            installed_lacks: None,
-            explained_by: None,
-        };
+    let alternatives: Vec<providers::Provider> = providers
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| *at != usable)
+        .map(|(_, p)| p.clone())
+        .collect();
+    let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
+        .then(|| best.matched_name.clone());
+    // A library that is not an ordinary answer (an add-on, a runtime variant, an umbrella)
+    // is chosen only because nothing ordinary defines the name: say what it is for.
+    let match_note = if best.role.is_ordinary() {
+        best.note.clone()
+    } else {
+        let what = format!(
+            "{} ({}): {}; chosen because no ordinary library defines the name",
+            best.library,
+            best.role,
+            best.purpose.as_deref().unwrap_or("no purpose recorded")
+        );
+        Some(match &best.note {
+            Some(note) => format!("{what}; {note}"),
+            None => what,
+        })
     };
+    ResolvedSymbol {
+        symbol,
+        family,
+        library: chosen.as_ref().map(|p| p.library.clone()),
+        library_path: chosen.as_ref().map(|p| p.path.clone()),
+        provider: Some(best.source.into()),
+        source: Some(best.source.to_string()),
+        dll: best.dll.clone(),
+        member: best.member.clone(),
+        matched_name,
+        match_note,
+        alternatives,
+        near_misses,
+        libraries_by_flavour,
+        rulebook_differs,
+        index_differs,
+        not_found_on_disk: false,
+        already_linked: None,
+        installed_lacks: None,
+        explained_by: None,
+    }
+}
+
+/// A name no rule, table or library knows.
+fn unknown_answer(
+    symbol: UnresolvedSymbol,
+    near_misses: Vec<providers::NearMiss>,
+    searched: bool,
+) -> ResolvedSymbol {
+    ResolvedSymbol {
+        symbol,
+        family: "unknown".into(),
+        library: None,
+        library_path: None,
+        provider: None,
+        source: None,
+        dll: None,
+        member: None,
+        matched_name: None,
+        match_note: None,
+        alternatives: Vec::new(),
+        near_misses,
+        libraries_by_flavour: None,
+        rulebook_differs: None,
+        index_differs: None,
+        not_found_on_disk: searched,
+        already_linked: None,
+        installed_lacks: None,
+        explained_by: None,
+    }
+}
+
+/// The rule book's answer (no library searched defines the name, or none was searched): the
+/// family's library in the flavour decided, or one per flavour when it is unknown.
+fn from_rule(
+    book: &RuleBook,
+    symbol: UnresolvedSymbol,
+    class: Classification,
+    crt: &CrtDecision,
+    near_misses: Vec<providers::NearMiss>,
+    searched: bool,
+) -> ResolvedSymbol {
     let mut library = class.library.clone();
     let mut libraries_by_flavour = None;
     let mut family = class.family.clone();
@@ -1557,7 +1592,7 @@ fn resolve_one(
         }
     };
     if library.is_none() {
-        match flavour {
+        match crt.flavour {
             Some(f) => match for_flavour(f) {
                 Some((f_family, f_library)) => {
                     family = f_family;
