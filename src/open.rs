@@ -61,7 +61,19 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-#[cfg(not(unix))]
+#[cfg(windows)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    // FILE_FLAG_BACKUP_SEMANTICS: a directory opens too (without it, Windows refuses with
+    // "access denied"), so that it is refused as a directory, by the same check as the rest.
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(path)
+}
+
+#[cfg(not(any(unix, windows)))]
 fn open_nonblocking(path: &Path) -> io::Result<File> {
     File::open(path)
 }
