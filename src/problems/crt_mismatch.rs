@@ -710,27 +710,9 @@ fn generic(
 
 #[cfg(test)]
 mod tests {
-    use crate::problems::{Inputs, LogContext, ProblemKind};
-    use crate::rules::RuleBook;
+    use crate::problems::ProblemKind;
 
-    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
-        let failure = crate::symbols::collect(
-            std::io::Cursor::new(log.as_bytes().to_vec()),
-            Default::default(),
-        )
-        .unwrap();
-        let book = RuleBook::builtin();
-        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-        let context = LogContext::from_text(log);
-        let inputs = Inputs {
-            book: &book,
-            search: None,
-            context: &context,
-            object_machines: &[],
-        };
-        crate::problems::attach(&mut d, &inputs);
-        d
-    }
+    use crate::problems::diagnose_text as diagnose;
 
     #[test]
     fn lnk4098_alone_gets_its_warning_and_lnk2038_never_gets_nodefaultlib() {

@@ -417,27 +417,9 @@ impl Scan<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::problems::{Inputs, LogContext, ProblemKind};
-    use crate::rules::RuleBook;
+    use crate::problems::ProblemKind;
 
-    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
-        let failure = crate::symbols::collect(
-            std::io::Cursor::new(log.as_bytes().to_vec()),
-            Default::default(),
-        )
-        .unwrap();
-        let book = RuleBook::builtin();
-        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-        let context = LogContext::from_text(log);
-        let inputs = Inputs {
-            book: &book,
-            search: None,
-            context: &context,
-            object_machines: &[],
-        };
-        crate::problems::attach(&mut d, &inputs);
-        d
-    }
+    use crate::problems::diagnose_text as diagnose;
 
     #[test]
     fn a_python_of_the_other_machine_is_named_as_such() {

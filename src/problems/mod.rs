@@ -350,3 +350,25 @@ pub(crate) fn some_of(items: &[String], limit: usize) -> String {
         join_words(items)
     }
 }
+
+/// A log's diagnosis with its problems, from the rule book alone (the unit tests of the problem
+/// kinds).
+#[cfg(test)]
+pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
+    let failure = crate::symbols::collect(
+        std::io::Cursor::new(log.as_bytes().to_vec()),
+        Default::default(),
+    )
+    .unwrap();
+    let book = crate::rules::RuleBook::builtin();
+    let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
+    let context = LogContext::from_text(log);
+    let inputs = Inputs {
+        book: &book,
+        search: None,
+        context: &context,
+        object_machines: &[],
+    };
+    attach(&mut d, &inputs);
+    d
+}

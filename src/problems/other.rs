@@ -108,27 +108,9 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
 
 #[cfg(test)]
 mod tests {
-    use crate::problems::{Inputs, LogContext, ProblemKind};
-    use crate::rules::RuleBook;
+    use crate::problems::ProblemKind;
 
-    fn diagnose(log: &str) -> crate::resolve::Diagnosis {
-        let failure = crate::symbols::collect(
-            std::io::Cursor::new(log.as_bytes().to_vec()),
-            Default::default(),
-        )
-        .unwrap();
-        let book = RuleBook::builtin();
-        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-        let context = LogContext::from_text(log);
-        let inputs = Inputs {
-            book: &book,
-            search: None,
-            context: &context,
-            object_machines: &[],
-        };
-        crate::problems::attach(&mut d, &inputs);
-        d
-    }
+    use crate::problems::diagnose_text as diagnose;
 
     #[test]
     fn another_detect_mismatch_key_is_named_with_both_sides() {
