@@ -126,53 +126,85 @@ fn cargo_compiling(lower: &str) -> bool {
 }
 
 /// Reads a log and recognises its build system (MSBuild also by its `N>` line prefixes).
+///
+/// The markers are searched in the line's bytes, lowercased, all at once: this reads every line
+/// of the log a second time, so it must cost about what a scan does. A line's text is built only
+/// when it holds a marker. The first kind in its marker table's order wins, so once it is
+/// seen the rest is not read.
 pub fn recognise(reader: impl Read) -> Option<Recognised> {
+    // Every marker in one automaton: one search per line finds every kind the line shows. Pattern `i` is the marker `owners[i]` (kind index, marker).
+    let owners: Vec<(usize, &'static str)> = BuildSystem::MARKERS
+        .iter()
+        .enumerate()
+        .flat_map(|(at, (_, markers))| markers.iter().map(move |m| (at, *m)))
+        .collect();
+    let Ok(markers) = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .build(owners.iter().map(|(_, m)| m))
+    else {
+        return None;
+    };
     let mut found: Vec<Option<Recognised>> = vec![None; BuildSystem::MARKERS.len()];
     let mut msbuild_prefixes = 0u32;
     let mut reader = BufReader::with_capacity(1 << 16, reader);
     let mut buffer = Vec::new();
+    let mut bytes = Vec::new();
     let mut line = 0u64;
-    loop {
+    // The line's text, as the report shows it (UTF-16 logs: dropping NULs leaves the ASCII
+    // markers readable).
+    let evidence = |buffer: &[u8]| -> String {
+        let text: String = String::from_utf8_lossy(buffer)
+            .chars()
+            .filter(|c| *c != '\0')
+            .collect();
+        text.trim().chars().take(160).collect()
+    };
+    while found[0].is_none() {
         buffer.clear();
         match reader.read_until(b'\n', &mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
         line += 1;
-        // UTF-16 logs: dropping NULs leaves the ASCII markers readable.
-        let text: String = String::from_utf8_lossy(&buffer)
-            .chars()
-            .filter(|c| *c != '\0')
-            .collect();
-        let lower = text.to_ascii_lowercase();
-        for (at, (kind, markers)) in BuildSystem::MARKERS.iter().enumerate() {
+        bytes.clear();
+        if memchr::memchr(0, &buffer).is_some() {
+            bytes.extend(buffer.iter().copied().filter(|b| *b != 0));
+        } else {
+            bytes.extend_from_slice(&buffer);
+        }
+        // The markers are lowercase: a case-sensitive search on lowercased bytes keeps the
+        // automaton's SIMD prefilter, which ASCII case folding would turn off.
+        bytes.make_ascii_lowercase();
+        // Most lines hold no marker: the plain search (with its SIMD prefilter) says so first;
+        // the overlapping one, which has none, runs only on lines that hold one.
+        let hits = if markers.find(&bytes).is_some() {
+            markers.find_overlapping_iter(&bytes).collect()
+        } else {
+            Vec::new()
+        };
+        for hit in hits {
+            let (at, marker) = owners[hit.pattern().as_usize()];
             if found[at].is_some() {
                 continue;
             }
-            let hit = markers.iter().any(|m| {
-                if *m == "compiling " {
-                    cargo_compiling(&lower)
-                } else {
-                    lower.contains(m)
-                }
-            });
-            if hit {
-                found[at] = Some(Recognised {
-                    kind: *kind,
-                    line,
-                    evidence: text.trim().chars().take(160).collect(),
-                });
+            if marker == "compiling " && !cargo_compiling(&String::from_utf8_lossy(&bytes)) {
+                continue;
             }
+            found[at] = Some(Recognised {
+                kind: BuildSystem::MARKERS[at].0,
+                line,
+                evidence: evidence(&buffer),
+            });
         }
-        let prefix_digits = lower.bytes().take_while(u8::is_ascii_digit).count();
-        if prefix_digits > 0 && lower.as_bytes().get(prefix_digits) == Some(&b'>') {
+        let prefix_digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        if prefix_digits > 0 && bytes.get(prefix_digits) == Some(&b'>') {
             msbuild_prefixes += 1;
             let at = BuildSystem::MARKERS.len() - 1;
             if msbuild_prefixes >= 2 && found[at].is_none() {
                 found[at] = Some(Recognised {
                     kind: BuildSystem::Msbuild,
                     line,
-                    evidence: text.trim().chars().take(160).collect(),
+                    evidence: evidence(&buffer),
                 });
             }
         }
