@@ -471,7 +471,7 @@ impl<R: BufRead> BufRead for Decoder<R> {
 /// Lines longer than the limit are cut at the limit (the rest of the line is skipped, never
 /// buffered) and counted, so that a 10 MB line or a binary file cannot exhaust memory.
 pub struct LineReader {
-    inner: Box<dyn BufRead>,
+    inner: Decoder<Source>,
     decode_stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
     encoding: Encoding,
     binary: bool,
@@ -486,6 +486,8 @@ pub struct LineReader {
     /// failed link that the kept part may not show.
     pub cut_records: u64,
     cut: CutScan,
+    /// Whether the last line read is its bytes exactly: not cut, and valid UTF-8.
+    line_exact: bool,
     /// Total bytes consumed (after transcoding).
     pub bytes: u64,
 }
@@ -510,10 +512,13 @@ impl LineReader {
         let (encoding, bom) = Encoding::detect(&head);
         head.drain(..bom);
         let binary = encoding.is_utf16().is_none() && looks_binary(&head);
-        let reader = BufReader::with_capacity(128 * 1024, io::Cursor::new(head).chain(reader));
+        let reader: Source = BufReader::with_capacity(
+            128 * 1024,
+            io::Cursor::new(head).chain(Retrying(Box::new(reader))),
+        );
         let decoder = Decoder::new(reader, encoding);
         let decode_stats = decoder.stats.clone();
-        let inner: Box<dyn BufRead> = Box::new(decoder);
+        let inner = decoder;
         Ok(LineReader {
             inner,
             decode_stats,
@@ -526,6 +531,7 @@ impl LineReader {
             truncated_lines: 0,
             cut_records: 0,
             cut: CutScan::default(),
+            line_exact: false,
             bytes: 0,
         })
     }
@@ -555,7 +561,7 @@ impl LineReader {
         filter: &LineFilter,
     ) -> io::Result<bool> {
         loop {
-            let buf = fill(&mut *self.inner)?;
+            let buf = fill(&mut self.inner)?;
             if buf.is_empty() {
                 return Ok(false);
             }
@@ -569,14 +575,18 @@ impl LineReader {
             }
             // The buffer starts at a line start. Skip whole lines up to the line of the first
             // match, or up to the last complete line when nothing matches.
-            let skip_to = match filter.find(buf) {
+            let matched_at = filter.find(buf);
+            let skip_to = match matched_at {
                 Some(at) => memchr::memrchr2(b'\n', b'\r', &buf[..at]).map_or(0, |i| i + 1),
                 None => memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1),
             };
             if skip_to == 0 {
-                // The match is on the first line, or the buffer holds part of one long line.
+                // The match is on the first line, or the buffer holds part of one long line. A
+                // line kept as read (whole, valid UTF-8) holds the match the scan found in it;
+                // a cut or repaired one is searched again.
                 let found = self.next_line(line)?;
-                if !found || filter.is_match(line.as_bytes()) {
+                let holds_match = matched_at.is_some_and(|at| self.line_exact && at < line.len());
+                if !found || holds_match || filter.is_match(line.as_bytes()) {
                     return Ok(found);
                 }
                 continue;
@@ -607,7 +617,7 @@ impl LineReader {
         let mut saw_any = false;
         let mut truncated = false;
         loop {
-            let buf = fill(&mut *self.inner)?;
+            let buf = fill(&mut self.inner)?;
             if buf.is_empty() {
                 break;
             }
@@ -676,9 +686,11 @@ impl LineReader {
                 self.cut_records += 1;
             }
         }
+        self.line_exact = !truncated;
         match std::str::from_utf8(&self.raw) {
             Ok(text) => line.push_str(text),
             Err(_) => {
+                self.line_exact = false;
                 let text = String::from_utf8_lossy(&self.raw);
                 let replaced = text.matches('\u{FFFD}').count() - bytecount_replacement(&self.raw);
                 self.decode_stats.borrow_mut().replacements += replaced as u64;
@@ -721,16 +733,29 @@ fn count_line_ends(region: &[u8]) -> usize {
     total
 }
 
-/// The reader's buffer, refilled when empty; an interrupted read is retried.
-fn fill(inner: &mut dyn BufRead) -> io::Result<&[u8]> {
-    loop {
-        match inner.fill_buf() {
-            Ok(_) => break,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+/// The reader's buffer, refilled when empty (an interrupted read is retried below it: [`Retrying`]).
+fn fill<B: BufRead>(inner: &mut B) -> io::Result<&[u8]> {
+    inner.fill_buf()
+}
+
+/// What a [`LineReader`] reads from: the head it read to detect the encoding, then the rest,
+/// through one buffer. Only the reader at the bottom is dynamic (one call per buffer filled);
+/// the layers above it are concrete, so the calls a line makes through them are inlined.
+type Source = BufReader<io::Chain<io::Cursor<Vec<u8>>, Retrying>>;
+
+/// A reader that retries a read interrupted by a signal, so that nothing above it sees
+/// `Interrupted` (a buffer's `fill_buf` would return it).
+struct Retrying(Box<dyn Read>);
+
+impl Read for Retrying {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                result => return result,
+            }
         }
     }
-    inner.fill_buf()
 }
 
 /// The last bytes seen of the line being cut, and whether its dropped part held a marker.

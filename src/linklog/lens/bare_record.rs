@@ -20,7 +20,7 @@ use super::{find_code, strip_severity_word};
 /// `OBJECT : severity` structure: a colon followed by at most two words.
 pub(super) fn has_object_column(text: &str) -> bool {
     text.rfind(':')
-        .is_some_and(|colon| text[colon + 1..].split_whitespace().count() <= 2)
+        .is_some_and(|colon| text[colon + 1..].split_whitespace().nth(2).is_none())
 }
 
 /// The lead of an old Error List row or of an Output pane line: severity words and row numbers

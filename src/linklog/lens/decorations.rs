@@ -42,45 +42,56 @@ fn has_split_in_parentheses(text: &str) -> bool {
 
 /// [`has_split_in_parentheses`] on bytes.
 fn has_split_in_parentheses_bytes(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'(', bytes).any(|at| {
-        let inside = &bytes[at + 1..];
-        let inside = inside.strip_prefix(b"__imp_").unwrap_or(inside);
-        inside.first() == Some(&b'?')
-            && inside
-                .iter()
-                .take_while(|&&b| b != b')' && b != b'"' && b != b'(')
-                .any(u8::is_ascii_whitespace)
-    })
+    memchr::memchr_iter(b'(', bytes).any(|at| split_in_parentheses_at(bytes, at))
 }
 
-/// Whether a bare mangled name (`?f@@YA`, after a space) is followed by a space and a piece that
-/// may continue it (one with an `@`, or without lowercase letters): the only lines where the
-/// `bare` pattern can join anything.
-fn has_split_bare_name(bytes: &[u8]) -> bool {
+/// Whether the `(` at `at` opens a decorated name (`(?`, `(__imp_?`) that holds a space before it
+/// closes.
+fn split_in_parentheses_at(bytes: &[u8], at: usize) -> bool {
+    let inside = &bytes[at + 1..];
+    let inside = inside.strip_prefix(b"__imp_").unwrap_or(inside);
+    inside.first() == Some(&b'?')
+        && inside
+            .iter()
+            .take_while(|&&b| b != b')' && b != b'"' && b != b'(')
+            .any(u8::is_ascii_whitespace)
+}
+
+/// Whether the `?` at `at` starts a bare mangled name (`?f@@YA`, after a space) followed by a
+/// space and a piece that may continue it (one with an `@`, or without lowercase letters): the
+/// only places where the `bare` pattern can join anything.
+fn split_bare_name_at(bytes: &[u8], at: usize) -> bool {
     let name_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'?' | b'@' | b'$');
-    memchr::memchr_iter(b'?', bytes).any(|at| {
-        let start = if bytes[..at].ends_with(b"__imp_") {
-            at - 6
-        } else {
-            at
-        };
-        if start > 0 && !bytes[start - 1].is_ascii_whitespace() {
-            return false;
-        }
-        let end = at + bytes[at..].iter().take_while(|&&b| name_byte(b)).count();
-        if bytes.get(end) != Some(&b' ') {
-            return false;
-        }
-        let next = &bytes[end + 1..];
-        let piece = &next[..next.iter().take_while(|&&b| name_byte(b)).count()];
-        !piece.is_empty() && (piece.contains(&b'@') || !piece.iter().any(u8::is_ascii_lowercase))
-    })
+    let start = if bytes[..at].ends_with(b"__imp_") {
+        at - 6
+    } else {
+        at
+    };
+    if start > 0 && !bytes[start - 1].is_ascii_whitespace() {
+        return false;
+    }
+    let end = at + bytes[at..].iter().take_while(|&&b| name_byte(b)).count();
+    if bytes.get(end) != Some(&b' ') {
+        return false;
+    }
+    let next = &bytes[end + 1..];
+    let piece = &next[..next.iter().take_while(|&&b| name_byte(b)).count()];
+    !piece.is_empty() && (piece.contains(&b'@') || !piece.iter().any(u8::is_ascii_lowercase))
+}
+
+/// Whether a bare mangled name anywhere in `bytes` is split ([`split_bare_name_at`]).
+fn has_split_bare_name(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'?', bytes).any(|at| split_bare_name_at(bytes, at))
+}
+
+/// Whether the `@` at `at` has a space on either side.
+fn at_has_space(bytes: &[u8], at: usize) -> bool {
+    (at > 0 && bytes[at - 1] == b' ') || bytes.get(at + 1) == Some(&b' ')
 }
 
 /// Whether an `@` has a space on either side.
 fn spaced_at(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'@', bytes)
-        .any(|at| (at > 0 && bytes[at - 1] == b' ') || bytes.get(at + 1) == Some(&b' '))
+    memchr::memchr_iter(b'@', bytes).any(|at| at_has_space(bytes, at))
 }
 
 /// Whether `name` demangles (the MSVC demangler accepts it).
@@ -90,8 +101,14 @@ fn demangles(name: &str) -> bool {
 
 /// Whether a line may hold a decorated name with spaces (the cheap checks of [`apply`]).
 pub(super) fn may_apply(bytes: &[u8]) -> bool {
+    // One walk over the three bytes the checks start at (a record holds a few of each), not
+    // three: every held record is checked.
     memchr::memchr(b'@', bytes).is_some()
-        && (spaced_at(bytes) || has_split_in_parentheses_bytes(bytes) || has_split_bare_name(bytes))
+        && memchr::memchr3_iter(b'@', b'(', b'?', bytes).any(|at| match bytes[at] {
+            b'@' => at_has_space(bytes, at),
+            b'(' => split_in_parentheses_at(bytes, at),
+            _ => split_bare_name_at(bytes, at),
+        })
 }
 
 /// Removes spaces inside decorated names on a record line.

@@ -305,7 +305,7 @@ pub(crate) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
             continue;
         };
         // At most two severity words (`error`, `fatal error`) between the colon and the code.
-        if before[colon + 1..].split_whitespace().count() > 2 {
+        if before[colon + 1..].split_whitespace().nth(2).is_some() {
             continue;
         }
         let pre = before[..colon].trim_end();

@@ -161,7 +161,10 @@ pub(super) fn looks_like_source_location(rest: &str) -> bool {
 
 /// Splits lld-link's `object:(function)`; object paths may hold `C:` but not `:(`.
 pub(super) fn split_object_function(rest: &str) -> Option<Reference> {
-    let at = rest.find(":(")?;
+    static OPEN: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let at = OPEN
+        .get_or_init(|| memchr::memmem::Finder::new(":("))
+        .find(rest.as_bytes())?;
     let function = rest[at + 2..].strip_suffix(')')?;
     Some(Reference {
         object: Some(rest[..at].to_string()),

@@ -149,6 +149,8 @@ pub(crate) struct Finders {
     pub(crate) warning: memchr::memmem::Finder<'static>,
     pub(crate) lld: memchr::memmem::Finder<'static>,
     pub(crate) hint: memchr::memmem::Finder<'static>,
+    /// clang's closing line when the linker it ran failed.
+    pub(crate) clang_failed: memchr::memmem::Finder<'static>,
 }
 
 pub(crate) fn finders() -> &'static Finders {
@@ -163,6 +165,7 @@ pub(crate) fn finders() -> &'static Finders {
         hint: memchr::memmem::Finder::new(
             "Hint on symbols that are defined and could potentially match",
         ),
+        clang_failed: memchr::memmem::Finder::new("clang: error: linker command failed"),
     })
 }
 
@@ -474,7 +477,7 @@ impl LineParser {
                 events.push(lld_event(severity, rest, line_number));
                 return;
             }
-            if let Some(i) = line.find("clang: error: linker command failed") {
+            if let Some(i) = f.clang_failed.find(quick) {
                 events.push(Event::Finding(Finding {
                     code: "clang".into(),
                     text: line[i..].to_string(),
