@@ -14,6 +14,7 @@ use crate::explain::Explanation;
 use crate::index::{Index, IndexOptions, IndexWarning, OutputFormat, Progress};
 use crate::linklog::ReadLimits;
 use crate::patch;
+use crate::problems::LazyContext;
 use crate::report::Style;
 use crate::resolve::{self, DiagnoseOptions, Diagnosis};
 use crate::rules::{Flavour, RuleBook};
@@ -479,32 +480,19 @@ fn build_evidence(
     evidence
 }
 
-/// Reads the log a second time for what the problems need beyond its records (the build
-/// system, command lines, failure lines), when it is a regular file: standard input and a FIFO
-/// were read once already.
-fn read_log_context(
-    log: &str,
-    max_line_bytes: usize,
-    diagnosis: &mut Diagnosis,
-) -> crate::problems::LogContext {
-    let mut context = crate::problems::LogContext::default();
+/// The log's context for the problems (command lines, toolset banners, failure lines), read
+/// again from the log when a problem first cites it. Standard input was read once already: its
+/// context is empty.
+fn log_context<'a>(log: &'a str, max_line_bytes: usize, diagnosis: &Diagnosis) -> LazyContext<'a> {
     if log == "-" {
-        return context;
+        return LazyContext::ready(Default::default());
     }
-    if let Ok(file) = crate::open::open_regular(Path::new(log)) {
-        diagnosis.set_build_system(crate::build_system::recognise(file));
-    }
-    if let Ok(file) = crate::open::open_regular(Path::new(log)) {
-        // Failure lines are looked for only when no record showed the failure.
-        let failures = !crate::problems::link_failed(diagnosis);
-        match crate::problems::LogContext::read(file, max_line_bytes, None, failures) {
-            Ok(read) => context = read,
-            Err(e) => diagnosis
-                .warnings
-                .push(format!("{log}: cannot read it again for its context: {e}")),
-        }
-    }
-    context
+    // Failure lines are looked for only when no record showed the failure.
+    let failures = !crate::problems::link_failed(diagnosis);
+    LazyContext::new(move || {
+        let file = crate::open::open_regular(Path::new(log))?;
+        crate::problems::LogContext::read(file, max_line_bytes, None, failures)
+    })
 }
 
 /// Runs the failed link again with the diagnosis's flags (`--verify`).
@@ -582,10 +570,12 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         Some(file) => open_log(&file.path().to_string_lossy())?,
         None => open_log(log)?,
     };
-    let failure = crate::symbols::collect(reader, request.read_limits).map_err(|e| Error::Log {
-        path: log.clone(),
-        reason: format!("cannot read: {e}"),
-    })?;
+    let mut failure =
+        crate::symbols::collect(reader, request.read_limits).map_err(|e| Error::Log {
+            path: log.clone(),
+            reason: format!("cannot read: {e}"),
+        })?;
+    let build_system = failure.build_system.take();
     let mut options = DiagnoseOptions {
         object_machines: Vec::new(),
         crt: request.crt,
@@ -607,7 +597,8 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         request.search.options.arch,
     );
     diagnosis.warnings.extend(warnings);
-    let context = read_log_context(log, request.read_limits.max_line_bytes, &mut diagnosis);
+    diagnosis.set_build_system(build_system);
+    let context = log_context(log, request.read_limits.max_line_bytes, &diagnosis);
     let inputs = crate::problems::Inputs {
         book: &book,
         search: searched.as_ref().map(|s| crate::problems::Search {
@@ -618,6 +609,11 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         object_machines: &options.object_machines,
     };
     crate::problems::attach(&mut diagnosis, &inputs);
+    if let Some(e) = context.error() {
+        diagnosis
+            .warnings
+            .push(format!("{log}: cannot read it again for its context: {e}"));
+    }
     if let Some(s) = searched {
         // Freeing a large index costs tens of milliseconds at exit and buys nothing.
         std::mem::forget(s.index);

@@ -4,8 +4,6 @@
 //! for MSBuild, `cargo:rustc-link-lib` for cargo, `libraries=[...]` for setuptools, `"libraries"`
 //! in `binding.gyp`, `link_args` for meson.
 
-use std::io::{BufRead, BufReader, Read};
-
 use serde::Serialize;
 
 use crate::rules::Flavour;
@@ -125,91 +123,186 @@ fn cargo_compiling(lower: &str) -> bool {
         })
 }
 
-/// Reads a log and recognises its build system (MSBuild also by its `N>` line prefixes).
-///
-/// The markers are searched in the line's bytes, lowercased, all at once: this reads every line
-/// of the log a second time, so it must cost about what a scan does. A line's text is built only
-/// when it holds a marker. The first kind in its marker table's order wins, so once it is
-/// seen the rest is not read.
-pub fn recognise(reader: impl Read) -> Option<Recognised> {
-    // Every marker in one automaton: one search per line finds every kind the line shows. Pattern `i` is the marker `owners[i]` (kind index, marker).
-    let owners: Vec<(usize, &'static str)> = BuildSystem::MARKERS
-        .iter()
-        .enumerate()
-        .flat_map(|(at, (_, markers))| markers.iter().map(move |m| (at, *m)))
-        .collect();
-    let Ok(markers) = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(owners.iter().map(|(_, m)| m))
-    else {
-        return None;
-    };
-    let mut found: Vec<Option<Recognised>> = vec![None; BuildSystem::MARKERS.len()];
-    let mut msbuild_prefixes = 0u32;
-    let mut reader = BufReader::with_capacity(1 << 16, reader);
-    let mut buffer = Vec::new();
-    let mut bytes = Vec::new();
-    let mut line = 0u64;
-    // The line's text, as the report shows it (UTF-16 logs: dropping NULs leaves the ASCII
-    // markers readable).
-    let evidence = |buffer: &[u8]| -> String {
-        let text: String = String::from_utf8_lossy(buffer)
-            .chars()
-            .filter(|c| *c != '\0')
+/// Every marker in one automaton, with the kind each belongs to: pattern `i` is the marker
+/// `owners[i]` (the kind's index in [`BuildSystem::MARKERS`], the marker). `any` says whether a
+/// line holds a marker at all: leftmost-first, so it has the SIMD prefilter that the
+/// overlapping search of `automaton` (standard semantics) cannot have.
+struct Markers {
+    any: aho_corasick::AhoCorasick,
+    automaton: aho_corasick::AhoCorasick,
+    owners: Vec<(usize, &'static str)>,
+}
+
+fn markers() -> &'static Markers {
+    static MARKERS: std::sync::OnceLock<Markers> = std::sync::OnceLock::new();
+    MARKERS.get_or_init(|| {
+        let owners: Vec<(usize, &'static str)> = BuildSystem::MARKERS
+            .iter()
+            .enumerate()
+            .flat_map(|(at, (_, markers))| markers.iter().map(move |m| (at, *m)))
             .collect();
-        text.trim().chars().take(160).collect()
-    };
-    while found[0].is_none() {
-        buffer.clear();
-        match reader.read_until(b'\n', &mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        let any = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(owners.iter().map(|(_, m)| m))
+            .expect("markers are plain strings");
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(owners.iter().map(|(_, m)| m))
+            .expect("markers are plain strings");
+        Markers {
+            any,
+            automaton,
+            owners,
         }
-        line += 1;
-        bytes.clear();
-        if memchr::memchr(0, &buffer).is_some() {
-            bytes.extend(buffer.iter().copied().filter(|b| *b != 0));
-        } else {
-            bytes.extend_from_slice(&buffer);
+    })
+}
+
+/// Recognises a log's build system from the lines it is shown, in order: the first line of
+/// each kind's markers is kept, and the first kind in the marker table's order wins (a CMake
+/// build drives MSBuild; a setuptools build may run ninja). MSBuild is also recognised by its
+/// `N>` line prefixes (two lines).
+///
+/// The log reader shows it every line of the log's head and every line it reads for records
+/// (`linklog::read_log_watched`), so a log of any size is read once. Lines are gathered into a
+/// batch and the batch searched at once: one marker search per line would cost more than the
+/// rest of reading a record-dense log.
+#[derive(Debug, Clone, Default)]
+pub struct Recogniser {
+    found: [Option<Recognised>; BuildSystem::MARKERS.len()],
+    /// The second line with an MSBuild `N>` prefix, once seen.
+    msbuild_prefixed: Option<Recognised>,
+    msbuild_prefixes: u32,
+    /// Lines not yet searched, one after another, with each one's start and number.
+    batch: Vec<u8>,
+    starts: Vec<(usize, u64)>,
+    lower: Vec<u8>,
+}
+
+/// How many bytes of lines are gathered before they are searched.
+const BATCH_BYTES: usize = 64 * 1024;
+
+impl Recogniser {
+    /// A recogniser that has seen no line.
+    pub fn new() -> Recogniser {
+        Recogniser::default()
+    }
+
+    /// Whether the answer is settled: the first kind of the table was seen, and no later line
+    /// can change the answer.
+    pub fn settled(&self) -> bool {
+        self.found[0].is_some()
+    }
+
+    /// Looks at one line of the log (1-based `number`).
+    pub fn line(&mut self, number: u64, line: &str) {
+        if self.settled() {
+            return;
         }
-        // The markers are lowercase: a case-sensitive search on lowercased bytes keeps the
-        // automaton's SIMD prefilter, which ASCII case folding would turn off.
-        bytes.make_ascii_lowercase();
-        // Most lines hold no marker: the plain search (with its SIMD prefilter) says so first;
-        // the overlapping one, which has none, runs only on lines that hold one.
-        let hits = if markers.find(&bytes).is_some() {
-            markers.find_overlapping_iter(&bytes).collect()
-        } else {
-            Vec::new()
-        };
-        for hit in hits {
-            let (at, marker) = owners[hit.pattern().as_usize()];
-            if found[at].is_some() {
-                continue;
-            }
-            if marker == "compiling " && !cargo_compiling(&String::from_utf8_lossy(&bytes)) {
-                continue;
-            }
-            found[at] = Some(Recognised {
-                kind: BuildSystem::MARKERS[at].0,
-                line,
-                evidence: evidence(&buffer),
-            });
-        }
+        let bytes = line.as_bytes();
         let prefix_digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
         if prefix_digits > 0 && bytes.get(prefix_digits) == Some(&b'>') {
-            msbuild_prefixes += 1;
-            let at = BuildSystem::MARKERS.len() - 1;
-            if msbuild_prefixes >= 2 && found[at].is_none() {
-                found[at] = Some(Recognised {
-                    kind: BuildSystem::Msbuild,
-                    line,
-                    evidence: evidence(&buffer),
-                });
+            self.msbuild_prefixes += 1;
+            if self.msbuild_prefixes == 2 {
+                self.msbuild_prefixed = Some(Recognised::at(BuildSystem::Msbuild, number, line));
             }
         }
+        // Each line ends with a newline, which no marker holds: no match spans two lines.
+        self.starts.push((self.batch.len(), number));
+        self.batch.extend_from_slice(bytes);
+        self.batch.push(b'\n');
+        if self.batch.len() >= BATCH_BYTES {
+            self.search_batch();
+        }
     }
-    found.into_iter().flatten().next()
+
+    /// Searches the gathered lines for markers, in order, and empties the batch.
+    fn search_batch(&mut self) {
+        if self.starts.is_empty() {
+            return;
+        }
+        // The markers are lowercase: a case-sensitive search of the lowercased text keeps the
+        // automaton's SIMD prefilter, which ASCII case folding would turn off.
+        self.lower.clear();
+        self.lower.extend_from_slice(&self.batch);
+        self.lower.make_ascii_lowercase();
+        let markers = markers();
+        let mut from = 0;
+        // The leftmost search (with its SIMD prefilter) finds the next line with a marker; the
+        // overlapping one, which has none, reads only that line.
+        while let Some(hit) = markers.any.find(&self.lower[from..]) {
+            let at = from + hit.start();
+            let index = self.starts.partition_point(|&(start, _)| start <= at) - 1;
+            let start = self.starts[index].0;
+            let end = self
+                .starts
+                .get(index + 1)
+                .map_or(self.batch.len(), |next| next.0);
+            self.markers_of_line(start..end - 1, self.starts[index].1);
+            if self.settled() {
+                break;
+            }
+            from = end;
+        }
+        self.batch.clear();
+        self.starts.clear();
+    }
+
+    /// Records the kinds whose markers the line at `range` of the batch shows.
+    fn markers_of_line(&mut self, range: std::ops::Range<usize>, number: u64) {
+        let markers = markers();
+        let lower = &self.lower[range.clone()];
+        for hit in markers.automaton.find_overlapping_iter(lower) {
+            let (at, marker) = markers.owners[hit.pattern().as_usize()];
+            if self.found[at].is_some() {
+                continue;
+            }
+            if marker == "compiling " && !cargo_compiling(&String::from_utf8_lossy(lower)) {
+                continue;
+            }
+            let line = String::from_utf8_lossy(&self.batch[range.clone()]);
+            self.found[at] = Some(Recognised::at(BuildSystem::MARKERS[at].0, number, &line));
+        }
+    }
+
+    /// The build system recognised, if any.
+    pub fn finish(mut self) -> Option<Recognised> {
+        self.search_batch();
+        let msbuild = BuildSystem::MARKERS.len() - 1;
+        if let Some(prefixed) = self.msbuild_prefixed.take() {
+            // The first line that shows MSBuild, by a marker or by the second prefix.
+            if self.found[msbuild]
+                .as_ref()
+                .is_none_or(|marked| marked.line > prefixed.line)
+            {
+                self.found[msbuild] = Some(prefixed);
+            }
+        }
+        self.found.into_iter().flatten().next()
+    }
+}
+
+impl Recognised {
+    /// A kind recognised on line `number`, whose text is the evidence (shortened).
+    fn at(kind: BuildSystem, number: u64, line: &str) -> Recognised {
+        Recognised {
+            kind,
+            line: number,
+            evidence: line.trim().chars().take(160).collect(),
+        }
+    }
+}
+
+/// Recognises the build system of a whole log held in memory (any encoding the log reader
+/// knows), from every line: for tests and callers with no log reading of their own to share.
+pub fn recognise(log: &[u8]) -> Option<Recognised> {
+    let mut lines =
+        crate::linklog::LineReader::new(std::io::Cursor::new(log.to_vec()), 1 << 20).ok()?;
+    let mut recogniser = Recogniser::new();
+    let mut line = String::new();
+    while !recogniser.settled() && lines.next_line(&mut line).unwrap_or(false) {
+        recogniser.line(lines.line_number, &line);
+    }
+    recogniser.finish()
 }
 
 /// The runtime-library setting of CMake and MSBuild for a flavour (`MultiThreadedDLL` for /MD).
@@ -548,6 +641,84 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// The recogniser as it was written before lines were batched: every line searched alone.
+    fn one_line_at_a_time(lines: &[String]) -> Option<Recognised> {
+        let mut found: Vec<Option<Recognised>> = vec![None; BuildSystem::MARKERS.len()];
+        let mut prefixes = 0;
+        for (i, line) in lines.iter().enumerate() {
+            if found[0].is_some() {
+                break;
+            }
+            let number = i as u64 + 1;
+            let lower = line.to_ascii_lowercase();
+            for (at, (kind, markers)) in BuildSystem::MARKERS.iter().enumerate() {
+                let shown = markers
+                    .iter()
+                    .any(|m| lower.contains(m) && (*m != "compiling " || cargo_compiling(&lower)));
+                if shown && found[at].is_none() {
+                    found[at] = Some(Recognised::at(*kind, number, line));
+                }
+            }
+            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && line.as_bytes().get(digits) == Some(&b'>') {
+                prefixes += 1;
+                let at = BuildSystem::MARKERS.len() - 1;
+                if prefixes >= 2 && found[at].is_none() {
+                    found[at] = Some(Recognised::at(BuildSystem::Msbuild, number, line));
+                }
+            }
+        }
+        found.into_iter().flatten().next()
+    }
+
+    #[test]
+    fn batches_answer_as_one_line_at_a_time() {
+        // Markers of every kind in any case, cut across line ends, on long lines that fill a
+        // batch alone, and MSBuild prefixes before and after an MSBuild marker.
+        let pieces = [
+            "[1/9] clang-cl /c k.cpp",
+            "note: in instantiation of 'f<3>' requested here",
+            "C:\\b\\CMakeFiles\\k.dir\\k.obj",
+            "  Compiling cubecl v0.6.0",
+            "Compiling shaders...",
+            "1>a.obj : error LNK2019: x",
+            "12>b.obj",
+            "C:\\p\\x.VCXPROJ]",
+            "gyp info it worked",
+            "building 'ext' extension",
+            "error: linking with `link.exe` failed",
+            "site-packages/TVM_FFI/cpp/extension.py",
+            "cmake",
+            "files have been written",
+            "The Meson build system",
+            "tvm",
+            "_ffi",
+        ];
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize
+        };
+        for round in 0..150 {
+            let count = 1 + next() % 40;
+            let lines: Vec<String> = (0..count)
+                .map(|_| match next() % 10 {
+                    0 => "x".repeat(70_000 + next() % 1000) + pieces[next() % pieces.len()],
+                    _ => pieces[next() % pieces.len()].to_string(),
+                })
+                .collect();
+            let mut recogniser = Recogniser::new();
+            for (i, line) in lines.iter().enumerate() {
+                recogniser.line(i as u64 + 1, line);
+            }
+            assert_eq!(
+                recogniser.finish(),
+                one_line_at_a_time(&lines),
+                "round {round}: {lines:?}"
+            );
+        }
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub struct Diagnosis {
     /// What reading the log measured.
     pub stats: crate::linklog::LogStats,
     /// The build system recognised from the log, and the fix in its terms (`null`: none
-    /// recognised, or the log came from standard input).
+    /// recognised).
     pub build_system: Option<BuildSystemFix>,
     /// Every way the link failed, most fundamental first (`crate::problems`; docs/GUIDE.md,
     /// "Problems"). Empty when the log shows no failure, or until `problems::attach` ran.

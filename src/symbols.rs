@@ -91,6 +91,8 @@ pub struct LinkFailure {
     pub machines: Vec<Machine>,
     /// What reading the log measured.
     pub stats: LogStats,
+    /// The build system the log shows, learnt in the same pass.
+    pub build_system: Option<crate::build_system::Recognised>,
 }
 
 impl LinkFailure {
@@ -458,8 +460,16 @@ pub fn collect<R: std::io::Read + 'static>(
     let mut collector =
         Collector::with_limits(limits.demangle).with_max_symbols(limits.max_symbols);
     collector.failure.max_symbols = limits.max_symbols;
-    let stats = crate::linklog::read_log(reader, limits, &mut |e| collector.push(e))?;
-    Ok(collector.finish(stats))
+    let mut recogniser = crate::build_system::Recogniser::new();
+    let stats = crate::linklog::read_log_watched(
+        reader,
+        limits,
+        &mut |e| collector.push(e),
+        Some(&mut |number, line| recogniser.line(number, line)),
+    )?;
+    let mut failure = collector.finish(stats);
+    failure.build_system = recogniser.finish();
+    Ok(failure)
 }
 
 #[cfg(test)]

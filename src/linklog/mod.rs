@@ -106,11 +106,11 @@ const MAX_JOINED: usize = 32;
 /// How many unread link-looking lines are kept as examples.
 const UNREAD_EXAMPLES: usize = 3;
 
+/// Whether a line starts a record: a link.exe code (`LNK` and four digits), an lld line, or a
+/// `>>>` line.
 fn is_anchor(line: &str) -> bool {
-    let bytes = line.as_bytes();
-    let f = parse::finders();
-    f.lnk.find(bytes).is_some_and(|_| has_lnk_code(line))
-        || f.lld.find(bytes).is_some()
+    has_lnk_code(line)
+        || parse::finders().lld.find(line.as_bytes()).is_some()
         || line.trim_start().starts_with(">>>")
 }
 
@@ -159,45 +159,65 @@ const MAX_INCOMPLETE_PIECES: usize = 4;
 /// LNK4006 name the other definer's file, LNK2038 names three quoted values and an object,
 /// LNK1112 and LNK4272 two quoted machines, LNK1104 and LNK1181 a quoted file.
 fn record_incomplete(held: &str) -> bool {
+    // Most records (LNK2019, LNK2001, LNK1120) need no check: their code decides before the
+    // record is split.
+    const CHECKED: &[&str] = &[
+        "LNK2005", "LNK4006", "LNK2038", "LNK1112", "LNK4272", "LNK1104", "LNK1181",
+    ];
+    let bytes = held.as_bytes();
+    let shows_checked_code = parse::finders().lnk.find_iter(bytes).any(|at| {
+        bytes
+            .get(at..at + 7)
+            .is_some_and(|c| CHECKED.iter().any(|k| k.as_bytes() == c))
+    });
+    if !shows_checked_code {
+        return false;
+    }
     let Some((_, code, desc)) = parse::split_link_exe(held) else {
         return false;
     };
-    let quotes = quote_marks(desc);
     let names_file = || {
-        let lower = desc.to_ascii_lowercase();
         [".obj", ".lib", ".o)", ".dll", ".exe", ".rlib", ".a("]
             .iter()
-            .any(|e| lower.contains(e))
+            .any(|e| contains_ignore_ascii_case(desc, e))
     };
     match code {
         "LNK2005" | "LNK4006" => !names_file(),
-        "LNK2038" => quotes < 6 || !names_file(),
-        "LNK1112" | "LNK4272" => quotes < 4,
-        "LNK1104" | "LNK1181" => quotes < 2,
+        "LNK2038" => quote_marks(desc) < 6 || !names_file(),
+        "LNK1112" | "LNK4272" => quote_marks(desc) < 4,
+        "LNK1104" | "LNK1181" => quote_marks(desc) < 2,
         _ => false,
     }
+}
+
+/// Whether `text` contains `needle` (lowercase ASCII), ignoring ASCII case.
+fn contains_ignore_ascii_case(text: &str, needle: &str) -> bool {
+    text.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 /// The quote marks of a text, any style (`'`, `"`, `“”`, `‘’`, `«»`, `「」`, full-width), an
 /// apostrophe inside a word (`doesn't`, `d'ouvrir`) not counted.
 fn quote_marks(text: &str) -> usize {
-    let chars: Vec<char> = text.chars().collect();
-    (0..chars.len())
-        .filter(|&i| {
-            let c = chars[i];
-            if c == '\'' {
-                let letter = |j: Option<usize>| {
-                    j.and_then(|j| chars.get(j))
-                        .is_some_and(|c| c.is_alphanumeric())
-                };
-                return !(letter(i.checked_sub(1)) && letter(Some(i + 1)));
+    let mut count = 0;
+    let mut before: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let quote = match c {
+            '\'' => {
+                let letter = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+                !(letter(before) && letter(chars.peek().copied()))
             }
-            matches!(
-                c,
-                '"' | '“' | '”' | '‘' | '’' | '«' | '»' | '「' | '」' | '＂' | '„'
-            )
-        })
-        .count()
+            '"' | '“' | '”' | '‘' | '’' | '«' | '»' | '「' | '」' | '＂' | '„' => {
+                true
+            }
+            _ => false,
+        };
+        count += usize::from(quote);
+        before = Some(c);
+    }
+    count
 }
 
 /// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
@@ -275,53 +295,72 @@ fn join(
     true
 }
 
-/// The substrings and bytes without which a line can hold no record, no CRT option, no escape
-/// to strip and no Python repr: a line with none of them is skipped unread. Every needle is at
-/// least three bytes long (see [`LineFilter`]) and as rare as the text it stands for allows.
+/// The substrings without which a line can hold no record, no CRT option, no escape to strip and
+/// no Python repr, with what each stands for:
+/// - link.exe records and the Error List (`LNK`nnnn), lld-link records (`lld`), the lines of
+///   `>>> referenced by`, link.exe's hint block and clang's closing line;
+/// - U+240D, the glyph a pasted CR becomes (ESC and U+009B are the filter's bytes);
+/// - CRT options and machines (parse/command_line.rs); a Python repr holding a record holds one
+///   of the needles above;
+/// - GNU ld's unresolved symbol: not read, but reported as link output when nothing is found
+///   (read_summary.rs);
+/// - the lenses' own anchors ([`lens::anchor_needles`]): lines that become records only through
+///   them.
+///
+/// The order is part of the speed: the SIMD scan (Teddy) puts needle `i` in bucket `7 - i % 8`,
+/// and a bucket whose needles begin with unlike bytes matches more of the text that holds no
+/// needle. This order was chosen by measuring the scan on compiler and test-runner output
+/// (benches/README.md, "Log reading"): three times faster than the order by meaning.
+const FILTER_NEEDLES: &[&str] = &[
+    "-MT",
+    "Compiler Version",
+    "nresolved external symbol",
+    "-Zl",
+    "ms-runtime-lib",
+    "ozpoznaný externí symbol",
+    "mbolo e",
+    "lld",
+    "/LD",
+    "Hint on symbols",
+    "nker command failed",
+    "/Zl",
+    "aufgelöstes externes Symbol",
+    "-LD",
+    "ACHINE:",
+    "-dependent-lib",
+    "/MT",
+    "-MD",
+    ">>>",
+    "ymbole externe non r",
+    "DEFAULTLIB",
+    "_DLL",
+    "\u{240d}",
+    "法解析的外部符",
+    "未解決の外部シンボル",
+    "/MD",
+    "achine:",
+    "undefined reference",
+    "еразрешенный внешний символ",
+    "LNK",
+];
+
+/// The line filter of [`FILTER_NEEDLES`]: a line with none of them is skipped unread. Every
+/// needle is at least three bytes long (see [`LineFilter`]) and as rare as the text it stands
+/// for allows.
 fn prefilter() -> &'static LineFilter {
     static FILTER: std::sync::OnceLock<LineFilter> = std::sync::OnceLock::new();
-    FILTER.get_or_init(|| {
-        let needles: &[&str] = &[
-            // link.exe records and the Error List (`LNKnnnn`), lld-link records (`lld`), the
-            // lines of `>>> referenced by`, link.exe's hint block and clang's closing line
-            "LNK",
-            ">>>",
-            "lld",
-            "Hint on symbols",
-            "nker command failed",
-            // U+240D, the glyph a pasted CR becomes (ESC and U+009B are the bytes below)
-            "\u{240d}",
-            // CRT options and machines (parse/command_line.rs); a Python repr holding a
-            // record holds one of the needles above
-            "/MD",
-            "/MT",
-            "-MD",
-            "-MT",
-            "/LD",
-            "-LD",
-            "ms-runtime-lib",
-            "-dependent-lib",
-            "DEFAULTLIB",
-            "/Zl",
-            "-Zl",
-            "_DLL",
-            "achine:",
-            "ACHINE:",
-            "Compiler Version",
-            // GNU ld's unresolved symbol: not read, but reported as link output when nothing is
-            // found (read_summary.rs)
-            "undefined reference",
-        ];
-        // The lenses' own anchors (lens/mod.rs): lines that become records only through them.
-        let needles: Vec<&str> = needles
-            .iter()
-            .copied()
-            .chain(lens::anchor_needles())
-            .collect();
-        // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
-        LineFilter::new(&needles, [0x1b, 0xc2])
-    })
+    // ESC starts ANSI escapes; 0xC2 leads U+009B, the one-character CSI.
+    FILTER.get_or_init(|| LineFilter::new(FILTER_NEEDLES, [0x1b, 0xc2]))
 }
+
+/// Sees a log's lines beside its records ([`read_log_watched`]): each line's 1-based number and
+/// text.
+pub type LineWatcher<'w> = &'w mut dyn FnMut(u64, &str);
+
+/// How much of a log's head a line watcher sees whole (see [`read_log_watched`]): every line of
+/// its first 8 MiB, where builds print what they are (CMake's and MSBuild's banners, the first
+/// commands). Real logs are shorter, so a watcher sees them whole.
+pub const WATCHED_HEAD_BYTES: u64 = 8 << 20;
 
 /// Reads a whole log, calling `sink` for every event in order. Never fails on content: bad bytes
 /// are replaced, long lines cut; only I/O errors are returned.
@@ -330,137 +369,217 @@ pub fn read_log<R: Read + 'static>(
     limits: ReadLimits,
     sink: &mut dyn FnMut(Located),
 ) -> std::io::Result<LogStats> {
-    let mut lines = LineReader::new(reader, limits.max_line_bytes)?;
-    let mut stats = LogStats {
-        encoding: Some(lines.encoding()),
-        binary: lines.looks_binary(),
-        ..LogStats::default()
-    };
-    let mut parser = parse::LineParser::new();
-    let mut events = Vec::new();
-    let mut physical = String::new();
-    // The logical line being assembled.
-    let mut held: Option<Held> = None;
+    read_log_watched(reader, limits, sink, None)
+}
 
-    let flush = |held: &mut Option<Held>,
-                 parser: &mut parse::LineParser,
-                 events: &mut Vec<Event>,
-                 sink: &mut dyn FnMut(Located),
-                 stats: &mut LogStats| {
-        if let Some((line, text, _, _)) = held.take() {
-            let text = lens::record(&text, &mut stats.lensed_lines);
-            parser.parse_line(&text, line, events);
-            // A line with a link event is link output; a line without one (or with only what a
-            // command line shows) is when it looks like it.
-            if events.is_empty() {
-                if read_summary::looks_like_link_output(&text) {
-                    stats.link_lines += 1;
-                    stats.unread_link_lines += 1;
-                    if stats.unread_examples.len() < UNREAD_EXAMPLES {
-                        stats
-                            .unread_examples
-                            .push(read_summary::UnreadLine::new(line, &text));
-                    }
-                }
-            } else if events
-                .iter()
-                .any(|e| !matches!(e, Event::CrtOption(_) | Event::Machine(_)))
-            {
-                stats.link_lines += 1;
-            }
-            for event in events.drain(..) {
-                sink(Located { line, event });
-            }
-        }
-    };
+/// [`read_log`], showing `watch` the log's lines beside the records: every line of the first
+/// [`WATCHED_HEAD_BYTES`], then every line read for records (record lines, their continuations,
+/// command lines, hint blocks), each once, in order, with its 1-based number. What else the log
+/// says (its build system) is learnt in the same single pass.
+pub fn read_log_watched<R: Read + 'static>(
+    reader: R,
+    limits: ReadLimits,
+    sink: &mut dyn FnMut(Located),
+    watch: Option<LineWatcher<'_>>,
+) -> std::io::Result<LogStats> {
+    let mut reading = Reading::new(
+        LineReader::new(reader, limits.max_line_bytes)?,
+        limits,
+        sink,
+        watch,
+    );
+    while reading.next_line()? {
+        reading.take_line();
+    }
+    Ok(reading.finish())
+}
 
-    let interesting = prefilter();
-    loop {
-        // Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer
-        // skips them unread. Every line is read when it may continue a held record or sits in
-        // a hint block. Only a record is ever held (anything else is parsed at once, below),
-        // and only while the next line might continue it.
-        if let Some((_, text, last_chars, count)) = &held {
-            if !may_be_continued(text, *last_chars, *count) {
-                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
-            }
-        }
-        let held_is_record = held.is_some();
-        let more = if held_is_record || parser.in_hint_block() || !limits.skip_unmatched_lines {
-            lines.next_line(&mut physical)?
-        } else {
-            lines.next_matching_line(&mut physical, interesting)?
+/// The state of one pass over a log: the lines, the parser, the record being assembled.
+struct Reading<'s, 'w> {
+    lines: LineReader,
+    limits: ReadLimits,
+    sink: &'s mut dyn FnMut(Located),
+    watch: Option<LineWatcher<'w>>,
+    stats: LogStats,
+    parser: parse::LineParser,
+    events: Vec<Event>,
+    /// The physical line just read.
+    physical: String,
+    /// The logical line being assembled: only a record is ever held, and only while the next
+    /// line might continue it.
+    held: Option<Held>,
+    filter: &'static LineFilter,
+}
+
+impl<'s, 'w> Reading<'s, 'w> {
+    fn new(
+        lines: LineReader,
+        limits: ReadLimits,
+        sink: &'s mut dyn FnMut(Located),
+        watch: Option<LineWatcher<'w>>,
+    ) -> Reading<'s, 'w> {
+        let stats = LogStats {
+            encoding: Some(lines.encoding()),
+            binary: lines.looks_binary(),
+            ..LogStats::default()
         };
-        if !more {
-            break;
+        Reading {
+            lines,
+            limits,
+            sink,
+            watch,
+            stats,
+            parser: parse::LineParser::new(),
+            events: Vec::new(),
+            physical: String::new(),
+            held: None,
+            filter: prefilter(),
         }
-        if held_is_record
-            && limits.skip_unmatched_lines
-            && !parser.in_hint_block()
-            && !interesting.is_match(physical.as_bytes())
-            && !clean::looks_like_python_repr(&physical)
+    }
+
+    /// Reads the next line worth reading into `physical`; `false` at the end of the log.
+    ///
+    /// Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer skips
+    /// them unread. Every line is read when it may continue a held record or sits in a hint
+    /// block, and in a watcher's head window (where a line the scan would skip is shown to the
+    /// watcher only).
+    fn next_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            if let Some((_, text, last_chars, count)) = &self.held {
+                if !may_be_continued(text, *last_chars, *count) {
+                    self.flush();
+                }
+            }
+            let every_line = self.held.is_some()
+                || self.parser.in_hint_block()
+                || !self.limits.skip_unmatched_lines;
+            let in_head = self.watch.is_some() && self.lines.bytes < WATCHED_HEAD_BYTES;
+            let more = if every_line || in_head {
+                self.lines.next_line(&mut self.physical)?
+            } else {
+                self.lines
+                    .next_matching_line(&mut self.physical, self.filter)?
+            };
+            if !more {
+                return Ok(false);
+            }
+            if let Some(watch) = self.watch.as_mut() {
+                watch(self.lines.line_number, &self.physical);
+            }
+            if every_line || !in_head || self.filter.is_match(self.physical.as_bytes()) {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Takes the line just read: joins it to the held record, or parses what was held and
+    /// holds it (a record) or parses it at once (anything else).
+    fn take_line(&mut self) {
+        if self.held.is_some()
+            && self.limits.skip_unmatched_lines
+            && !self.parser.in_hint_block()
+            && !self.filter.is_match(self.physical.as_bytes())
+            && !clean::looks_like_python_repr(&self.physical)
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            let (piece, width) = lens::paste(&physical, &mut stats.lensed_lines);
-            if !join(&mut held, &piece, width, false, &mut stats) {
-                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
+            let (piece, width) = lens::paste(&self.physical, &mut self.stats.lensed_lines);
+            if !join(&mut self.held, &piece, width, false, &mut self.stats) {
+                self.flush();
             }
-            continue;
+            return;
         }
-        let number = lines.line_number;
+        let number = self.lines.line_number;
+        // The physical line without escapes, with what the copy did (Markdown, quotes) undone
+        // on the whole line (a repr was quoted as one line); then a Python repr's lines one by
+        // one, or the line as one piece.
+        let physical = std::mem::take(&mut self.physical);
         let text = clean::strip_escapes(&physical);
-        // What the copy did (Markdown, quotes) is undone first, on the whole line: a repr was
-        // quoted as one line.
-        let copied = lens::copy(&text, &mut stats.lensed_lines);
-        let pieces: Vec<(String, usize)> = if clean::looks_like_python_repr(&copied) {
-            stats.python_repr_lines += 1;
-            clean::expand_python_repr(&copied)
-                .into_iter()
-                .map(|piece| {
-                    let piece = match clean::strip_escapes(&piece) {
-                        std::borrow::Cow::Owned(stripped) => stripped,
-                        std::borrow::Cow::Borrowed(_) => piece,
-                    };
-                    let width = piece.chars().count();
-                    (piece, width)
-                })
-                .collect()
+        let copied = lens::copy(&text, &mut self.stats.lensed_lines);
+        if clean::looks_like_python_repr(&copied) {
+            self.stats.python_repr_lines += 1;
+            for piece in clean::expand_python_repr(&copied) {
+                let piece = match clean::strip_escapes(&piece) {
+                    std::borrow::Cow::Owned(stripped) => stripped,
+                    std::borrow::Cow::Borrowed(_) => piece,
+                };
+                let width = piece.chars().count();
+                self.take_piece(number, &piece, width);
+            }
         } else {
             let width = copied.chars().count();
-            vec![(copied.into_owned(), width)]
-        };
-        for (piece, width) in pieces {
-            let piece = match lens::tool(&piece, &mut stats.lensed_lines) {
-                std::borrow::Cow::Owned(changed) => changed,
-                std::borrow::Cow::Borrowed(_) => piece,
-            };
-            let anchor = is_anchor(&piece);
-            if join(&mut held, &piece, width, anchor, &mut stats) {
-                continue;
-            }
-            flush(&mut held, &mut parser, &mut events, sink, &mut stats);
-            held = Some((number, piece, width, 1));
-            // Only a record can be continued by the next line: anything else is parsed now, so
-            // the parser's state (a hint block) is current when the next line is read.
-            if !anchor {
-                flush(&mut held, &mut parser, &mut events, sink, &mut stats);
-            }
+            self.take_piece(number, &copied, width);
+        }
+        self.physical = physical;
+    }
+
+    /// Takes one piece of line `number` (`width` characters on the console): undoes what the
+    /// build tools did, then joins it to the held record, or holds it or parses it at once.
+    fn take_piece(&mut self, number: u64, piece: &str, width: usize) {
+        let piece = lens::tool(piece, &mut self.stats.lensed_lines);
+        let anchor = is_anchor(&piece);
+        if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
+            return;
+        }
+        self.flush();
+        self.held = Some((number, piece.into_owned(), width, 1));
+        // Only a record can be continued by the next line: anything else is parsed now, so the
+        // parser's state (a hint block) is current when the next line is read.
+        if !anchor {
+            self.flush();
         }
     }
-    flush(&mut held, &mut parser, &mut events, sink, &mut stats);
-    stats.lines = lines.line_number;
-    stats.bytes = lines.bytes;
-    stats.truncated_lines = lines.truncated_lines;
-    stats.cut_records = lines.cut_records;
-    let decoded = lines.decode_stats();
-    if decoded.regions.len() > 1 {
-        stats.encoding_regions = decoded.regions;
+
+    /// Parses the held logical line, counts it as link output when it is (or looks like it),
+    /// and passes its events on.
+    fn flush(&mut self) {
+        let Some((line, text, _, _)) = self.held.take() else {
+            return;
+        };
+        let text = lens::record(&text, &mut self.stats.lensed_lines);
+        self.parser.parse_line(&text, line, &mut self.events);
+        // A line with a link event is link output; a line without one (or with only what a
+        // command line shows) is when it looks like it.
+        if self.events.is_empty() {
+            if read_summary::looks_like_link_output(&text) {
+                self.stats.link_lines += 1;
+                self.stats.unread_link_lines += 1;
+                if self.stats.unread_examples.len() < UNREAD_EXAMPLES {
+                    self.stats
+                        .unread_examples
+                        .push(read_summary::UnreadLine::new(line, &text));
+                }
+            }
+        } else if self
+            .events
+            .iter()
+            .any(|e| !matches!(e, Event::CrtOption(_) | Event::Machine(_)))
+        {
+            self.stats.link_lines += 1;
+        }
+        for event in self.events.drain(..) {
+            (self.sink)(Located { line, event });
+        }
     }
-    stats.replacement_characters = decoded.replacements;
-    stats.mostly_cjk =
-        decoded.utf16_units >= 64 && decoded.utf16_cjk_units * 2 > decoded.utf16_units;
-    Ok(stats)
+
+    /// Parses what is still held and returns what the reading measured.
+    fn finish(mut self) -> LogStats {
+        self.flush();
+        let mut stats = self.stats;
+        let lines = &self.lines;
+        stats.lines = lines.line_number;
+        stats.bytes = lines.bytes;
+        stats.truncated_lines = lines.truncated_lines;
+        stats.cut_records = lines.cut_records;
+        let decoded = lines.decode_stats();
+        if decoded.regions.len() > 1 {
+            stats.encoding_regions = decoded.regions;
+        }
+        stats.replacement_characters = decoded.replacements;
+        stats.mostly_cjk =
+            decoded.utf16_units >= 64 && decoded.utf16_cjk_units * 2 > decoded.utf16_units;
+        stats
+    }
 }
 
 /// Reads a log held in memory and returns all its events (for tests and small inputs).
@@ -488,6 +607,51 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn the_filter_holds_every_lens_anchor_and_no_short_needle() {
+        for anchor in lens::anchor_needles() {
+            assert!(FILTER_NEEDLES.contains(&anchor), "{anchor:?}");
+        }
+        for needle in FILTER_NEEDLES {
+            assert!(needle.len() >= 3, "{needle:?}");
+        }
+        let distinct: std::collections::HashSet<_> = FILTER_NEEDLES.iter().collect();
+        assert_eq!(distinct.len(), FILTER_NEEDLES.len());
+    }
+
+    #[test]
+    fn a_watcher_sees_the_head_whole_then_the_lines_read_for_records() {
+        let noise = "[3/9] clang++ -x hip --offload-arch=gfx1201 -O3 -c k.cu -o k.o\n";
+        let head_lines = WATCHED_HEAD_BYTES as usize / noise.len() + 1;
+        let mut log = noise.repeat(head_lines);
+        log.push_str("-- Build files have been written to: C:/b (CMakeFiles)\n");
+        log.push_str("lld-link: error: undefined symbol: hipMalloc\n");
+        log.push_str(">>> referenced by C:\\tvm_ffi\\k.obj:(launch)\n");
+        log.push_str(noise);
+        let mut shown: Vec<u64> = Vec::new();
+        let mut events = 0;
+        let stats = read_log_watched(
+            std::io::Cursor::new(log.clone().into_bytes()),
+            ReadLimits::default(),
+            &mut |_| events += 1,
+            Some(&mut |number, _| shown.push(number)),
+        )
+        .unwrap();
+        let head = head_lines as u64;
+        assert_eq!(stats.lines, head + 4);
+        assert!(events >= 2, "{events}");
+        // Every line of the head once, in order; after it the two record lines and nothing else
+        // (neither the CMake line the filter skips nor the noise after the record).
+        let want: Vec<u64> = (1..=head).chain([head + 2, head + 3]).collect();
+        assert_eq!(shown.len(), want.len());
+        let first_difference = shown.iter().zip(&want).find(|(a, b)| a != b);
+        assert!(shown == want, "first difference: {first_difference:?}");
+        // Without a watcher, the same events and statistics.
+        let (unwatched, unwatched_stats) = read_log_bytes(log.as_bytes());
+        assert_eq!(unwatched.len(), events);
+        assert_eq!(unwatched_stats.lines, stats.lines);
     }
 
     #[test]

@@ -236,6 +236,7 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
         || scan
             .inputs
             .context
+            .get()
             .outputs
             .iter()
             .any(|o| file_name(&o.value).eq_ignore_ascii_case(name));
@@ -391,7 +392,7 @@ fn sibling(path: &Path, machine: &str) -> Option<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::{Inputs, LogContext};
+    use crate::problems::{Inputs, LazyContext, LogContext};
     use crate::rules::RuleBook;
 
     fn first(log: &str) -> Problem {
@@ -402,7 +403,7 @@ mod tests {
         .unwrap();
         let book = RuleBook::builtin();
         let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-        let context = LogContext::from_text(log);
+        let context = LazyContext::ready(LogContext::from_text(log));
         let inputs = Inputs {
             book: &book,
             search: None,

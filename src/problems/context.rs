@@ -50,6 +50,68 @@ pub struct LogContext {
     pub failure_lines: Vec<Mention<String>>,
 }
 
+/// A log's context, read from the log the first time a problem asks for it: most diagnoses (a
+/// missing library) never cite it, and their log is then read once, whatever its size.
+pub struct LazyContext<'a> {
+    context: std::cell::OnceCell<LogContext>,
+    read: Option<Box<dyn Fn() -> io::Result<LogContext> + 'a>>,
+    error: std::cell::OnceCell<String>,
+}
+
+impl<'a> LazyContext<'a> {
+    /// A context that `read` reads when first asked for.
+    pub fn new(read: impl Fn() -> io::Result<LogContext> + 'a) -> LazyContext<'a> {
+        LazyContext {
+            context: std::cell::OnceCell::new(),
+            read: Some(Box::new(read)),
+            error: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// A context already read (tests, text held in memory), or an empty one for a log that
+    /// cannot be read again (standard input).
+    pub fn ready(context: LogContext) -> LazyContext<'a> {
+        LazyContext {
+            context: std::cell::OnceCell::from(context),
+            read: None,
+            error: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The context, read now if it was not yet; empty when reading failed ([`Self::error`]).
+    pub fn get(&self) -> &LogContext {
+        self.context.get_or_init(|| {
+            let read = self
+                .read
+                .as_ref()
+                .map_or(Ok(LogContext::default()), |read| read());
+            read.unwrap_or_else(|e| {
+                let _ = self.error.set(e.to_string());
+                LogContext::default()
+            })
+        })
+    }
+
+    /// Whether the context was read (or given): false when no problem asked for it.
+    pub fn was_read(&self) -> bool {
+        self.context.get().is_some()
+    }
+
+    /// Why reading the context failed, when it was read and failed.
+    pub fn error(&self) -> Option<&str> {
+        self.error.get().map(String::as_str)
+    }
+}
+
+impl std::fmt::Debug for LazyContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyContext")
+            .field("context", &self.context.get())
+            .field("error", &self.error.get())
+            .finish()
+    }
+}
+
 /// Most mentions kept of each kind.
 const MAX_MENTIONS: usize = 32;
 

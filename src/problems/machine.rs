@@ -391,6 +391,7 @@ fn cite_intended(scan: &Scan<'_>, problem: &mut Problem, machines: &[&str]) {
     for mention in scan
         .inputs
         .context
+        .get()
         .machines
         .iter()
         .filter(|m| machines.contains(&m.value.machine))

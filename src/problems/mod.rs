@@ -35,7 +35,7 @@ pub(crate) mod text;
 pub mod toolset;
 mod unresolved;
 
-pub use context::{LogContext, MachineMention, Mention};
+pub use context::{LazyContext, LogContext, MachineMention, Mention};
 
 use serde::Serialize;
 
@@ -210,8 +210,8 @@ pub struct Inputs<'a> {
     pub book: &'a RuleBook,
     /// The libraries searched, when any were.
     pub search: Option<Search<'a>>,
-    /// The log's context.
-    pub context: &'a LogContext,
+    /// The log's context, read when a problem first cites it.
+    pub context: &'a LazyContext<'a>,
     /// The objects the log names whose machine was read from the file.
     pub object_machines: &'a [(String, crate::index::Machine)],
 }
@@ -258,7 +258,12 @@ impl<'a> Scan<'a> {
 
     /// The output file of the link, when the log shows it (a fatal summary's file, `/OUT:`).
     pub(crate) fn output(&self) -> Option<String> {
-        self.inputs.context.outputs.first().map(|o| o.value.clone())
+        self.inputs
+            .context
+            .get()
+            .outputs
+            .first()
+            .map(|o| o.value.clone())
     }
 }
 
@@ -266,11 +271,13 @@ impl<'a> Scan<'a> {
 /// after [`Diagnosis::set_build_system`], so that fixes are written in the build system's terms.
 pub fn attach(diagnosis: &mut Diagnosis, inputs: &Inputs<'_>) {
     let problems = find(diagnosis, inputs);
-    diagnosis.link_failed =
-        !problems.is_empty() || link_failed(diagnosis) || !inputs.context.failure_lines.is_empty();
+    diagnosis.link_failed = !problems.is_empty()
+        || link_failed(diagnosis)
+        || !inputs.context.get().failure_lines.is_empty();
     if problems.is_empty() && diagnosis.link_failed {
         diagnosis.unrecognised = inputs
             .context
+            .get()
             .failure_lines
             .iter()
             .take(8)
@@ -362,7 +369,7 @@ pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
     .unwrap();
     let book = crate::rules::RuleBook::builtin();
     let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-    let context = LogContext::from_text(log);
+    let context = LazyContext::ready(LogContext::from_text(log));
     let inputs = Inputs {
         book: &book,
         search: None,
@@ -371,4 +378,52 @@ pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
     };
     attach(&mut d, &inputs);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many times the log's context is read while a log is diagnosed.
+    fn context_reads(log: &str) -> usize {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let book = RuleBook::builtin();
+        let mut diagnosis = crate::resolve::diagnose(failure, &book, &Default::default());
+        let reads = std::cell::Cell::new(0);
+        let context = LazyContext::new(|| {
+            reads.set(reads.get() + 1);
+            Ok(LogContext::from_text(log))
+        });
+        let inputs = Inputs {
+            book: &book,
+            search: None,
+            context: &context,
+            object_machines: &[],
+        };
+        attach(&mut diagnosis, &inputs);
+        assert_eq!(context.was_read(), reads.get() > 0);
+        reads.get()
+    }
+
+    #[test]
+    fn the_context_is_read_only_when_a_problem_cites_it() {
+        // Missing libraries alone: nothing cites the rest of the log.
+        let unresolved = "a.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n\
+                          a.exe : fatal error LNK1120: 1 unresolved externals\n";
+        assert_eq!(context_reads(unresolved), 0);
+        // A file that cannot be opened: whether it is the link's output is in the context.
+        assert_eq!(
+            context_reads("LINK : fatal error LNK1104: cannot open file 'spirv-cross-cored.lib'\n"),
+            1
+        );
+        // No record: failure lines are looked for in the context, once.
+        assert_eq!(
+            context_reads("ninja: build stopped: subcommand failed.\n"),
+            1
+        );
+    }
 }

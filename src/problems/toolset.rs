@@ -116,7 +116,7 @@ fn referencers(symbols: &[&ResolvedSymbol]) -> (Vec<String>, Vec<String>) {
 /// The toolset versions the log and the libraries searched show, described.
 fn toolsets_on_disk(scan: &Scan<'_>, problem: &mut Problem) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
-    for mention in &scan.inputs.context.toolsets {
+    for mention in &scan.inputs.context.get().toolsets {
         let text = mention.value.describe();
         if !seen.contains(&text) {
             problem.cite(mention.line, &mention.text);

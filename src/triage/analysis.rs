@@ -83,7 +83,8 @@ pub(super) fn link_diagnosis(
         source,
     };
     let mut collector = crate::symbols::Collector::new();
-    let stats = crate::linklog::read_log(
+    let mut recogniser = crate::build_system::Recogniser::new();
+    let stats = crate::linklog::read_log_watched(
         source.open().map_err(read_error)?,
         options.limits,
         &mut |event| {
@@ -91,6 +92,7 @@ pub(super) fn link_diagnosis(
                 collector.push(event);
             }
         },
+        Some(&mut |number, line| recogniser.line(number, line)),
     )
     .map_err(read_error)?;
     let failure = collector.finish(stats);
@@ -99,22 +101,17 @@ pub(super) fn link_diagnosis(
         diagnose_options.log_name = name.to_string();
     }
     let mut diagnosis = crate::resolve::diagnose(failure, book, &diagnose_options);
-    if let Ok(reader) = source.open() {
-        diagnosis.set_build_system(crate::build_system::recognise(reader));
-    }
+    diagnosis.set_build_system(recogniser.finish());
     // Failure lines are looked for only when no record showed the failure.
     let failures = !crate::problems::link_failed(&diagnosis);
-    let context = source
-        .open()
-        .and_then(|reader| {
-            crate::problems::LogContext::read(
-                reader,
-                options.limits.max_line_bytes,
-                Some((first_line, last_line)),
-                failures,
-            )
-        })
-        .unwrap_or_default();
+    let context = crate::problems::LazyContext::new(|| {
+        crate::problems::LogContext::read(
+            source.open()?,
+            options.limits.max_line_bytes,
+            Some((first_line, last_line)),
+            failures,
+        )
+    });
     let inputs = crate::problems::Inputs {
         book,
         search: None,

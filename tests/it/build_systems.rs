@@ -78,3 +78,34 @@ fn triage_phrases_the_link_fix_for_the_build_system() {
     assert!(fix.contains("cargo"), "{fix}");
     assert!(!fix.contains("extension.py"), "{fix}");
 }
+
+/// A log read from standard input is read once: its build system is recognised in that pass, as
+/// for a file, and the same diagnosis comes out.
+#[test]
+fn a_log_on_standard_input_names_its_build_system() {
+    let shared = common::root().join("../shared/examples");
+    for id in ["001", "003", "022", "074"] {
+        let path = shared.join(format!("{id}.log"));
+        let from_file = diagnose_json(path.to_str().unwrap());
+        let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .current_dir(common::root())
+            .args(["diagnose", "-", "--format", "json"])
+            .env_remove("LIB")
+            .env_remove("HIP_PATH")
+            .env_remove("VCToolsInstallDir")
+            .env_remove("WindowsSdkDir")
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        let from_stdin: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(
+            from_file["build_system"].is_object(),
+            "{id}: {}",
+            from_file["build_system"]
+        );
+        assert_eq!(
+            from_stdin["build_system"], from_file["build_system"],
+            "{id}"
+        );
+    }
+}

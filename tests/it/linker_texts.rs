@@ -3,7 +3,7 @@
 //! it comes from. Each must give its class, name what the errors name, and give the fix the
 //! thread found (or the one the log shows).
 
-use lnkfix::problems::{self, LogContext, ProblemKind};
+use lnkfix::problems::{self, LazyContext, LogContext, ProblemKind};
 use lnkfix::resolve::{self, DiagnoseOptions};
 use lnkfix::rules::RuleBook;
 
@@ -15,9 +15,10 @@ fn diagnose(log: &str) -> resolve::Diagnosis {
     )
     .unwrap();
     let book = RuleBook::builtin();
+    let build_system = failure.build_system.clone();
     let mut diagnosis = resolve::diagnose(failure, &book, &DiagnoseOptions::default());
-    diagnosis.set_build_system(lnkfix::build_system::recognise(log.as_bytes()));
-    let context = LogContext::from_text(log);
+    diagnosis.set_build_system(build_system);
+    let context = LazyContext::ready(LogContext::from_text(log));
     let inputs = problems::Inputs {
         book: &book,
         search: None,
