@@ -37,6 +37,7 @@ mod patch_cases;
 mod patch_from_diagnosis;
 mod patch_releases;
 mod precision;
+mod readme;
 mod real_libraries;
 mod triage_doctor;
 mod triage_inputs;
