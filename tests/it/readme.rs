@@ -23,7 +23,11 @@ fn sessions(markdown: &str) -> Vec<Session> {
         if line.trim() != "<!-- session -->" {
             continue;
         }
-        assert_eq!(lines.next(), Some("```"), "a session marker not before a block");
+        assert_eq!(
+            lines.next(),
+            Some("```"),
+            "a session marker not before a block"
+        );
         let mut command = String::new();
         let mut shown = Vec::new();
         let mut in_command = true;
