@@ -53,7 +53,6 @@ pub fn is_entry_point(symbol: &UnresolvedSymbol) -> bool {
     })
 }
 
-/// The entry-point answer: what asked for the name, why, and the fix.
 /// An entry point's name without the x86 `__cdecl` underscore (`_main` → `main`).
 pub fn entry_point_name(name: &str) -> &str {
     match name.strip_prefix('_') {
@@ -62,6 +61,7 @@ pub fn entry_point_name(name: &str) -> &str {
     }
 }
 
+/// The entry-point answer: what asked for the name, why, and the fix.
 pub(super) fn entry_point_answer(
     symbol: UnresolvedSymbol,
     near_misses: Vec<providers::NearMiss>,

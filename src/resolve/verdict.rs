@@ -100,6 +100,7 @@ pub(super) fn verdict_summary(
     summary
 }
 
+/// The verdict's sentence for its kind and counts.
 fn summary_line(
     entry_names: &[&str],
     kind: VerdictKind,
