@@ -369,7 +369,7 @@ fn note_other_machine_copies(
             }
             seen.push(library.clone());
             if let Some(path) = crate::discover::find_library(search.dirs, &library) {
-                if let Some(copy) = sibling_copy(&path, &name_m) {
+                if let Some(copy) = sibling_copy(&path, name_m) {
                     problem
                         .notes
                         .push(format!("the {name_m} {library} is at {}", copy.display()));
