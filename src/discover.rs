@@ -381,21 +381,7 @@ impl Collector {
                 return;
             }
         };
-        // The walk starts at the longest leading part without wildcards.
-        let mut base = PathBuf::new();
-        for component in Path::new(native).components() {
-            if component
-                .as_os_str()
-                .to_string_lossy()
-                .contains(['*', '?', '['])
-            {
-                break;
-            }
-            base.push(component);
-        }
-        if base.as_os_str().is_empty() {
-            base.push(".");
-        }
+        let base = glob_base(native);
         let mut entered = HashSet::new();
         let mut count = 0;
         let mut budget = RECURSIVE_GLOB_ENTRIES;
@@ -464,6 +450,25 @@ impl Collector {
     }
 }
 
+/// Where a glob's walk starts: its longest leading part without wildcards (`.` when none).
+fn glob_base(native: &str) -> PathBuf {
+    let mut base = PathBuf::new();
+    for component in Path::new(native).components() {
+        if component
+            .as_os_str()
+            .to_string_lossy()
+            .contains(['*', '?', '['])
+        {
+            break;
+        }
+        base.push(component);
+    }
+    if base.as_os_str().is_empty() {
+        base.push(".");
+    }
+    base
+}
+
 /// Entries a `**` glob looks at, at most (a whole drive is not a library directory).
 const RECURSIVE_GLOB_ENTRIES: usize = 1_000_000;
 /// Directory levels a `**` glob descends, at most.
@@ -478,46 +483,68 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
         seen_files: HashSet::new(),
         glob_files: Vec::new(),
     };
-    let arch = options.arch;
     let explicit = !options.lib_dirs.is_empty()
         || options.hip_path.is_some()
         || options.vc_lib.is_some()
         || options.sdk_lib.is_some()
         || !options.globs.is_empty();
     if explicit {
+        collector.add_options(options);
+    } else {
+        collector.add_environment(env, options.arch);
+    }
+    let dirs = collector.discovered.dirs.clone();
+    for dir in &dirs {
+        collector.add_files_of(dir);
+    }
+    for file in std::mem::take(&mut collector.glob_files) {
+        collector.add_file(&file, None);
+    }
+    collector.discovered
+}
+
+impl Collector {
+    /// The directories and globs the options name (`--lib-dir`, `--hip-path`, `--vc-lib`,
+    /// `--sdk-lib`, `--lib`).
+    fn add_options(&mut self, options: &SearchOptions) {
+        let arch = options.arch;
         for dir in &options.lib_dirs {
-            collector.add_dir(&native_path(&dir.to_string_lossy()), "--lib-dir");
+            self.add_dir(&native_path(&dir.to_string_lossy()), "--lib-dir");
         }
         if let Some(hip) = &options.hip_path {
             let hip = native_path(&hip.to_string_lossy());
-            collector.add_dir(&hip.join("lib"), "--hip-path");
+            self.add_dir(&hip.join("lib"), "--hip-path");
         }
         if let Some(vc) = &options.vc_lib {
             let vc = native_path(&vc.to_string_lossy());
             let dirs = vc_dirs(&vc, arch);
-            collector.add_layout(dirs, &vc, "--vc-lib", "msvc");
+            self.add_layout(dirs, &vc, "--vc-lib", "msvc");
         }
         if let Some(sdk) = &options.sdk_lib {
             let sdk = native_path(&sdk.to_string_lossy());
             let dirs = sdk_dirs(&sdk, arch);
-            collector.add_layout(dirs, &sdk, "--sdk-lib", "windows sdk");
+            self.add_layout(dirs, &sdk, "--sdk-lib", "windows sdk");
         }
         for pattern in &options.globs {
-            collector.add_glob(pattern);
+            self.add_glob(pattern);
         }
-    } else {
+    }
+
+    /// The directories the environment names, as link.exe reads them (`LIB`), and those of
+    /// `HIP_PATH`, `VCToolsInstallDir` and the Windows SDK variables.
+    fn add_environment(&mut self, env: &dyn Fn(&str) -> Option<String>, arch: Machine) {
         if let Some(lib) = env("LIB") {
             for part in lib.split(';').filter(|p| !p.trim().is_empty()) {
-                collector.add_dir(&native_path(part), "LIB");
+                self.add_dir(&native_path(part), "LIB");
             }
         }
         if let Some(hip) = env("HIP_PATH").filter(|v| !v.trim().is_empty()) {
-            collector.add_dir(&native_path(&hip).join("lib"), "HIP_PATH");
+            self.add_dir(&native_path(&hip).join("lib"), "HIP_PATH");
         }
         if let Some(vc) = env("VCToolsInstallDir").filter(|v| !v.trim().is_empty()) {
             let vc = native_path(&vc);
             let dirs = vc_dirs(&vc, arch);
-            collector.add_layout(dirs, &vc, "VCToolsInstallDir", "msvc");
+            self.add_layout(dirs, &vc, "VCToolsInstallDir", "msvc");
         }
         let version = env("WindowsSDKLibVersion")
             .map(|v| v.trim().trim_end_matches(['\\', '/']).to_string())
@@ -538,16 +565,18 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
                 base
             };
             match arch_subdir(&base, &[kind], arch) {
-                Some(dir) => collector.add_dir(&dir, variable),
-                None => collector.discovered.warnings.push(format!(
+                Some(dir) => self.add_dir(&dir, variable),
+                None => self.discovered.warnings.push(format!(
                     "{variable}: no {kind} library directory found under {}",
                     base.display()
                 )),
             }
         }
     }
-    let dirs = collector.discovered.dirs.clone();
-    for dir in &dirs {
+
+    /// The library files of a directory searched, by name ignoring case; an empty or unreadable
+    /// directory is a warning.
+    fn add_files_of(&mut self, dir: &SearchDir) {
         match fs::read_dir(&dir.path) {
             Ok(entries) => {
                 // One `realpath` per directory: a file that is not a link is canonical there.
@@ -564,8 +593,7 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
                     p.file_name().map(|n| n.to_string_lossy().to_lowercase())
                 });
                 if files.is_empty() {
-                    collector
-                        .discovered
+                    self.discovered
                         .warnings
                         .push(empty_dir_warning(&dir.path, &dir.origin));
                 }
@@ -574,10 +602,10 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
                         (Some(dir), false) => file.file_name().map(|name| dir.join(name)),
                         _ => None,
                     };
-                    collector.add_file(&file, canonical);
+                    self.add_file(&file, canonical);
                 }
             }
-            Err(error) => collector.discovered.warnings.push(format!(
+            Err(error) => self.discovered.warnings.push(format!(
                 "{}: cannot read directory {}: {}",
                 dir.origin,
                 dir.path.display(),
@@ -585,10 +613,6 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
             )),
         }
     }
-    for file in std::mem::take(&mut collector.glob_files) {
-        collector.add_file(&file, None);
-    }
-    collector.discovered
 }
 
 /// The warning for a searched directory that holds no library file: where the libraries

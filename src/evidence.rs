@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::linklog::Finding;
 use crate::rules::{Classification, Flavour, RuleBook};
-use crate::symbols::LinkFailure;
+use crate::symbols::{LinkFailure, UnresolvedSymbol};
 
 /// Where a piece of CRT evidence comes from. Serialised (and shown) as the words in quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -272,128 +273,151 @@ pub fn decide(
         }
     }
     for finding in &failure.findings {
-        match finding.code.as_str() {
-            "LNK2038" if finding.values.first().map(String::as_str) == Some("RuntimeLibrary") => {
-                for (i, value) in finding.values.iter().skip(1).enumerate() {
-                    if let Some(f) = runtime_library_value(value) {
-                        let object = finding.objects.get(i).cloned().unwrap_or_default();
-                        evidence.push(Evidence {
-                            source: EvidenceSource::Lnk2038,
-                            dynamic: Some(f.is_dynamic()),
-                            debug: Some(f.is_debug()),
-                            detail: format!("{object}: RuntimeLibrary {value}"),
-                            line: Some(finding.line),
-                        });
-                    }
-                }
-            }
-            "LNK2038"
-                if finding.values.first().map(String::as_str) == Some("_ITERATOR_DEBUG_LEVEL") =>
-            {
-                for (i, value) in finding.values.iter().skip(1).enumerate() {
-                    let object = finding.objects.get(i).cloned().unwrap_or_default();
-                    evidence.push(Evidence {
-                        source: EvidenceSource::Lnk2038,
-                        dynamic: None,
-                        debug: Some(value != "0"),
-                        detail: format!("{object}: _ITERATOR_DEBUG_LEVEL {value}"),
-                        line: Some(finding.line),
-                    });
-                }
-            }
-            "LNK4098" => {
-                if let Some(f) = finding
-                    .values
-                    .first()
-                    .and_then(|l| flavour_of_library(book, l))
-                {
-                    evidence.push(Evidence {
-                        source: EvidenceSource::Lnk4098,
-                        dynamic: Some(f.is_dynamic()),
-                        debug: Some(f.is_debug()),
-                        detail: format!(
-                            "defaultlib '{}' is requested by some objects",
-                            finding.values[0]
-                        ),
-                        line: Some(finding.line),
-                    });
-                }
-            }
-            _ => {}
-        }
+        finding_evidence(book, finding, &mut evidence);
     }
     for (symbol, class) in failure.symbols.iter().zip(classes) {
-        let crt = class
-            .as_ref()
-            .and_then(|c| book.family(&c.family))
-            .is_some_and(|f| f.crt);
-        if symbol.import && crt {
-            evidence.push(Evidence {
-                source: EvidenceSource::DllimportCrtSymbol,
-                dynamic: Some(true),
-                debug: None,
-                detail: symbol.name.clone(),
-                line: Some(symbol.first_line),
-            });
-        }
-        if !symbol.import
-            && class.as_ref().is_some_and(|c| c.family == "ucrt")
-            && !is_compiler_intrinsic(&symbol.lookup_name)
-        {
-            // The DLL CRT's headers declare UCRT functions dllimport, so code compiled for /MD
-            // references them as __imp_X; a plain X from the project's own object means it was
-            // compiled for the static CRT. Weaker than a compiler option: an object compiled
-            // without the CRT headers' declarations references X plainly too.
-            let from_project = symbol.references.iter().find_map(|r| {
-                r.object.as_deref().filter(|o| {
-                    let lower = o.to_ascii_lowercase();
-                    !o.contains('(') && (lower.ends_with(".obj") || lower.ends_with(".o"))
-                })
-            });
-            if let Some(object) = from_project {
-                evidence.push(Evidence {
-                    source: EvidenceSource::PlainUcrtReference,
-                    dynamic: Some(false),
-                    debug: None,
-                    detail: format!(
-                        "{} is referenced without __imp_ by {object}: compiled for the static CRT (weak: no compiler option says so)",
-                        symbol.lookup_name
-                    ),
-                    line: Some(symbol.first_line),
-                });
-            }
-        }
-        if book.is_debug_only(&symbol.lookup_name) {
-            evidence.push(Evidence {
-                source: EvidenceSource::DebugOnlySymbol,
-                dynamic: None,
-                debug: Some(true),
-                detail: format!("{} exists only in the debug CRT", symbol.lookup_name),
-                line: Some(symbol.first_line),
-            });
-        }
-        for reference in &symbol.references {
-            let archive = reference.object.as_deref().and_then(archive_of);
-            if let Some(f) = archive.and_then(|a| flavour_of_library(book, a)) {
-                let detail = format!(
-                    "{} is part of the CRT",
-                    reference.object.as_deref().unwrap_or_default()
-                );
-                if !evidence.iter().any(|e: &Evidence| e.detail == detail) {
-                    evidence.push(Evidence {
-                        source: EvidenceSource::CrtArchiveReference,
-                        dynamic: Some(f.is_dynamic()),
-                        debug: Some(f.is_debug()),
-                        detail,
-                        line: Some(symbol.first_line),
-                    });
-                }
-            }
-        }
+        symbol_evidence(book, symbol, class.as_ref(), &mut evidence);
     }
     choose(evidence)
 }
 
+/// The evidence of one linker finding: LNK2038's `RuntimeLibrary` and `_ITERATOR_DEBUG_LEVEL`
+/// values, and the library LNK4098 names.
+fn finding_evidence(book: &RuleBook, finding: &Finding, evidence: &mut Vec<Evidence>) {
+    match finding.code.as_str() {
+        "LNK2038" if finding.values.first().map(String::as_str) == Some("RuntimeLibrary") => {
+            for (i, value) in finding.values.iter().skip(1).enumerate() {
+                if let Some(f) = runtime_library_value(value) {
+                    let object = finding.objects.get(i).cloned().unwrap_or_default();
+                    evidence.push(Evidence {
+                        source: EvidenceSource::Lnk2038,
+                        dynamic: Some(f.is_dynamic()),
+                        debug: Some(f.is_debug()),
+                        detail: format!("{object}: RuntimeLibrary {value}"),
+                        line: Some(finding.line),
+                    });
+                }
+            }
+        }
+        "LNK2038"
+            if finding.values.first().map(String::as_str) == Some("_ITERATOR_DEBUG_LEVEL") =>
+        {
+            for (i, value) in finding.values.iter().skip(1).enumerate() {
+                let object = finding.objects.get(i).cloned().unwrap_or_default();
+                evidence.push(Evidence {
+                    source: EvidenceSource::Lnk2038,
+                    dynamic: None,
+                    debug: Some(value != "0"),
+                    detail: format!("{object}: _ITERATOR_DEBUG_LEVEL {value}"),
+                    line: Some(finding.line),
+                });
+            }
+        }
+        "LNK4098" => {
+            if let Some(f) = finding
+                .values
+                .first()
+                .and_then(|l| flavour_of_library(book, l))
+            {
+                evidence.push(Evidence {
+                    source: EvidenceSource::Lnk4098,
+                    dynamic: Some(f.is_dynamic()),
+                    debug: Some(f.is_debug()),
+                    detail: format!(
+                        "defaultlib '{}' is requested by some objects",
+                        finding.values[0]
+                    ),
+                    line: Some(finding.line),
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The evidence of one unresolved symbol: a dllimport CRT reference, a plain UCRT reference
+/// from the project's own object, a debug-only name, and references from CRT archives (each
+/// archive member once).
+fn symbol_evidence(
+    book: &RuleBook,
+    symbol: &UnresolvedSymbol,
+    class: Option<&Classification>,
+    evidence: &mut Vec<Evidence>,
+) {
+    let crt = class
+        .and_then(|c| book.family(&c.family))
+        .is_some_and(|f| f.crt);
+    if symbol.import && crt {
+        evidence.push(Evidence {
+            source: EvidenceSource::DllimportCrtSymbol,
+            dynamic: Some(true),
+            debug: None,
+            detail: symbol.name.clone(),
+            line: Some(symbol.first_line),
+        });
+    }
+    if !symbol.import
+        && class.is_some_and(|c| c.family == "ucrt")
+        && !is_compiler_intrinsic(&symbol.lookup_name)
+    {
+        evidence.extend(plain_ucrt_reference(symbol));
+    }
+    if book.is_debug_only(&symbol.lookup_name) {
+        evidence.push(Evidence {
+            source: EvidenceSource::DebugOnlySymbol,
+            dynamic: None,
+            debug: Some(true),
+            detail: format!("{} exists only in the debug CRT", symbol.lookup_name),
+            line: Some(symbol.first_line),
+        });
+    }
+    for reference in &symbol.references {
+        let archive = reference.object.as_deref().and_then(archive_of);
+        if let Some(f) = archive.and_then(|a| flavour_of_library(book, a)) {
+            let detail = format!(
+                "{} is part of the CRT",
+                reference.object.as_deref().unwrap_or_default()
+            );
+            if !evidence.iter().any(|e: &Evidence| e.detail == detail) {
+                evidence.push(Evidence {
+                    source: EvidenceSource::CrtArchiveReference,
+                    dynamic: Some(f.is_dynamic()),
+                    debug: Some(f.is_debug()),
+                    detail,
+                    line: Some(symbol.first_line),
+                });
+            }
+        }
+    }
+}
+
+/// A plain (not `__imp_`) reference to a UCRT function from the project's own object: weak
+/// evidence of the static CRT.
+fn plain_ucrt_reference(symbol: &UnresolvedSymbol) -> Option<Evidence> {
+    // The DLL CRT's headers declare UCRT functions dllimport, so code compiled for /MD
+    // references them as __imp_X; a plain X from the project's own object means it was
+    // compiled for the static CRT. Weaker than a compiler option: an object compiled
+    // without the CRT headers' declarations references X plainly too.
+    let object = symbol.references.iter().find_map(|r| {
+        r.object.as_deref().filter(|o| {
+            let lower = o.to_ascii_lowercase();
+            !o.contains('(') && (lower.ends_with(".obj") || lower.ends_with(".o"))
+        })
+    })?;
+    Some(Evidence {
+        source: EvidenceSource::PlainUcrtReference,
+        dynamic: Some(false),
+        debug: None,
+        detail: format!(
+            "{} is referenced without __imp_ by {object}: compiled for the static CRT (weak: no compiler option says so)",
+            symbol.lookup_name
+        ),
+        line: Some(symbol.first_line),
+    })
+}
+
+/// Decides the flavour from the evidence: the strongest vote for linkage and for debug, a
+/// conflict when firm votes disagree, notes for what was assumed or not known.
 fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     let mut decision = CrtDecision::default();
     let strongest = |pick: &dyn Fn(&Evidence) -> Option<bool>| -> (Option<bool>, bool) {
@@ -428,34 +452,7 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     };
 
     if linkage_conflict || debug_conflict {
-        let describe = |e: &Evidence| {
-            let linkage = match e.dynamic {
-                Some(true) => "DLL CRT",
-                Some(false) => "static CRT",
-                None => "",
-            };
-            let debug = match e.debug {
-                Some(true) => " debug",
-                Some(false) => " release",
-                None => "",
-            };
-            format!(
-                "{} says{}{} ({})",
-                e.source,
-                debug,
-                if linkage.is_empty() {
-                    "".into()
-                } else {
-                    format!(" {linkage}")
-                },
-                e.detail
-            )
-        };
-        let lines: Vec<String> = evidence.iter().map(describe).collect();
-        decision.conflict = Some(format!(
-            "the evidence disagrees (a mixed build: objects compiled for different CRTs): {}",
-            lines.join("; ")
-        ));
+        decision.conflict = Some(conflict_text(&evidence));
     }
     decision.flavour = match (dynamic, debug) {
         (Some(d), Some(g)) => Some(Flavour::from_parts(d, g)),
@@ -476,6 +473,38 @@ fn choose(evidence: Vec<Evidence>) -> CrtDecision {
     }
     decision.evidence = evidence;
     decision
+}
+
+/// What a mixed build's evidence says, piece by piece.
+fn conflict_text(evidence: &[Evidence]) -> String {
+    let describe = |e: &Evidence| {
+        let linkage = match e.dynamic {
+            Some(true) => "DLL CRT",
+            Some(false) => "static CRT",
+            None => "",
+        };
+        let debug = match e.debug {
+            Some(true) => " debug",
+            Some(false) => " release",
+            None => "",
+        };
+        format!(
+            "{} says{}{} ({})",
+            e.source,
+            debug,
+            if linkage.is_empty() {
+                "".into()
+            } else {
+                format!(" {linkage}")
+            },
+            e.detail
+        )
+    };
+    let lines: Vec<String> = evidence.iter().map(describe).collect();
+    format!(
+        "the evidence disagrees (a mixed build: objects compiled for different CRTs): {}",
+        lines.join("; ")
+    )
 }
 
 /// Functions the compiler may call by their plain name whatever the CRT flavour (intrinsics and

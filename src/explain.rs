@@ -137,6 +137,33 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
     {
         writeln!(out, "  linker name: {linker}")?;
     }
+    write_answer(explanation, out)?;
+    if let Some(note) = &answer.match_note {
+        writeln!(out, "  note: {note}")?;
+    }
+    if let Some(differs) = &answer.rulebook_differs {
+        writeln!(out, "  rule book: {differs}")?;
+    }
+    if !explanation.providers.is_empty() {
+        writeln!(out, "  providers, best first:")?;
+    }
+    for p in &explanation.providers {
+        write_provider(p, out)?;
+    }
+    for symbol in &explanation.other_machines {
+        writeln!(
+            out,
+            "  other machine ({}): {}",
+            symbol.machine,
+            symbol.library.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// The answer's line: the library (by flavour when it is not known), and where it came from.
+fn write_answer(explanation: &Explanation, out: &mut dyn Write) -> io::Result<()> {
+    let answer = &explanation.answer;
     let from = if explanation.searched {
         "the libraries on disk"
     } else {
@@ -174,40 +201,27 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
         }
         (None, None) => writeln!(out, "  answer: {} (no library)", answer.family)?,
     }
-    if let Some(note) = &answer.match_note {
-        writeln!(out, "  note: {note}")?;
+    Ok(())
+}
+
+/// One provider: library, role, DLL, member and path; why it is not for this link, or what an
+/// unordinary one is for.
+fn write_provider(p: &Provider, out: &mut dyn Write) -> io::Result<()> {
+    let mut line = format!("    {}  [{}]", p.library, p.role);
+    if let Some(dll) = &p.dll {
+        line.push_str(&format!("  {dll}"));
     }
-    if let Some(differs) = &answer.rulebook_differs {
-        writeln!(out, "  rule book: {differs}")?;
+    if let Some(member) = p.member.as_deref().filter(|m| Some(*m) != p.dll.as_deref()) {
+        line.push_str(&format!("  member {member}"));
     }
-    if !explanation.providers.is_empty() {
-        writeln!(out, "  providers, best first:")?;
-    }
-    for p in &explanation.providers {
-        let mut line = format!("    {}  [{}]", p.library, p.role);
-        if let Some(dll) = &p.dll {
-            line.push_str(&format!("  {dll}"));
+    line.push_str(&format!("  {}", p.path));
+    writeln!(out, "{line}")?;
+    if let Some(excluded) = &p.excluded {
+        writeln!(out, "        not for this link: {excluded}")?;
+    } else if !p.role.is_ordinary() {
+        if let Some(purpose) = &p.purpose {
+            writeln!(out, "        {}: {purpose}", p.role)?;
         }
-        if let Some(member) = p.member.as_deref().filter(|m| Some(*m) != p.dll.as_deref()) {
-            line.push_str(&format!("  member {member}"));
-        }
-        line.push_str(&format!("  {}", p.path));
-        writeln!(out, "{line}")?;
-        if let Some(excluded) = &p.excluded {
-            writeln!(out, "        not for this link: {excluded}")?;
-        } else if !p.role.is_ordinary() {
-            if let Some(purpose) = &p.purpose {
-                writeln!(out, "        {}: {purpose}", p.role)?;
-            }
-        }
-    }
-    for symbol in &explanation.other_machines {
-        writeln!(
-            out,
-            "  other machine ({}): {}",
-            symbol.machine,
-            symbol.library.display()
-        )?;
     }
     Ok(())
 }

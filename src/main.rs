@@ -231,35 +231,53 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     for note in notes {
         say(format_args!("lnkfix: note: {note}"));
     }
-    if args.apply {
-        let expected = report.expected_sha256();
-        return match lnkfix::patch::apply_patch(
-            &args.extension_py,
-            Some(&expected),
-            new_text,
-            !args.no_backup,
-        ) {
-            Ok(applied) => {
-                if let Some(lost) = &applied.ownership_lost {
-                    say(format_args!(
-                        "lnkfix: warning: {}: {lost}",
-                        applied.path.display()
-                    ));
-                }
-                say(format_args!(
-                    "lnkfix: patched {}{}",
-                    applied.path.display(),
-                    applied
-                        .backup
-                        .map(|b| format!(" (backup: {})", b.display()))
-                        .unwrap_or_default()
-                ));
-                ExitCode::from(report.status().code())
-            }
-            Err(e) => fail(e),
-        };
+    let done = if args.apply {
+        apply_patch(args, &report, new_text)
+    } else {
+        write_diff(args, diff)
+    };
+    match done {
+        Ok(()) => ExitCode::from(report.status().code()),
+        Err(e) => fail(e),
     }
-    let written = match &args.output {
+}
+
+/// `patch --apply`: writes the new text over `extension.py` (refused when the file changed since
+/// the plan) and says where, and where the backup is.
+fn apply_patch(
+    args: &cli::PatchArgs,
+    report: &app::PatchReport,
+    new_text: &[u8],
+) -> Result<(), String> {
+    let expected = report.expected_sha256();
+    let applied = lnkfix::patch::apply_patch(
+        &args.extension_py,
+        Some(&expected),
+        new_text,
+        !args.no_backup,
+    )
+    .map_err(|e| e.to_string())?;
+    if let Some(lost) = &applied.ownership_lost {
+        say(format_args!(
+            "lnkfix: warning: {}: {lost}",
+            applied.path.display()
+        ));
+    }
+    say(format_args!(
+        "lnkfix: patched {}{}",
+        applied.path.display(),
+        applied
+            .backup
+            .map(|b| format!(" (backup: {})", b.display()))
+            .unwrap_or_default()
+    ));
+    Ok(())
+}
+
+/// Writes the diff to `-o`'s file (never onto the patch's inputs) or to stdout: exact for a file
+/// or a pipe (`git apply`), neutralised like any text on a terminal.
+fn write_diff(args: &cli::PatchArgs, diff: &str) -> Result<(), String> {
+    match &args.output {
         Some(path) => lnkfix::patch::check_output_path(
             path,
             &[&args.extension_py, std::path::Path::new(&args.from)],
@@ -287,10 +305,6 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
                 _ => Ok(()),
             }
         }
-    };
-    match written {
-        Ok(()) => ExitCode::from(report.status().code()),
-        Err(e) => fail(e),
     }
 }
 

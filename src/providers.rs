@@ -434,6 +434,21 @@ pub fn find(
             push(found, None, &mut providers);
         }
     }
+    let providers = ranked(book, providers, flavour);
+    let near_misses = if providers.iter().all(|p| p.excluded.is_some()) {
+        near_misses(index, demangled_index, symbol)
+    } else {
+        Vec::new()
+    };
+    Match {
+        providers,
+        near_misses,
+    }
+}
+
+/// The providers in rank order (first found first among equals), those of another CRT flavour
+/// than `flavour` marked excluded.
+fn ranked(book: &RuleBook, providers: Vec<Provider>, flavour: Option<Flavour>) -> Vec<Provider> {
     let mut ranked: Vec<(Rank, usize, Provider)> = providers
         .into_iter()
         .enumerate()
@@ -452,15 +467,7 @@ pub fn find(
         }
         providers.push(p);
     }
-    let near_misses = if providers.iter().all(|p| p.excluded.is_some()) {
-        near_misses(index, demangled_index, symbol)
-    } else {
-        Vec::new()
-    };
-    Match {
-        providers,
-        near_misses,
-    }
+    providers
 }
 
 /// Why two demangled names of the same function differ.
@@ -507,104 +514,136 @@ fn difference_cause(wanted: &str, found: &str) -> String {
     "another signature: the declaration and the definition disagree".into()
 }
 
+/// Definitions that almost match a symbol nothing defines (at most 8, a library's name once):
+/// the same name for another machine, only as `__imp_`, and names whose unqualified part is the
+/// same (C against C++, another signature, another scope), each with its likely cause.
 fn near_misses(
     index: &Index,
     demangled_index: &DemangledIndex<'_>,
     symbol: &UnresolvedSymbol,
 ) -> Vec<NearMiss> {
-    let mut out = Vec::new();
-    let wanted = format!(
-        "{}{}",
-        if symbol.import {
-            "__declspec(dllimport) "
-        } else {
-            ""
-        },
-        symbol.demangled
-    );
-    let add = |found_name: &str,
-               found: String,
-               library: String,
-               cause: String,
-               out: &mut Vec<NearMiss>| {
-        if out.len() < 8
-            && !out
+    let mut misses = NearMisses {
+        index,
+        symbol,
+        wanted: format!(
+            "{}{}",
+            if symbol.import {
+                "__declspec(dllimport) "
+            } else {
+                ""
+            },
+            symbol.demangled
+        ),
+        out: Vec::new(),
+    };
+    if let Some(linker) = &symbol.linker_name {
+        misses.by_linker_name(linker);
+    }
+    misses.by_unqualified_name(demangled_index);
+    misses.out
+}
+
+/// The near misses of one symbol, as they are found.
+struct NearMisses<'i> {
+    index: &'i Index,
+    symbol: &'i UnresolvedSymbol,
+    /// The symbol as the report shows what was wanted.
+    wanted: String,
+    out: Vec<NearMiss>,
+}
+
+impl NearMisses<'_> {
+    /// Adds a near miss, unless there are 8 already or this name of this library is listed.
+    fn add(&mut self, found_name: &str, found: String, library: String, cause: String) {
+        if self.out.len() < 8
+            && !self
+                .out
                 .iter()
                 .any(|m: &NearMiss| m.found_name == found_name && m.library == library)
         {
-            out.push(NearMiss {
-                wanted: wanted.clone(),
+            self.out.push(NearMiss {
+                wanted: self.wanted.clone(),
                 found,
                 found_name: found_name.to_string(),
                 library,
                 cause,
             });
         }
-    };
-    let first_library = |name: &str| index.lookup(name).first().map(|s| file_name(&s.library));
+    }
 
-    // Only in a library for another machine.
-    if let Some(linker) = &symbol.linker_name {
-        for other in index.lookup_other_machines(linker) {
-            add(
+    /// The file name of the first library that defines `name`.
+    fn first_library(&self, name: &str) -> Option<String> {
+        self.index
+            .lookup(name)
+            .first()
+            .map(|s| file_name(&s.library))
+    }
+
+    /// The linker's name only in a library for another machine, or only as `__imp_`.
+    fn by_linker_name(&mut self, linker: &str) {
+        let symbol = self.symbol;
+        // Only in a library for another machine.
+        for other in self.index.lookup_other_machines(linker) {
+            self.add(
                 &other.name,
                 symbol.demangled.clone(),
                 file_name(&other.library),
                 format!("only in a library for another machine ({}): the link is for a different architecture", other.machine),
-                &mut out,
             );
         }
         // Only as __imp_ (a data import must be declared dllimport), or only without.
         if !symbol.import {
             let imp = format!("__imp_{linker}");
-            if let Some(library) = first_library(&imp) {
-                add(&imp, format!("__declspec(dllimport) {}", symbol.demangled), library,
-                    "only as __imp_: the library exports it as data; declare it __declspec(dllimport)".into(), &mut out);
+            if let Some(library) = self.first_library(&imp) {
+                self.add(&imp, format!("__declspec(dllimport) {}", symbol.demangled), library,
+                    "only as __imp_: the library exports it as data; declare it __declspec(dllimport)".into());
             }
         }
     }
 
-    let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
-    let key = if is_cxx {
-        unqualified_key(&symbol.demangled)
-    } else {
-        Some(symbol.lookup_name.clone())
-    };
-    let Some(key) = key else {
-        return out;
-    };
-    for name in demangled_index.candidates(&key) {
-        let name_is_cxx = name.trim_start_matches("__imp_").starts_with('?');
-        let Some(library) = first_library(name) else {
-            continue;
+    /// Names with the same unqualified part: a C name against a C++ function (or the reverse),
+    /// another signature of the same function, or the same name in another scope.
+    fn by_unqualified_name(&mut self, demangled_index: &DemangledIndex<'_>) {
+        let symbol = self.symbol;
+        let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
+        let key = if is_cxx {
+            unqualified_key(&symbol.demangled)
+        } else {
+            Some(symbol.lookup_name.clone())
         };
-        if name_is_cxx && !is_cxx {
-            let (text, _) = demangled_of(name);
-            add(name, text, library,
-                "a C name was wanted but the library defines a C++ function: the caller declares it extern \"C\" and the library does not (or the reverse)".into(),
-                &mut out);
-        } else if !name_is_cxx && is_cxx {
-            add(name, name.to_string(), library,
-                "a C++ name was wanted but the library defines a C function: the declaration lacks extern \"C\"".into(),
-                &mut out);
-        } else if name_is_cxx && is_cxx {
-            let (text, import) = demangled_of(name);
-            if demangle::canonical(&text) == symbol.canonical && import != symbol.import {
-                continue; // the same symbol through __imp_: a provider, not a near miss
-            }
-            if qualified_head(&text) == qualified_head(&symbol.demangled) {
-                let cause = difference_cause(&symbol.demangled, &text);
-                add(name, text, library, cause, &mut out);
-            } else {
-                let cause = format!(
-                    "defined in another namespace or class ({}): the declaration's scope differs",
-                    qualified_head(&text)
-                );
-                add(name, text, library, cause, &mut out);
+        let Some(key) = key else {
+            return;
+        };
+        for name in demangled_index.candidates(&key) {
+            let name_is_cxx = name.trim_start_matches("__imp_").starts_with('?');
+            let Some(library) = self.first_library(name) else {
+                continue;
+            };
+            if name_is_cxx && !is_cxx {
+                let (text, _) = demangled_of(name);
+                self.add(name, text, library,
+                    "a C name was wanted but the library defines a C++ function: the caller declares it extern \"C\" and the library does not (or the reverse)".into());
+            } else if !name_is_cxx && is_cxx {
+                self.add(name, name.to_string(), library,
+                    "a C++ name was wanted but the library defines a C function: the declaration lacks extern \"C\"".into());
+            } else if name_is_cxx && is_cxx {
+                let (text, import) = demangled_of(name);
+                if demangle::canonical(&text) == symbol.canonical && import != symbol.import {
+                    continue; // the same symbol through __imp_: a provider, not a near miss
+                }
+                if qualified_head(&text) == qualified_head(&symbol.demangled) {
+                    let cause = difference_cause(&symbol.demangled, &text);
+                    self.add(name, text, library, cause);
+                } else {
+                    let cause = format!(
+                        "defined in another namespace or class ({}): the declaration's scope differs",
+                        qualified_head(&text)
+                    );
+                    self.add(name, text, library, cause);
+                }
             }
         }
     }
-    out
 }
 
 /// The qualified name without the return type and parameters (`ns::Class::f`).

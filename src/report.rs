@@ -464,6 +464,7 @@ fn write_build_system_fix(
     Ok(())
 }
 
+/// The CRT flavour, its first six pieces of evidence, a conflict and the notes.
 fn write_crt(diagnosis: &Diagnosis, out: &mut dyn Write, style: Style) -> io::Result<()> {
     match diagnosis.crt.flavour {
         Some(f) => writeln!(out, "CRT flavour: {f}")?,
@@ -532,6 +533,38 @@ fn write_problem(
     for note in &problem.notes {
         writeln!(out, "  {} {note}", style.dim("note:"))?;
     }
+    write_problem_lines(diagnosis, problem, out, style)?;
+    write_problem_table(problem, out, style)?;
+    if !problem.subjects.is_empty() {
+        let shown: Vec<&str> = problem
+            .subjects
+            .iter()
+            .take(10)
+            .map(String::as_str)
+            .collect();
+        let more = problem.subjects.len().saturating_sub(10);
+        writeln!(
+            out,
+            "  {} {}{}",
+            style.dim("involved:"),
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// A problem's evidence: its first six lines as the log shows them.
+fn write_problem_lines(
+    diagnosis: &Diagnosis,
+    problem: &Problem,
+    out: &mut dyn Write,
+    style: Style,
+) -> io::Result<()> {
     if !problem.lines.is_empty() {
         writeln!(out, "  {}", style.dim("evidence:"))?;
         for line in problem.lines.iter().take(6) {
@@ -545,6 +578,11 @@ fn write_problem(
             writeln!(out, "    ... and {} more lines", problem.lines.len() - 6)?;
         }
     }
+    Ok(())
+}
+
+/// A problem's table of what was seen (the first twelve rows), its subjects aligned.
+fn write_problem_table(problem: &Problem, out: &mut dyn Write, style: Style) -> io::Result<()> {
     if !problem.table.is_empty() {
         writeln!(out, "  {}", style.dim("seen:"))?;
         let width = problem
@@ -568,26 +606,6 @@ fn write_problem(
         if problem.table.len() > 12 {
             writeln!(out, "    ... and {} more", problem.table.len() - 12)?;
         }
-    }
-    if !problem.subjects.is_empty() {
-        let shown: Vec<&str> = problem
-            .subjects
-            .iter()
-            .take(10)
-            .map(String::as_str)
-            .collect();
-        let more = problem.subjects.len().saturating_sub(10);
-        writeln!(
-            out,
-            "  {} {}{}",
-            style.dim("involved:"),
-            shown.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        )?;
     }
     Ok(())
 }

@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use crate::demangle;
 use crate::index::Machine;
-use crate::linklog::{CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName};
+use crate::linklog::{
+    CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName, UnresolvedRecord,
+};
 
 /// An x86 name decoration, undone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -299,58 +301,7 @@ impl Collector {
     pub fn push(&mut self, located: Located) {
         let line = located.line;
         match located.event {
-            Event::Unresolved(record) => {
-                // Repeats are the common case in big logs: look the name up as shown before
-                // demangling it; only a new spelling is described and matched semantically.
-                let decorated = record.symbol.decorated.as_deref().unwrap_or("");
-                let display = record.symbol.display.as_deref().unwrap_or("");
-                let mut shown_key = String::with_capacity(decorated.len() + 1 + display.len());
-                shown_key.push_str(decorated);
-                shown_key.push('\u{0}');
-                shown_key.push_str(display);
-                let index = match self.by_shown.get(&shown_key) {
-                    Some(&i) => i,
-                    None => {
-                        let described = describe(&record.symbol, self.demangle);
-                        let key = described
-                            .linker_name
-                            .clone()
-                            .unwrap_or_else(|| described.canonical.clone());
-                        let i = match self.by_key.get(&key) {
-                            Some(&i) => i,
-                            None if self.max_symbols > 0
-                                && self.failure.symbols.len() >= self.max_symbols =>
-                            {
-                                self.failure.records_past_max_symbols += 1;
-                                self.last = None;
-                                return;
-                            }
-                            None => {
-                                let i = self.failure.symbols.len();
-                                let mut symbol = described;
-                                symbol.first_line = line;
-                                self.failure.symbols.push(symbol);
-                                self.by_key.insert(key, i);
-                                i
-                            }
-                        };
-                        self.by_shown.insert(shown_key, i);
-                        i
-                    }
-                };
-                let symbol = &mut self.failure.symbols[index];
-                symbol.reported += 1;
-                if !symbol.linkers.contains(&record.linker) {
-                    symbol.linkers.push(record.linker);
-                }
-                if let Some(reference) = record.reference {
-                    if reference.object.as_deref() == Some("<root>") {
-                        symbol.entry_point = true;
-                    }
-                    add_reference(symbol, reference);
-                }
-                self.last = Some(index);
-            }
+            Event::Unresolved(record) => self.push_unresolved(record, line),
             Event::Referenced(reference) => {
                 if let Some(i) = self.last {
                     add_reference(&mut self.failure.symbols[i], reference);
@@ -413,6 +364,66 @@ impl Collector {
                 }
             }
         }
+    }
+
+    /// One unresolved-symbol record (on line `line`): counted against the symbol it names, its
+    /// linker and reference added.
+    fn push_unresolved(&mut self, record: UnresolvedRecord, line: u64) {
+        let Some(index) = self.symbol_index(&record, line) else {
+            self.failure.records_past_max_symbols += 1;
+            self.last = None;
+            return;
+        };
+        let symbol = &mut self.failure.symbols[index];
+        symbol.reported += 1;
+        if !symbol.linkers.contains(&record.linker) {
+            symbol.linkers.push(record.linker);
+        }
+        if let Some(reference) = record.reference {
+            if reference.object.as_deref() == Some("<root>") {
+                symbol.entry_point = true;
+            }
+            add_reference(symbol, reference);
+        }
+        self.last = Some(index);
+    }
+
+    /// The index of the symbol a record names, added when new; `None` when it is new and
+    /// `--max-symbols` distinct symbols are kept already.
+    ///
+    /// Repeats are the common case in big logs: the name is looked up as shown before it is
+    /// demangled; only a new spelling is described and matched semantically.
+    fn symbol_index(&mut self, record: &UnresolvedRecord, line: u64) -> Option<usize> {
+        let decorated = record.symbol.decorated.as_deref().unwrap_or("");
+        let display = record.symbol.display.as_deref().unwrap_or("");
+        let mut shown_key = String::with_capacity(decorated.len() + 1 + display.len());
+        shown_key.push_str(decorated);
+        shown_key.push('\u{0}');
+        shown_key.push_str(display);
+        if let Some(&i) = self.by_shown.get(&shown_key) {
+            return Some(i);
+        }
+        let described = describe(&record.symbol, self.demangle);
+        let key = described
+            .linker_name
+            .clone()
+            .unwrap_or_else(|| described.canonical.clone());
+        let i = match self.by_key.get(&key) {
+            Some(&i) => i,
+            None if self.max_symbols > 0 && self.failure.symbols.len() >= self.max_symbols => {
+                return None;
+            }
+            None => {
+                let i = self.failure.symbols.len();
+                let mut symbol = described;
+                symbol.first_line = line;
+                self.failure.symbols.push(symbol);
+                self.by_key.insert(key, i);
+                i
+            }
+        };
+        self.by_shown.insert(shown_key, i);
+        Some(i)
     }
 
     /// The last finding when it is an lld-link record: `>>>` detail lines belong to it.

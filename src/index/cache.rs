@@ -355,13 +355,34 @@ impl Blob<'_> {
 }
 
 /// The entry of `file`: header, summary, warnings, blob, arena, members, records, hashes, checksum.
+/// Each section is written by the `write_` function of its name and read back by the `read_`
+/// one, in this order.
 fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
     let parts = &file.parts;
     let mut blob = Blob {
         data: file.data(),
         blob: Vec::new(),
     };
-    // Members: names always; bytes only for short import members (parsed again on lookup).
+    let members = copy_members(parts, &mut blob);
+    let records = copy_records(file, &members, &mut blob);
+    let mut out = Out::default();
+    write_header(&mut out, key, parts.info.format);
+    write_summary(&mut out, &parts.info);
+    write_warnings(&mut out, &parts.warnings);
+    out.bytes(&blob.blob);
+    out.bytes(parts.arena.as_bytes());
+    out.align();
+    write_members(&mut out, &members);
+    write_records(&mut out, &records, &parts.hashes);
+    out.align();
+    let sum = checksum(&out.0);
+    out.u64(sum);
+    out.0
+}
+
+/// The members as the entry keeps them: names always; bytes only for short import members
+/// (parsed again on lookup), copied into the blob.
+fn copy_members(parts: &FileParts, blob: &mut Blob<'_>) -> Vec<Member> {
     let mut short_import = vec![false; parts.members.len()];
     for record in &parts.records {
         if record.kind == RecordKind::ShortImport {
@@ -384,6 +405,13 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
         };
         members.push(Member { name, start, len });
     }
+    members
+}
+
+/// The records as the entry keeps them: their bytes copied into the blob (a short import's name
+/// pointing into its copied member), and map symbols resolved to definitions or aliases.
+fn copy_records(file: &FileIndex, members: &[Member], blob: &mut Blob<'_>) -> Vec<Record> {
+    let parts = &file.parts;
     let mut records = Vec::with_capacity(parts.records.len());
     for (number, record) in parts.records.iter().enumerate() {
         let mut record = *record;
@@ -418,8 +446,12 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
         record.name = inside.unwrap_or_else(|| blob.copy(record.name));
         records.push(record);
     }
-    let info = &parts.info;
-    let mut out = Out::default();
+    records
+}
+
+/// The header: magic, version, the key (size, modification time, identity, change time), the
+/// format and the canonical path.
+fn write_header(out: &mut Out, key: &Key, format: FileFormat) {
     out.0.extend_from_slice(MAGIC);
     out.u32(VERSION);
     out.u32(0);
@@ -430,8 +462,12 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
     out.u64(key.stamp.identity.index);
     out.u64(key.stamp.changed as u64);
     out.u64((key.stamp.changed >> 64) as u64);
-    out.u32(format_code(info.format));
+    out.u32(format_code(format));
     out.bytes(key.path_bytes());
+}
+
+/// The summary: the counts, default libraries, machines and DLLs.
+fn write_summary(out: &mut Out, info: &LibraryInfo) {
     for count in [
         info.members,
         info.import_members,
@@ -446,8 +482,12 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
         out.u32(machine_code(machine));
     }
     out.strings(&info.dlls);
-    out.u64(parts.warnings.len() as u64);
-    for warning in &parts.warnings {
+}
+
+/// The warnings: each with its member, if any, and its message.
+fn write_warnings(out: &mut Out, warnings: &[IndexWarning]) {
+    out.u64(warnings.len() as u64);
+    for warning in warnings {
         match &warning.member {
             Some(member) => {
                 out.u32(1);
@@ -457,18 +497,23 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
         }
         out.bytes(warning.message.as_bytes());
     }
-    out.bytes(&blob.blob);
-    out.bytes(parts.arena.as_bytes());
-    out.align();
+}
+
+/// The member table: four words per member (name span, start, length).
+fn write_members(out: &mut Out, members: &[Member]) {
     out.u64(members.len() as u64);
-    for member in &members {
+    for member in members {
         let (start, len) = member.name.raw();
         for value in [start, len, member.start, member.len] {
             out.u32(value);
         }
     }
+}
+
+/// The record table (eight words per record), then one hash per record.
+fn write_records(out: &mut Out, records: &[Record], hashes: &[u64]) {
     out.u64(records.len() as u64);
-    for record in &records {
+    for record in records {
         let (name_start, name_len) = record.name.raw();
         let (detail_start, detail_len) = record.detail.raw();
         let kind = KINDS.iter().position(|&k| k == record.kind).unwrap_or(3) as u32;
@@ -485,13 +530,9 @@ fn encode(key: &Key, file: &FileIndex) -> Vec<u8> {
             out.u32(value);
         }
     }
-    for &hash in &parts.hashes {
+    for &hash in hashes {
         out.u64(hash);
     }
-    out.align();
-    let sum = checksum(&out.0);
-    out.u64(sum);
-    out.0
 }
 
 /// A decoded entry: its parts, and where its blob is in the map (start, length).
@@ -501,6 +542,29 @@ type Decoded = (FileParts, (usize, usize));
 /// same hash), an error when it is damaged. Returns the parts and where the blob is in the map.
 fn decode(map: &[u8], key: &Key, path: &Path) -> Result<Option<Decoded>, String> {
     let mut input = In { bytes: map, at: 0 };
+    let Some(format) = read_header(&mut input, key)? else {
+        return Ok(None);
+    };
+    // Only now, for an entry that claims to be current: the whole entry must be intact.
+    check_checksum(map)?;
+    let mut parts = FileParts::new(path, format);
+    read_summary(&mut input, &mut parts)?;
+    read_warnings(&mut input, path, &mut parts)?;
+    let blob = input.bytes()?;
+    let window = (input.at - blob.len(), blob.len());
+    parts.arena = String::from_utf8(input.bytes()?.to_vec()).map_err(|_| "arena not utf-8")?;
+    input.align()?;
+    read_members(&mut input, &mut parts, blob.len())?;
+    read_records(&mut input, &mut parts, blob.len())?;
+    if parts.info.symbols != parts.records.len() {
+        return Err("symbol count does not match the records".into());
+    }
+    Ok(Some((parts, window)))
+}
+
+/// The header's format, when the entry is of this version and its key is `key`'s; `None` when
+/// it is for another version of the file or of lnkfix.
+fn read_header(input: &mut In<'_>, key: &Key) -> Result<Option<FileFormat>, String> {
     if input.take(8)? != MAGIC {
         return Err("not an index cache entry".into());
     }
@@ -527,35 +591,44 @@ fn decode(map: &[u8], key: &Key, path: &Path) -> Result<Option<Decoded>, String>
     {
         return Ok(None);
     }
-    // Only now, for an entry that claims to be current: the whole entry must be intact.
+    Ok(Some(format))
+}
+
+/// Checks the checksum in the entry's last word against the whole entry before it.
+fn check_checksum(map: &[u8]) -> Result<(), String> {
     let body = map.len().checked_sub(8).ok_or("truncated")?;
     let mut stored = [0u8; 8];
     stored.copy_from_slice(&map[body..]);
     if body % 8 != 0 || checksum(&map[..body]) != u64::from_le_bytes(stored) {
         return Err("checksum mismatch".into());
     }
-    let mut parts = FileParts::new(path, format);
+    Ok(())
+}
+
+/// Reads the summary into `parts.info`.
+fn read_summary(input: &mut In<'_>, parts: &mut FileParts) -> Result<(), String> {
     let counts = [input.u64()?, input.u64()?, input.u64()?, input.u64()?];
     let [members, imports, symbols, unreadable] = counts.map(|c| c as usize);
-    parts.info = LibraryInfo {
-        members,
-        import_members: imports,
-        symbols,
-        unreadable_members: unreadable,
-        default_libs: input.strings()?,
-        machines: {
-            let count = input.count(4)?;
-            (0..count)
-                .map(|_| {
-                    input
-                        .u32()
-                        .and_then(|c| machine_of(c).ok_or("bad machine".into()))
-                })
-                .collect::<Result<_, _>>()?
-        },
-        dlls: input.strings()?,
-        ..parts.info
-    };
+    let info = &mut parts.info;
+    info.members = members;
+    info.import_members = imports;
+    info.symbols = symbols;
+    info.unreadable_members = unreadable;
+    info.default_libs = input.strings()?;
+    let count = input.count(4)?;
+    info.machines = (0..count)
+        .map(|_| {
+            input
+                .u32()
+                .and_then(|c| machine_of(c).ok_or("bad machine".into()))
+        })
+        .collect::<Result<_, _>>()?;
+    info.dlls = input.strings()?;
+    Ok(())
+}
+
+/// Reads the warnings into `parts.warnings` (and their number into the summary).
+fn read_warnings(input: &mut In<'_>, path: &Path, parts: &mut FileParts) -> Result<(), String> {
     let warnings = input.count(8)?;
     for _ in 0..warnings {
         let member = match input.u32()? {
@@ -570,29 +643,37 @@ fn decode(map: &[u8], key: &Key, path: &Path) -> Result<Option<Decoded>, String>
         });
     }
     parts.info.warnings = parts.warnings.len();
-    let blob = input.bytes()?;
-    let window = (input.at - blob.len(), blob.len());
-    parts.arena = String::from_utf8(input.bytes()?.to_vec()).map_err(|_| "arena not utf-8")?;
-    input.align()?;
+    Ok(())
+}
+
+/// Reads the member table into `parts.members`, each span checked against the blob and arena.
+fn read_members(input: &mut In<'_>, parts: &mut FileParts, blob: usize) -> Result<(), String> {
     let member_count = input.count(16)?;
     let member_bytes = input.take(member_count * 16)?;
     parts.members.reserve(member_count);
     for member in member_bytes.chunks_exact(16) {
         let [name_start, name_len, start, len] = words(member);
-        let name = checked_span(name_start, name_len, blob.len(), parts.arena.len())?;
-        if start as usize + len as usize > blob.len() {
+        let name = checked_span(name_start, name_len, blob, parts.arena.len())?;
+        if start as usize + len as usize > blob {
             return Err("member outside the entry".into());
         }
         parts.members.push(Member { name, start, len });
     }
+    Ok(())
+}
+
+/// Reads the record table and the hashes into `parts`, each record checked against the blob,
+/// the arena and the members.
+fn read_records(input: &mut In<'_>, parts: &mut FileParts, blob: usize) -> Result<(), String> {
+    let member_count = parts.members.len();
     let record_count = input.count(32 + 8)?;
     let record_bytes = input.take(record_count * 32)?;
     parts.records.reserve(record_count);
     for record in record_bytes.chunks_exact(32) {
         let [name_start, name_len, detail_start, detail_len] = words(&record[..16]);
         let [member, kind, machine, _] = words(&record[16..]);
-        let name = checked_span(name_start, name_len, blob.len(), parts.arena.len())?;
-        let detail = checked_span(detail_start, detail_len, blob.len(), parts.arena.len())?;
+        let name = checked_span(name_start, name_len, blob, parts.arena.len())?;
+        let detail = checked_span(detail_start, detail_len, blob, parts.arena.len())?;
         let kind = *KINDS.get(kind as usize).ok_or("bad record kind")?;
         let machine = machine_of(machine).ok_or("bad machine")?;
         if member as usize >= member_count {
@@ -615,10 +696,7 @@ fn decode(map: &[u8], key: &Key, path: &Path) -> Result<Option<Decoded>, String>
             u64::from_le_bytes(word)
         })
         .collect();
-    if parts.info.symbols != parts.records.len() {
-        return Err("symbol count does not match the records".into());
-    }
-    Ok(Some((parts, window)))
+    Ok(())
 }
 
 /// Four little-endian `u32`s of a 16-byte slice.

@@ -414,81 +414,147 @@ fn select_entries(
     point: &ChokePoint,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Entry>, PatchError> {
-    let mut entries = Vec::new();
-    let mut chosen: Vec<String> = Vec::new();
-    let mut paths: Vec<String> = Vec::new();
-    let mut wanted = 0usize;
-    let mut take = |name: &str, entries: &mut Vec<Entry>, notes: &mut Vec<String>| -> bool {
+    let mut selection = Selection {
+        linked,
+        entries: Vec::new(),
+        chosen: Vec::new(),
+        paths: Vec::new(),
+        wanted: 0,
+    };
+    if let Some(hip) = &plan.hip {
+        selection.hip(hip, plan.literal_paths, point, notes)?;
+    }
+    for library in &plan.libraries {
+        selection.library(library, notes)?;
+    }
+    if let Some(chain) = &plan.chain {
+        selection.chain(chain, point, notes)?;
+    }
+    if selection.wanted == 0 {
+        return Err(PatchError::NothingToLink {
+            source_name: plan.source.clone(),
+        });
+    }
+    Ok(selection.entries)
+}
+
+/// The entries chosen so far, and what decides the next ones.
+struct Selection<'l> {
+    /// What the Windows branch already links (normalised name, line).
+    linked: &'l [(String, usize)],
+    /// The entries to add, in order.
+    entries: Vec<Entry>,
+    /// The libraries chosen (normalised names).
+    chosen: Vec<String>,
+    /// The literal `/LIBPATH:` directories added.
+    paths: Vec<String>,
+    /// How many libraries the plan asks for (linked already or not).
+    wanted: usize,
+}
+
+impl Selection<'_> {
+    /// Whether `name` is to be added: not linked by the branch (a note says so when it is), not
+    /// chosen already. Marks it chosen.
+    fn take(&mut self, name: &str, notes: &mut Vec<String>) -> bool {
         let key = normalize_library(name);
-        if let Some((_, line)) = linked.iter().find(|(linked_name, _)| *linked_name == key) {
+        if let Some((_, line)) = self
+            .linked
+            .iter()
+            .find(|(linked_name, _)| *linked_name == key)
+        {
             notes.push(format!(
                 "{name} is already linked by the Windows branch (line {line}); not added again"
             ));
             return false;
         }
-        if chosen.contains(&key) {
+        if self.chosen.contains(&key) {
             return false;
         }
-        chosen.push(key);
-        entries.push(Entry::Library(name.to_string()));
+        self.chosen.push(key);
         true
-    };
+    }
 
-    if let Some(hip) = &plan.hip {
+    /// The HIP runtime library, after its directory: a literal path, or `HIP_PATH\lib` at build
+    /// time (falling back to the directory found, when the branch is not gated on `HIP_PATH`).
+    fn hip(
+        &mut self,
+        hip: &HipLibrary,
+        literal_paths: bool,
+        point: &ChokePoint,
+        notes: &mut Vec<String>,
+    ) -> Result<(), PatchError> {
         check_library_name(&hip.library)?;
-        wanted += 1;
-        let mut hip_entries = Vec::new();
-        if take(&hip.library, &mut hip_entries, notes) {
-            let found = hip.found_dir.as_deref().map(path_text).transpose()?;
-            match (&found, plan.literal_paths) {
-                (Some(dir), true) => {
-                    notes.push(format!("{} from {dir} (literal path)", hip.library));
-                    paths.push(dir.clone());
-                    entries.push(Entry::LibraryPath(dir.clone()));
-                }
-                (None, true) => notes.push(format!(
-                    "{}: no directory found and literal paths asked for: no /LIBPATH: added",
+        self.wanted += 1;
+        if !self.take(&hip.library, notes) {
+            return Ok(());
+        }
+        let found = hip.found_dir.as_deref().map(path_text).transpose()?;
+        match (&found, literal_paths) {
+            (Some(dir), true) => {
+                notes.push(format!("{} from {dir} (literal path)", hip.library));
+                self.paths.push(dir.clone());
+                self.entries.push(Entry::LibraryPath(dir.clone()));
+            }
+            (None, true) => notes.push(format!(
+                "{}: no directory found and literal paths asked for: no /LIBPATH: added",
+                hip.library
+            )),
+            (Some(_), false) if !point.has_with_hip => {
+                notes.push(format!("{} from HIP_PATH\\lib at build time", hip.library));
+                self.entries.push(Entry::HipLibraryPath);
+            }
+            (Some(dir), false) => {
+                notes.push(format!(
+                    "{} from HIP_PATH\\lib at build time, falling back to {dir}",
                     hip.library
-                )),
-                (Some(_), false) if !point.has_with_hip => {
-                    notes.push(format!("{} from HIP_PATH\\lib at build time", hip.library));
-                    entries.push(Entry::HipLibraryPath);
-                }
-                (Some(dir), false) => {
-                    notes.push(format!(
-                        "{} from HIP_PATH\\lib at build time, falling back to {dir}",
-                        hip.library
-                    ));
-                    entries.push(Entry::HipLibraryPath);
-                }
-                (None, false) => {
-                    notes.push(format!("{} from HIP_PATH\\lib at build time", hip.library));
-                    entries.push(Entry::HipLibraryPath);
-                }
+                ));
+                self.entries.push(Entry::HipLibraryPath);
             }
-            entries.append(&mut hip_entries);
+            (None, false) => {
+                notes.push(format!("{} from HIP_PATH\\lib at build time", hip.library));
+                self.entries.push(Entry::HipLibraryPath);
+            }
         }
+        self.entries.push(Entry::Library(hip.library.clone()));
+        Ok(())
     }
-    for library in &plan.libraries {
+
+    /// A library, after its directory (once per directory).
+    fn library(
+        &mut self,
+        library: &LinkLibrary,
+        notes: &mut Vec<String>,
+    ) -> Result<(), PatchError> {
         check_library_name(&library.name)?;
-        wanted += 1;
-        let mut library_entries = Vec::new();
-        if take(&library.name, &mut library_entries, notes) {
-            if let Some(dir) = library.dir.as_deref().map(path_text).transpose()? {
-                if !paths.contains(&dir) {
-                    paths.push(dir.clone());
-                    entries.push(Entry::LibraryPath(dir));
-                }
-            }
-            entries.append(&mut library_entries);
+        self.wanted += 1;
+        if !self.take(&library.name, notes) {
+            return Ok(());
         }
+        if let Some(dir) = library.dir.as_deref().map(path_text).transpose()? {
+            if !self.paths.contains(&dir) {
+                self.paths.push(dir.clone());
+                self.entries.push(Entry::LibraryPath(dir));
+            }
+        }
+        self.entries.push(Entry::Library(library.name.clone()));
+        Ok(())
     }
-    if let Some(chain) = &plan.chain {
+
+    /// The default-library chain under a comment, with warnings when it mixes CRT flavours with
+    /// the file's own `/MD` or the evidence disagrees.
+    fn chain(
+        &mut self,
+        chain: &DefaultLibChain,
+        point: &ChokePoint,
+        notes: &mut Vec<String>,
+    ) -> Result<(), PatchError> {
         let mut chain_entries = Vec::new();
         for name in &chain.libraries {
             check_library_name(name)?;
-            wanted += 1;
-            take(name, &mut chain_entries, notes);
+            self.wanted += 1;
+            if self.take(name, notes) {
+                chain_entries.push(Entry::Library(name.to_string()));
+            }
         }
         // The file compiles its C++ with /MD; any other chain mixes CRT flavours (docs/RULES.md §3).
         let option = match chain.flavour.as_str() {
@@ -510,19 +576,14 @@ fn select_entries(
             ));
         }
         if !chain_entries.is_empty() {
-            entries.push(Entry::Comment(format!(
+            self.entries.push(Entry::Comment(format!(
                 "default-library chain ({}): the diagnosis found it absent",
                 comment_text(&chain.flavour)
             )));
-            entries.append(&mut chain_entries);
+            self.entries.append(&mut chain_entries);
         }
+        Ok(())
     }
-    if wanted == 0 {
-        return Err(PatchError::NothingToLink {
-            source_name: plan.source.clone(),
-        });
-    }
-    Ok(entries)
 }
 
 /// The name under which `os` is reachable inside the function.
@@ -541,111 +602,139 @@ fn render_block(
     entries: &[Entry],
     gate: &str,
 ) -> Vec<Vec<u8>> {
-    let base = point.body_indent.clone();
-    let indent = |levels: usize| {
-        let mut prefix = base.clone();
+    let mut block = Block {
+        point,
+        lines: Vec::new(),
+    };
+    block.preamble(plan, entries, gate);
+    let optional_hip_path = entries.contains(&Entry::HipLibraryPath) && block.hip_path(plan);
+    block.push(1, &format!("{} += [", point.ldflags_name));
+    for entry in entries {
+        let text = match entry {
+            Entry::HipLibraryPath if optional_hip_path => continue,
+            Entry::HipLibraryPath => format!(
+                "{},",
+                block.quote("\"/LIBPATH:\" + _lnkfix_hip_lib".to_string())
+            ),
+            Entry::LibraryPath(dir) => {
+                format!(
+                    "{},",
+                    block.quote(string_literal(&ninja_escape(&format!("/LIBPATH:{dir}"))))
+                )
+            }
+            Entry::Library(name) if plain_name(name) => format!("{},", string_literal(name)),
+            Entry::Library(name) => {
+                format!("{},", block.quote(string_literal(&ninja_escape(name))))
+            }
+            Entry::Comment(comment) => format!("# {comment}"),
+        };
+        block.push(2, &text);
+    }
+    block.push(1, "]");
+    block.lines
+}
+
+/// Whether a library name is written as a plain string literal (nothing to quote or escape).
+fn plain_name(name: &str) -> bool {
+    name.bytes()
+        .all(|byte| byte.is_ascii_alphanumeric() || b"_.+-".contains(&byte))
+}
+
+/// The block being written, at the choke point's indentation.
+struct Block<'p> {
+    point: &'p ChokePoint,
+    lines: Vec<Vec<u8>>,
+}
+
+impl Block<'_> {
+    /// Adds a line `levels` indentation units into the function's body.
+    fn push(&mut self, levels: usize, text: &str) {
+        let mut bytes = self.point.body_indent.clone();
         for _ in 0..levels {
-            prefix.extend_from_slice(&point.indent_unit);
+            bytes.extend_from_slice(&self.point.indent_unit);
         }
-        prefix
-    };
-    let line = |levels: usize, text: &str| {
-        let mut bytes = indent(levels);
         bytes.extend_from_slice(text.as_bytes());
-        bytes
-    };
-    let quote = |expression: String| {
-        if point.has_windows_argument {
+        self.lines.push(bytes);
+    }
+
+    /// The expression quoted as one Windows argument, by the file's own helper when it has one.
+    fn quote(&self, expression: String) -> String {
+        if self.point.has_windows_argument {
             format!("_windows_argument({expression})")
-        } else if point.imports_subprocess {
+        } else if self.point.imports_subprocess {
             format!("subprocess.list2cmdline([{expression}])")
         } else {
             format!("_lnkfix_subprocess.list2cmdline([{expression}])")
         }
-    };
-    let plain_name = |name: &str| {
-        name.bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || b"_.+-".contains(&byte))
-    };
+    }
 
-    let mut block = vec![line(
-        0,
-        &format!(
-            "# lnkfix: generated from the diagnosis of {}; re-run `lnkfix patch` to change it",
-            comment_text(&plan.source)
-        ),
-    )];
-    if !point.has_with_hip && !point.imports_os {
-        block.push(line(0, "import os as _lnkfix_os"));
+    /// The generated comment, the gate, and the imports the block needs.
+    fn preamble(&mut self, plan: &PatchPlan, entries: &[Entry], gate: &str) {
+        let point = self.point;
+        self.push(
+            0,
+            &format!(
+                "# lnkfix: generated from the diagnosis of {}; re-run `lnkfix patch` to change it",
+                comment_text(&plan.source)
+            ),
+        );
+        if !point.has_with_hip && !point.imports_os {
+            self.push(0, "import os as _lnkfix_os");
+        }
+        self.push(0, &format!("if {gate}:"));
+        if !point.imports_subprocess && !point.has_windows_argument {
+            self.push(1, "import subprocess as _lnkfix_subprocess");
+        }
+        if point.has_with_hip && !point.imports_os && entries.contains(&Entry::HipLibraryPath) {
+            self.push(1, "import os as _lnkfix_os");
+        }
     }
-    block.push(line(0, &format!("if {gate}:")));
-    if !point.imports_subprocess && !point.has_windows_argument {
-        block.push(line(1, "import subprocess as _lnkfix_subprocess"));
-    }
-    if point.has_with_hip && !point.imports_os && entries.contains(&Entry::HipLibraryPath) {
-        block.push(line(1, "import os as _lnkfix_os"));
-    }
-    let found_dir = plan
-        .hip
-        .as_ref()
-        .and_then(|hip| hip.found_dir.as_deref())
-        .and_then(std::path::Path::to_str);
-    let mut optional_hip_path = false;
-    if entries.contains(&Entry::HipLibraryPath) {
-        block.push(line(
+
+    /// The HIP directory read from `HIP_PATH` at build time, falling back to the directory found
+    /// when there is one. Returns whether it is optional (no directory found: its `/LIBPATH:` is
+    /// appended only when `HIP_PATH` is set, not listed with the entries).
+    fn hip_path(&mut self, plan: &PatchPlan) -> bool {
+        let point = self.point;
+        let found_dir = plan
+            .hip
+            .as_ref()
+            .and_then(|hip| hip.found_dir.as_deref())
+            .and_then(std::path::Path::to_str);
+        self.push(
             1,
             &format!(
                 "_lnkfix_hip_path = {}.environ.get(\"HIP_PATH\", \"\").rstrip(\"\\\\/\").replace(\"$\", \"$$\")",
                 os_name(point)
             ),
-        ));
+        );
         match found_dir {
             // Gated on HIP_PATH itself: it is set whenever this runs, nothing to fall back from.
             Some(_) if !point.has_with_hip => {
-                block.push(line(1, "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\""))
+                self.push(1, "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\"");
+                false
             }
-            Some(dir) => block.push(line(
-                1,
-                &format!(
-                    "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\" if _lnkfix_hip_path else {}",
-                    string_literal(&ninja_escape(dir))
-                ),
-            )),
-            None => {
-                optional_hip_path = true;
-                block.push(line(1, "if _lnkfix_hip_path:"));
-                block.push(line(
-                    2,
+            Some(dir) => {
+                self.push(
+                    1,
                     &format!(
-                        "{}.append({})",
-                        point.ldflags_name,
-                        quote("\"/LIBPATH:\" + _lnkfix_hip_path + \"\\\\lib\"".to_string())
+                        "_lnkfix_hip_lib = _lnkfix_hip_path + \"\\\\lib\" if _lnkfix_hip_path else {}",
+                        string_literal(&ninja_escape(dir))
                     ),
-                ));
+                );
+                false
+            }
+            None => {
+                self.push(1, "if _lnkfix_hip_path:");
+                let append = format!(
+                    "{}.append({})",
+                    point.ldflags_name,
+                    self.quote("\"/LIBPATH:\" + _lnkfix_hip_path + \"\\\\lib\"".to_string())
+                );
+                self.push(2, &append);
+                true
             }
         }
     }
-    block.push(line(1, &format!("{} += [", point.ldflags_name)));
-    for entry in entries {
-        let text = match entry {
-            Entry::HipLibraryPath if optional_hip_path => continue,
-            Entry::HipLibraryPath => {
-                format!("{},", quote("\"/LIBPATH:\" + _lnkfix_hip_lib".to_string()))
-            }
-            Entry::LibraryPath(dir) => {
-                format!(
-                    "{},",
-                    quote(string_literal(&ninja_escape(&format!("/LIBPATH:{dir}"))))
-                )
-            }
-            Entry::Library(name) if plain_name(name) => format!("{},", string_literal(name)),
-            Entry::Library(name) => format!("{},", quote(string_literal(&ninja_escape(name)))),
-            Entry::Comment(comment) => format!("# {comment}"),
-        };
-        block.push(line(2, &text));
-    }
-    block.push(line(1, "]"));
-    block
 }
 
 /// The line ending to write: the one of the line the block follows, else the file's first.

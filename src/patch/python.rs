@@ -281,137 +281,206 @@ fn string_step(open: &mut OpenString, text: &[u8], position: usize) -> Step {
 /// F-strings are read as Python 3.12 reads them: a replacement field may hold strings, even
 /// with the f-string's own quote.
 pub(crate) fn scan(lines: &[PhysicalLine<'_>]) -> Scan {
-    let mut result = Scan::default();
-    let mut open_string: Option<OpenString> = None;
-    let mut string_body: Vec<u8> = Vec::new();
-    let mut depth: usize = 0;
-    let mut continued = false;
-    let mut current: Option<LogicalLine> = None;
-
+    let mut scanner = Scanner::default();
     for (index, line) in lines.iter().enumerate() {
-        let text = line.text;
-        let mut position = 0;
-        if open_string.is_none() && depth == 0 && !continued {
+        scanner.line(index, line.text);
+    }
+    scanner.finish()
+}
+
+/// The scan's state between bytes and lines.
+#[derive(Default)]
+struct Scanner {
+    /// What was found so far.
+    result: Scan,
+    /// The string literal open at this point.
+    open_string: Option<OpenString>,
+    /// Its body so far.
+    string_body: Vec<u8>,
+    /// Brackets open.
+    depth: usize,
+    /// The last physical line ended with a backslash.
+    continued: bool,
+    /// The logical line being read.
+    current: Option<LogicalLine>,
+}
+
+impl Scanner {
+    /// Reads one physical line.
+    fn line(&mut self, index: usize, text: &[u8]) {
+        let Some(mut position) = self.begin_line(index, text) else {
+            return;
+        };
+        // Offsets in the statement's code: what is already joined, plus this line's code so far.
+        let base = self
+            .current
+            .as_ref()
+            .map_or(0, |logical| logical.code.len());
+        self.continued = false;
+        let mut code = Vec::new();
+        while position < text.len() {
+            if let Some(next) = self.string_byte(text, position, base, &mut code) {
+                position = next;
+                continue;
+            }
+            match self.code_byte(index, text, position, base, &mut code) {
+                Some(next) => position = next,
+                None => break,
+            }
+        }
+        self.end_line(index, text, code);
+    }
+
+    /// Starts a logical line at a line outside strings, brackets and continuations (`None`: a
+    /// blank or comment line, skipped), or joins the line to the current one. Returns where the
+    /// line's code starts.
+    fn begin_line(&mut self, index: usize, text: &[u8]) -> Option<usize> {
+        if self.open_string.is_none() && self.depth == 0 && !self.continued {
             let indent_length = text
                 .iter()
                 .take_while(|&&byte| byte == b' ' || byte == b'\t' || byte == b'\x0c')
                 .count();
             let rest = &text[indent_length..];
             if rest.is_empty() || rest[0] == b'#' {
-                continue;
+                return None;
             }
-            current = Some(LogicalLine {
+            self.current = Some(LogicalLine {
                 first: index,
                 last: index,
                 indent: text[..indent_length].to_vec(),
                 code: String::new(),
             });
-            position = indent_length;
-        } else if let Some(logical) = current.as_mut() {
-            if open_string.is_none() {
+            return Some(indent_length);
+        }
+        if let Some(logical) = self.current.as_mut() {
+            if self.open_string.is_none() {
                 logical.code.push(' ');
             }
         }
-        // Offsets in the statement's code: what is already joined, plus this line's code so far.
-        let base = current.as_ref().map_or(0, |logical| logical.code.len());
-        continued = false;
-        let mut code = Vec::new();
-        while position < text.len() {
-            let byte = text[position];
-            if let Some(open) = open_string.as_mut() {
-                match string_step(open, text, position) {
-                    Step::Inside(width) => {
-                        let end = (position + width).min(text.len());
-                        string_body.extend_from_slice(&text[position..end]);
-                        code.extend_from_slice(&text[position..end]);
-                        position = end;
-                    }
-                    Step::Closes(width) => {
-                        code.extend_from_slice(&text[position..position + width]);
-                        position += width;
-                        result.strings.push(StringLiteral {
-                            line: open.start_line,
-                            body: String::from_utf8_lossy(&string_body).into_owned(),
-                            prefix: std::mem::take(&mut open.prefix),
-                            logical: result.logical.len(),
-                            span: open.start..base + code.len(),
-                        });
-                        string_body.clear();
-                        open_string = None;
-                    }
-                }
-                continue;
+        Some(0)
+    }
+
+    /// One step inside the open string literal, recording the literal when it closes; `None`
+    /// when no string is open. Returns the next position.
+    fn string_byte(
+        &mut self,
+        text: &[u8],
+        position: usize,
+        base: usize,
+        code: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let open = self.open_string.as_mut()?;
+        match string_step(open, text, position) {
+            Step::Inside(width) => {
+                let end = (position + width).min(text.len());
+                self.string_body.extend_from_slice(&text[position..end]);
+                code.extend_from_slice(&text[position..end]);
+                Some(end)
             }
-            match byte {
-                b'#' => break,
-                b'\'' | b'"' => {
-                    let triple = text.get(position + 1) == Some(&byte)
-                        && text.get(position + 2) == Some(&byte);
-                    let prefix = string_prefix(&code);
-                    let formatted = prefix
-                        .iter()
-                        .any(|b| matches!(b, b'f' | b'F' | b't' | b'T'));
-                    let raw = prefix.iter().any(|b| matches!(b, b'r' | b'R'));
-                    open_string = Some(OpenString {
-                        quote: byte,
-                        triple,
-                        start_line: index,
-                        start: base + code.len() - prefix.len(),
-                        prefix: String::from_utf8_lossy(prefix).into_owned(),
-                        formatted,
-                        raw,
-                        fields: Vec::new(),
-                        nested: None,
-                    });
-                    let width = if triple { 3 } else { 1 };
-                    code.extend_from_slice(&text[position..position + width]);
-                    position += width;
-                    continue;
-                }
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                b'\\' if position + 1 == text.len() => {
-                    continued = true;
-                    position += 1;
-                    continue;
-                }
-                _ => {}
+            Step::Closes(width) => {
+                code.extend_from_slice(&text[position..position + width]);
+                self.result.strings.push(StringLiteral {
+                    line: open.start_line,
+                    body: String::from_utf8_lossy(&self.string_body).into_owned(),
+                    prefix: std::mem::take(&mut open.prefix),
+                    logical: self.result.logical.len(),
+                    span: open.start..base + code.len(),
+                });
+                self.string_body.clear();
+                self.open_string = None;
+                Some(position + width)
             }
-            code.push(byte);
-            position += 1;
         }
+    }
+
+    /// One byte of code outside strings: a comment ends the line's code (`None`), a quote opens a
+    /// string literal, brackets are counted, a backslash at the end continues the line. Returns
+    /// the next position.
+    fn code_byte(
+        &mut self,
+        index: usize,
+        text: &[u8],
+        position: usize,
+        base: usize,
+        code: &mut Vec<u8>,
+    ) -> Option<usize> {
+        let byte = text[position];
+        match byte {
+            b'#' => return None,
+            b'\'' | b'"' => {
+                let triple =
+                    text.get(position + 1) == Some(&byte) && text.get(position + 2) == Some(&byte);
+                let prefix = string_prefix(code);
+                let formatted = prefix
+                    .iter()
+                    .any(|b| matches!(b, b'f' | b'F' | b't' | b'T'));
+                let raw = prefix.iter().any(|b| matches!(b, b'r' | b'R'));
+                self.open_string = Some(OpenString {
+                    quote: byte,
+                    triple,
+                    start_line: index,
+                    start: base + code.len() - prefix.len(),
+                    prefix: String::from_utf8_lossy(prefix).into_owned(),
+                    formatted,
+                    raw,
+                    fields: Vec::new(),
+                    nested: None,
+                });
+                let width = if triple { 3 } else { 1 };
+                code.extend_from_slice(&text[position..position + width]);
+                return Some(position + width);
+            }
+            b'(' | b'[' | b'{' => self.depth += 1,
+            b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+            b'\\' if position + 1 == text.len() => {
+                self.continued = true;
+                return Some(position + 1);
+            }
+            _ => {}
+        }
+        code.push(byte);
+        Some(position + 1)
+    }
+
+    /// Ends a physical line: its code joins the logical line, which ends here unless a string,
+    /// a bracket or a backslash continues it.
+    fn end_line(&mut self, index: usize, text: &[u8], mut code: Vec<u8>) {
         // A string opened with a single quote ends at the end of the line unless the line ends with
         // a backslash (a syntax error otherwise: drop it rather than swallow the rest of the file).
-        if let Some(open) = open_string.as_mut() {
+        if let Some(open) = self.open_string.as_mut() {
             if open.triple {
-                string_body.push(b'\n');
+                self.string_body.push(b'\n');
                 code.push(b'\n');
                 // A single-quoted string inside a field cannot continue on the next line either.
                 if open.nested.is_some_and(|(_, triple)| !triple) && !text.ends_with(b"\\") {
                     open.nested = None;
                 }
             } else if !text.ends_with(b"\\") {
-                open_string = None;
-                string_body.clear();
+                self.open_string = None;
+                self.string_body.clear();
             }
         }
-        if let Some(logical) = current.as_mut() {
+        if let Some(logical) = self.current.as_mut() {
             logical.code.push_str(&String::from_utf8_lossy(&code));
             logical.last = index;
         }
-        if open_string.is_none() && depth == 0 && !continued {
-            if let Some(mut logical) = current.take() {
+        if self.open_string.is_none() && self.depth == 0 && !self.continued {
+            if let Some(mut logical) = self.current.take() {
                 logical.code = logical.code.trim_end().to_string();
-                result.logical.push(logical);
+                self.result.logical.push(logical);
             }
         }
     }
-    if let Some(mut logical) = current.take() {
-        result.unterminated = Some(logical.first);
-        logical.code = logical.code.trim_end().to_string();
-        result.logical.push(logical);
+
+    /// The scan, with a logical line still open at the end of the file kept as unterminated.
+    fn finish(mut self) -> Scan {
+        if let Some(mut logical) = self.current.take() {
+            self.result.unterminated = Some(logical.first);
+            logical.code = logical.code.trim_end().to_string();
+            self.result.logical.push(logical);
+        }
+        self.result
     }
-    result
 }
 
 /// True when `word` occurs in `code` as a whole identifier (not part of a longer name).

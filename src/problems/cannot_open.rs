@@ -242,33 +242,9 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
             .any(|o| file_name(&o.value).eq_ignore_ascii_case(name));
     let mut notes: Vec<String> = Vec::new();
     let (summary, cause, fix) = if is_output {
-        let what = if lower.ends_with(".pdb") {
-            "the program database of the output"
-        } else {
-            "the link's output"
-        };
-        (
-            format!("cannot write {file}: {what} is in use"),
-            format!(
-                "{file} is {what}, and a running process holds it{}: the program itself, a Python process that imported the extension, a debugger or a scanner",
-                u.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
-            ),
-            format!(
-                "end the process that has {name} loaded, then link again: find it with tasklist /m {name} (for a DLL), Resource Monitor (CPU > Associated Handles, search {name}) or Sysinternals handle.exe {name}; in a JIT build, kill leftover processes (python older than this attempt)"
-            ),
-        )
+        in_use(u, &lower)
     } else if let Some((variable, kind)) = unexpanded_variable(file) {
-        let fix = match kind {
-            "cmake" => format!("CMake did not find {}: set it (cmake -D{}=<path>) or fix the find_package/find_library that should find it, then configure again", variable.trim_end_matches("-NOTFOUND"), variable.trim_end_matches("-NOTFOUND")),
-            "msbuild" => format!("define the property {variable} for this project and configuration (or correct its name)"),
-            "environment" => format!("set the environment variable {variable} where the build runs (or correct its name)"),
-            _ => format!("define {variable} where the build expands it (or correct its name)"),
-        };
-        (
-            format!("cannot open {file}: {variable} was never expanded"),
-            format!("{file} is not a library but an unexpanded build variable ({variable}): the build system passed the variable's text because it has no value"),
-            fix,
-        )
+        never_expanded(file, &variable, kind)
     } else if name.contains(['*', '?']) {
         (
             format!("cannot open {file}: a wildcard"),
@@ -303,6 +279,42 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
     }
     problem.subject(file.to_string());
     problem
+}
+
+/// The link's output (or its program database) cannot be written: a process holds it.
+fn in_use(u: &Unopened, lower: &str) -> (String, String, String) {
+    let file = u.file.as_str();
+    let name = file_name(file);
+    let what = if lower.ends_with(".pdb") {
+        "the program database of the output"
+    } else {
+        "the link's output"
+    };
+    (
+        format!("cannot write {file}: {what} is in use"),
+        format!(
+            "{file} is {what}, and a running process holds it{}: the program itself, a Python process that imported the extension, a debugger or a scanner",
+            u.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+        ),
+        format!(
+            "end the process that has {name} loaded, then link again: find it with tasklist /m {name} (for a DLL), Resource Monitor (CPU > Associated Handles, search {name}) or Sysinternals handle.exe {name}; in a JIT build, kill leftover processes (python older than this attempt)"
+        ),
+    )
+}
+
+/// The file named is a build variable's text: the variable has no value.
+fn never_expanded(file: &str, variable: &str, kind: &str) -> (String, String, String) {
+    let fix = match kind {
+        "cmake" => format!("CMake did not find {}: set it (cmake -D{}=<path>) or fix the find_package/find_library that should find it, then configure again", variable.trim_end_matches("-NOTFOUND"), variable.trim_end_matches("-NOTFOUND")),
+        "msbuild" => format!("define the property {variable} for this project and configuration (or correct its name)"),
+        "environment" => format!("set the environment variable {variable} where the build runs (or correct its name)"),
+        _ => format!("define {variable} where the build expands it (or correct its name)"),
+    };
+    (
+        format!("cannot open {file}: {variable} was never expanded"),
+        format!("{file} is not a library but an unexpanded build variable ({variable}): the build system passed the variable's text because it has no value"),
+        fix,
+    )
 }
 
 /// A library found (or not) by lnkfix's own search.

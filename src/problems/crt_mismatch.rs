@@ -429,7 +429,6 @@ fn one_project_flavour(
     rows: &[CrtRow],
     requested: &[(String, Option<Flavour>)],
 ) -> Told {
-    let build_system = scan.build_system();
     let odd: Vec<&(&String, &Vec<Flavour>)> = units
         .libraries
         .iter()
@@ -449,34 +448,9 @@ fn one_project_flavour(
     lib_flavours.sort();
     lib_flavours.dedup();
     let names: Vec<String> = odd.iter().map(|(n, _)| n.to_string()).collect();
-    let project_names: Vec<String> = units.project.iter().map(|(n, _)| n.to_string()).collect();
     if odd.len() == units.libraries.len() && mixed.is_empty() && lib_flavours.len() == 1 {
         // Every library agrees on another flavour than the project: the project changes.
-        let v = lib_flavours[0];
-        return (
-            format!(
-                "{} built with {} but the project ({}) with {}",
-                join_words(&names),
-                spelled(v),
-                some_of(&project_names, 3),
-                spelled(p)
-            ),
-            format!(
-                "every object of one link must use the same C runtime; the libraries were built for {} and the project's objects for {}",
-                v.compiler_option(),
-                p.compiler_option()
-            ),
-            format!(
-                "build the project with {}, the runtime the libraries were built with: {}",
-                v.compiler_option(),
-                runtime_setting(build_system, v)
-            ),
-            vec![format!(
-                "or use builds of {} made with {}",
-                join_words(&names),
-                p.compiler_option()
-            )],
-        );
+        return project_takes_libraries_flavour(scan, units, p, lib_flavours[0], &names);
     }
     let mut cause = format!(
         "the project's objects use {}, and {} {} built for another runtime: {}",
@@ -512,9 +486,44 @@ fn one_project_flavour(
             "or build the project with the libraries' runtime instead: {}",
             lib_flavours
                 .iter()
-                .map(|f| runtime_setting(build_system, *f))
+                .map(|f| runtime_setting(scan.build_system(), *f))
                 .collect::<Vec<_>>()
                 .join("; ")
+        )],
+    )
+}
+
+/// Every library (`names`) was built with `v`, the project with `p`: the project changes to `v`.
+fn project_takes_libraries_flavour(
+    scan: &Scan<'_>,
+    units: &Units<'_>,
+    p: Flavour,
+    v: Flavour,
+    names: &[String],
+) -> Told {
+    let project_names: Vec<String> = units.project.iter().map(|(n, _)| n.to_string()).collect();
+    (
+        format!(
+            "{} built with {} but the project ({}) with {}",
+            join_words(names),
+            spelled(v),
+            some_of(&project_names, 3),
+            spelled(p)
+        ),
+        format!(
+            "every object of one link must use the same C runtime; the libraries were built for {} and the project's objects for {}",
+            v.compiler_option(),
+            p.compiler_option()
+        ),
+        format!(
+            "build the project with {}, the runtime the libraries were built with: {}",
+            v.compiler_option(),
+            runtime_setting(scan.build_system(), v)
+        ),
+        vec![format!(
+            "or use builds of {} made with {}",
+            join_words(names),
+            p.compiler_option()
         )],
     )
 }
@@ -652,8 +661,22 @@ fn generic(
         ),
         None => "compile every object and library of the link with one runtime option (all /MD, or all /MT); a clean rebuild, when the option was changed since some objects were built (stale objects keep the old one)".into(),
     };
-    // Libraries that carry the C++ library's own code, compiled for the static one, in a link
-    // with the DLL one: they are the odd ones out.
+    if let Some(told) = static_cxx_library_copies(scan, rows) {
+        return told;
+    }
+    let summary = if sides.len() > 1 {
+        format!("the link mixes C runtimes: {}", join_words(&sides))
+    } else if let Some((library, _)) = requested.first() {
+        format!("some objects ask for {library} while the link uses another C runtime (LNK4098)")
+    } else {
+        format!("the link mixes C runtimes: {}", join_words(&sides))
+    };
+    (summary, mixed_cause(requested), fix, Vec::new())
+}
+
+/// Libraries that carry the C++ library's own code, compiled for the static one, in a link with
+/// the DLL one: they are the odd ones out, rebuilt with /MD.
+fn static_cxx_library_copies(scan: &Scan<'_>, rows: &[CrtRow]) -> Option<Told> {
     let copies: Vec<String> = rows
         .iter()
         .filter(|r| r.value.starts_with(COPY_OF_THE_CXX_LIBRARY))
@@ -664,33 +687,32 @@ fn generic(
             }
             acc
         });
-    if !copies.is_empty() {
-        let dll = Flavour::Dynamic;
-        return (
-            format!(
-                "{} compiled for the static C++ library in a link with the DLL one",
-                join_words(&copies)
-            ),
-            format!(
-                "{} define names of the C++ library itself (std:: members), which only code compiled with /MT carries; the link imports the same names from msvcprt.lib (/MD)",
-                join_words(&copies)
-            ),
-            format!(
-                "rebuild {} with /MD, the runtime of the rest of the link: {}",
-                join_words(&copies),
-                runtime_setting(scan.build_system(), dll)
-            ),
-            vec!["or build the whole project with /MT".into()],
-        );
+    if copies.is_empty() {
+        return None;
     }
-    let summary = if sides.len() > 1 {
-        format!("the link mixes C runtimes: {}", join_words(&sides))
-    } else if let Some((library, _)) = requested.first() {
-        format!("some objects ask for {library} while the link uses another C runtime (LNK4098)")
-    } else {
-        format!("the link mixes C runtimes: {}", join_words(&sides))
-    };
-    let cause = if requested.is_empty() {
+    let dll = Flavour::Dynamic;
+    Some((
+        format!(
+            "{} compiled for the static C++ library in a link with the DLL one",
+            join_words(&copies)
+        ),
+        format!(
+            "{} define names of the C++ library itself (std:: members), which only code compiled with /MT carries; the link imports the same names from msvcprt.lib (/MD)",
+            join_words(&copies)
+        ),
+        format!(
+            "rebuild {} with /MD, the runtime of the rest of the link: {}",
+            join_words(&copies),
+            runtime_setting(scan.build_system(), dll)
+        ),
+        vec!["or build the whole project with /MT".into()],
+    ))
+}
+
+/// The cause of a mixed link: objects of different runtime options, or what the requested
+/// default libraries say the objects were compiled for.
+fn mixed_cause(requested: &[(String, Option<Flavour>)]) -> String {
+    if requested.is_empty() {
         "objects compiled with different runtime options (/MT and /MD, or debug and release) are linked together: the libraries of both CRTs are pulled in and define the same names".to_string()
     } else {
         let wanted: Vec<String> = requested
@@ -704,8 +726,7 @@ fn generic(
             "objects compiled for {} are linked with objects or libraries compiled for another runtime",
             join_words(&wanted)
         )
-    };
-    (summary, cause, fix, Vec::new())
+    }
 }
 
 #[cfg(test)]

@@ -340,6 +340,18 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
         ));
     }
     cite_intended(scan, &mut problem, &[&name_m, &library_m]);
+    note_other_machine_copies(scan, named, &name_m, &mut problem);
+    problem
+}
+
+/// Notes where the libraries of the objects' machine are, when a copy sits beside the library
+/// searched (`lib\x86` beside `lib\x64`).
+fn note_other_machine_copies(
+    scan: &Scan<'_>,
+    named: &[&crate::resolve::ResolvedSymbol],
+    name_m: &str,
+    problem: &mut Problem,
+) {
     if let Some(search) = scan.inputs.search {
         let mut seen: Vec<String> = Vec::new();
         for s in named {
@@ -357,7 +369,7 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
             }
             seen.push(library.clone());
             if let Some(path) = crate::discover::find_library(search.dirs, &library) {
-                if let Some(copy) = sibling_copy(&path, &name_m) {
+                if let Some(copy) = sibling_copy(&path, name_m) {
                     problem
                         .notes
                         .push(format!("the {name_m} {library} is at {}", copy.display()));
@@ -365,7 +377,6 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
             }
         }
     }
-    problem
 }
 
 /// The referencing objects of some symbols, in order.

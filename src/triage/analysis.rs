@@ -177,6 +177,22 @@ pub(super) fn link_values(
     captures: &BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
     let mut values = vec![("verdict".to_string(), diagnosis.verdict.summary.clone())];
+    problem_values(diagnosis, &mut values);
+    values.push(("link_fix".into(), link_fix(diagnosis)));
+
+    let file = captures
+        .get("file")
+        .cloned()
+        .unwrap_or_else(|| "a file".into());
+    let (reason, fix) = open_reason_and_fix(&file);
+    values.push(("file".into(), file));
+    values.push(("open_reason".into(), reason));
+    values.push(("open_fix".into(), fix));
+    values
+}
+
+/// The first problem's summary, cause and fix; for a failure no problem explains, what to read.
+fn problem_values(diagnosis: &Diagnosis, values: &mut Vec<(String, String)>) {
     if let Some(problem) = diagnosis.problems.first() {
         values.push(("problem_summary".into(), problem.summary.clone()));
         values.push(("problem_cause".into(), problem.cause.clone()));
@@ -192,7 +208,12 @@ pub(super) fn link_values(
             "read the linker's line (the evidence) and the lines above it; lnkfix diagnose LOG lists what it read".into(),
         ));
     }
-    let fix = if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
+}
+
+/// The link fix in one sentence: the flags (per flavour when it is unknown) in the build
+/// system's terms, or what unknown symbols mean.
+fn link_fix(diagnosis: &Diagnosis) -> String {
+    if !diagnosis.link_flags.is_empty() || diagnosis.link_flags_by_flavour.is_some() {
         let mut text = String::new();
         if !diagnosis.link_flags.is_empty() {
             text.push_str(&format!("add {}", diagnosis.link_flags.join(" ")));
@@ -230,13 +251,12 @@ pub(super) fn link_values(
         "no library provides these symbols by rule: they are the project's own (a source file, template instantiation or export missing from the build) or from a library not searched; find the definition and add that source or library once in extension.py".into()
     } else {
         "see the diagnosis below".into()
-    };
-    values.push(("link_fix".into(), fix));
+    }
+}
 
-    let file = captures
-        .get("file")
-        .cloned()
-        .unwrap_or_else(|| "a file".into());
+/// Why a file cannot be opened and what to do, by what the file is: the Python import library,
+/// HIP's, a CRT or SDK library, a locked output, an object, or any other library.
+fn open_reason_and_fix(file: &str) -> (String, String) {
     let lower = file.to_ascii_lowercase();
     let base = lower
         .rsplit(['\\', '/'])
@@ -259,7 +279,7 @@ pub(super) fn link_values(
         "oldnames",
         "uuid",
     ];
-    let (reason, fix) = if base.starts_with("python") && base.ends_with(".lib") {
+    if base.starts_with("python") && base.ends_with(".lib") {
         (
             "the Python import library is not on the library path".to_string(),
             format!("add the Python installation's libs directory (sys.base_prefix\\libs, which holds {file}) with /LIBPATH: once in extension.py's link flags"),
@@ -296,9 +316,5 @@ pub(super) fn link_values(
             "it is in no /LIBPATH or LIB directory".to_string(),
             format!("add the directory that holds {file} with /LIBPATH: once in extension.py's link flags, or drop the library if it is not needed"),
         )
-    };
-    values.push(("file".into(), file));
-    values.push(("open_reason".into(), reason));
-    values.push(("open_fix".into(), fix));
-    values
+    }
 }

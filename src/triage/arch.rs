@@ -223,85 +223,7 @@ impl ArchFacts {
                 intended: self.is_intended(arch),
             })
             .collect();
-        let listed = || {
-            offload_archs
-                .iter()
-                .map(|a| format!("{} (line {})", a.arch, a.first.line))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let any_intended = offload_archs.iter().any(|a| a.intended == Some(true));
-        let wrong: Vec<&OffloadArch> = offload_archs
-            .iter()
-            .filter(|a| self.is_wrong(&a.arch))
-            .collect();
-        let (finding, fix) = if offload_archs.is_empty() {
-            match self.variable_set {
-                Some(true) => (
-                    format!(
-                        "no --offload-arch= on any JIT command line in this log although {ARCH_LIST_VARIABLE} is set: the variable is read but never wired into the flags, so the compiler built for its default arch"
-                    ),
-                    self.wire_fix(),
-                ),
-                _ => (
-                    format!(
-                        "no --offload-arch= on any JIT command line in this log and {ARCH_LIST_VARIABLE} is not known to be set: the compiler built for its default arch"
-                    ),
-                    format!(
-                        "{}; if the command lines still show no --offload-arch=, wire the variable into extension.py's flags",
-                        self.set_fix()
-                    ),
-                ),
-            }
-        } else if !wrong.is_empty() {
-            let wrong_list = wrong
-                .iter()
-                .map(|a| format!("{} (line {})", a.arch, a.first.line))
-                .collect::<Vec<_>>()
-                .join(", ");
-            match self.variable_set {
-                Some(true) => (
-                    format!(
-                        "the JIT command lines build for {wrong_list} while {ARCH_LIST_VARIABLE} is set to {}: the variable is read but never wired into the flags",
-                        self.intended_text()
-                    ),
-                    self.wire_fix(),
-                ),
-                _ => (
-                    format!(
-                        "the JIT command lines build for {wrong_list}, not {}; {}",
-                        self.intended_text(),
-                        self.variable_state()
-                    ),
-                    self.set_fix(),
-                ),
-            }
-        } else if any_intended {
-            (
-                format!(
-                    "the JIT command lines in this log do build for {} ({}): the failing code object comes from elsewhere (a stale build in the JIT cache, a prebuilt kernel, or triton compiling for TRITON_OVERRIDE_ARCH)",
-                    self.intended_text(),
-                    listed()
-                ),
-                "clear the JIT cache (tvm-ffi and triton caches), check TRITON_OVERRIDE_ARCH equals the intended arch (lnkfix doctor), relaunch".into(),
-            )
-        } else {
-            (
-                format!(
-                    "the JIT command lines build for {}; the intended arch is unknown here, so compare it with the GPU's gcnArchName (hipinfo)",
-                    listed()
-                ),
-                format!(
-                    "if the GPU is not {}, {}",
-                    offload_archs
-                        .iter()
-                        .map(|a| a.arch.as_str())
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                    self.set_fix()
-                ),
-            )
-        };
+        let (finding, fix) = self.offload_finding(&offload_archs);
         let values = vec![
             ("arch_finding".into(), finding.clone()),
             ("arch_fix".into(), fix),
@@ -317,6 +239,92 @@ impl ArchFacts {
             },
             values,
         )
+    }
+
+    /// What the command lines' archs say, and the fix: no arch given, wrong archs, the intended
+    /// ones (the failing code object comes from elsewhere), or archs whose intent is unknown.
+    fn offload_finding(&self, offload_archs: &[OffloadArch]) -> (String, String) {
+        let wrong: Vec<&OffloadArch> = offload_archs
+            .iter()
+            .filter(|a| self.is_wrong(&a.arch))
+            .collect();
+        if offload_archs.is_empty() {
+            self.no_offload_arch()
+        } else if !wrong.is_empty() {
+            self.wrong_offload_archs(&wrong)
+        } else if offload_archs.iter().any(|a| a.intended == Some(true)) {
+            (
+                format!(
+                    "the JIT command lines in this log do build for {} ({}): the failing code object comes from elsewhere (a stale build in the JIT cache, a prebuilt kernel, or triton compiling for TRITON_OVERRIDE_ARCH)",
+                    self.intended_text(),
+                    listed(offload_archs)
+                ),
+                "clear the JIT cache (tvm-ffi and triton caches), check TRITON_OVERRIDE_ARCH equals the intended arch (lnkfix doctor), relaunch".into(),
+            )
+        } else {
+            (
+                format!(
+                    "the JIT command lines build for {}; the intended arch is unknown here, so compare it with the GPU's gcnArchName (hipinfo)",
+                    listed(offload_archs)
+                ),
+                format!(
+                    "if the GPU is not {}, {}",
+                    offload_archs
+                        .iter()
+                        .map(|a| a.arch.as_str())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    self.set_fix()
+                ),
+            )
+        }
+    }
+
+    /// No `--offload-arch=` on any command line: the variable is not wired in, or not set.
+    fn no_offload_arch(&self) -> (String, String) {
+        match self.variable_set {
+            Some(true) => (
+                format!(
+                    "no --offload-arch= on any JIT command line in this log although {ARCH_LIST_VARIABLE} is set: the variable is read but never wired into the flags, so the compiler built for its default arch"
+                ),
+                self.wire_fix(),
+            ),
+            _ => (
+                format!(
+                    "no --offload-arch= on any JIT command line in this log and {ARCH_LIST_VARIABLE} is not known to be set: the compiler built for its default arch"
+                ),
+                format!(
+                    "{}; if the command lines still show no --offload-arch=, wire the variable into extension.py's flags",
+                    self.set_fix()
+                ),
+            ),
+        }
+    }
+
+    /// The command lines build for archs that are not the intended one.
+    fn wrong_offload_archs(&self, wrong: &[&OffloadArch]) -> (String, String) {
+        let wrong_list = wrong
+            .iter()
+            .map(|a| format!("{} (line {})", a.arch, a.first.line))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match self.variable_set {
+            Some(true) => (
+                format!(
+                    "the JIT command lines build for {wrong_list} while {ARCH_LIST_VARIABLE} is set to {}: the variable is read but never wired into the flags",
+                    self.intended_text()
+                ),
+                self.wire_fix(),
+            ),
+            _ => (
+                format!(
+                    "the JIT command lines build for {wrong_list}, not {}; {}",
+                    self.intended_text(),
+                    self.variable_state()
+                ),
+                self.set_fix(),
+            ),
+        }
     }
 
     /// The report's arch section for the compile-stage row.
@@ -341,6 +349,15 @@ impl ArchFacts {
             ),
         }
     }
+}
+
+/// The archs with the line each first appears on (`gfx1100 (line 12), gfx90a (line 40)`).
+fn listed(offload_archs: &[OffloadArch]) -> String {
+    offload_archs
+        .iter()
+        .map(|a| format!("{} (line {})", a.arch, a.first.line))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The arch variable as a log line shows it: `Some(Some(value))` set, `Some(None)` said to be

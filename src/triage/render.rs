@@ -25,6 +25,32 @@ pub fn render_text_with(
     color: bool,
 ) -> io::Result<()> {
     let style = Style { color };
+    write_head(report, out, style)?;
+    write_answer(report, out, style)?;
+    write_ignored(report, out, style)?;
+    if let Some(diagnosis) = &report.diagnosis {
+        writeln!(out, "{}", style.bold("link diagnosis:"))?;
+        let mut buffer = Vec::new();
+        report::write_text(diagnosis, book, &mut buffer, style)?;
+        for line in String::from_utf8_lossy(&buffer).lines() {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    for advice in &report.advice {
+        writeln!(out, "{} {advice}", style.dim("*"))?;
+    }
+    for w in &report.warnings {
+        writeln!(out, "{} {w}", style.warn("warning:"))?;
+    }
+    Ok(())
+}
+
+/// The headline (stage, rule, attempt), the attempt's note and the log's freshness.
+fn write_head(
+    report: &TriageReport,
+    out: &mut (impl Write + ?Sized),
+    style: Style,
+) -> io::Result<()> {
     let stage = match report.stage {
         Stage::Success => style.library(report.stage.name()),
         Stage::Unknown => style.warn(report.stage.name()),
@@ -52,6 +78,16 @@ pub fn render_text_with(
             f.attempt_started
         )?;
     }
+    Ok(())
+}
+
+/// The answer: evidence, cause, fix, what to check then, the rule book's word, the launch check
+/// and the archs on the JIT command lines.
+fn write_answer(
+    report: &TriageReport,
+    out: &mut (impl Write + ?Sized),
+    style: Style,
+) -> io::Result<()> {
     if !report.evidence.is_empty() {
         writeln!(out, "{}", style.bold("evidence:"))?;
         for e in &report.evidence {
@@ -92,6 +128,15 @@ pub fn render_text_with(
             }
         }
     }
+    Ok(())
+}
+
+/// What was set aside: the cascades of the root, and the other failures of the attempt.
+fn write_ignored(
+    report: &TriageReport,
+    out: &mut (impl Write + ?Sized),
+    style: Style,
+) -> io::Result<()> {
     if !report.cascades_ignored.is_empty() {
         writeln!(
             out,
@@ -122,23 +167,10 @@ pub fn render_text_with(
             )?;
         }
     }
-    if let Some(diagnosis) = &report.diagnosis {
-        writeln!(out, "{}", style.bold("link diagnosis:"))?;
-        let mut buffer = Vec::new();
-        report::write_text(diagnosis, book, &mut buffer, style)?;
-        for line in String::from_utf8_lossy(&buffer).lines() {
-            writeln!(out, "  {line}")?;
-        }
-    }
-    for advice in &report.advice {
-        writeln!(out, "{} {advice}", style.dim("*"))?;
-    }
-    for w in &report.warnings {
-        writeln!(out, "{} {w}", style.warn("warning:"))?;
-    }
     Ok(())
 }
 
+/// Numbered log lines, indented.
 fn write_lines<'a>(
     out: &mut (impl Write + ?Sized),
     lines: impl Iterator<Item = (u64, &'a str)>,

@@ -242,26 +242,7 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
     let build_dir = options.build_dir.as_deref();
     let given_directory = build_dir.map(|d| (absolute(d), "the --build-dir".to_string()));
     if let Some(text) = &options.link_command {
-        let (directory, directory_source) =
-            given_directory.unwrap_or_else(|| (current_dir(), "the current directory".to_string()));
-        let context = ParseContext {
-            directory: &directory,
-            generated: &generated,
-            any_program: true,
-        };
-        let found = "--link-command".to_string();
-        return match command::parse(text, &context) {
-            Ok(command) => Ok(Located {
-                command,
-                found,
-                directory_source,
-            }),
-            Err(rejected) => Err(VerifyError::Unusable {
-                found,
-                rejected,
-                hint: String::new(),
-            }),
-        };
+        return from_link_command(text, given_directory, &generated);
     }
     let mut looked = Vec::new();
     let mut failed_outputs = Vec::new();
@@ -277,62 +258,9 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
             }
         })?;
         failed_outputs = scanned.failed_outputs.clone();
-        let entered = scanned
-            .entering_directory
-            .as_ref()
-            .filter(|(dir, _)| Path::new(dir).is_dir());
-        let fallback = given_directory.is_none() && entered.is_none();
-        let (directory, directory_source) = match (&given_directory, entered) {
-            (Some(given), _) => given.clone(),
-            (None, Some((dir, line))) => (
-                absolute(Path::new(dir)),
-                format!("ninja's `Entering directory` ({} line {line})", subject.log_name),
-            ),
-            (None, None) => (
-                current_dir(),
-                match &scanned.entering_directory {
-                    Some((dir, line)) => format!(
-                        "the current directory: the log's build directory {dir} (line {line}) is not here, --build-dir names it"
-                    ),
-                    None => "the current directory: the log does not say where the build ran, --build-dir names it".to_string(),
-                },
-            ),
-        };
-        let context = ParseContext {
-            directory: &directory,
-            generated: &generated,
-            any_program: false,
-        };
-        for candidate in logscan::in_order(&scanned.candidates, subject.first_error_line) {
-            let found = candidate.describe(subject.log_name);
-            match command::parse(&candidate.text, &context) {
-                Ok(command) => {
-                    return Ok(Located {
-                        command,
-                        found,
-                        directory_source,
-                    })
-                }
-                Err(rejected @ Rejected::ResponseFile { .. }) => {
-                    let hint = if fallback {
-                        format!(" (looked for in {directory_source})")
-                    } else {
-                        String::new()
-                    };
-                    return Err(VerifyError::Unusable {
-                        found,
-                        rejected,
-                        hint,
-                    });
-                }
-                Err(rejected) => looked.push(format!("{found}: {rejected}")),
-            }
-        }
-        if scanned.candidates.is_empty() {
-            looked.push(format!(
-                "{} shows no link command (no ninja FAILED: block, CMake LINK: command or linker command line)",
-                subject.log_name
-            ));
+        let found = from_log(subject, &scanned, given_directory, &generated, &mut looked)?;
+        if let Some(located) = found {
+            return Ok(located);
         }
     }
     if let Some(dir) = build_dir {
@@ -344,6 +272,114 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
     })
 }
 
+/// The command `--link-command` gives, run in `--build-dir` or the current directory.
+fn from_link_command(
+    text: &str,
+    given_directory: Option<(PathBuf, String)>,
+    generated: &GeneratedFiles,
+) -> Result<Located, VerifyError> {
+    let (directory, directory_source) =
+        given_directory.unwrap_or_else(|| (current_dir(), "the current directory".to_string()));
+    let context = ParseContext {
+        directory: &directory,
+        generated,
+        any_program: true,
+    };
+    let found = "--link-command".to_string();
+    match command::parse(text, &context) {
+        Ok(command) => Ok(Located {
+            command,
+            found,
+            directory_source,
+        }),
+        Err(rejected) => Err(VerifyError::Unusable {
+            found,
+            rejected,
+            hint: String::new(),
+        }),
+    }
+}
+
+/// The first usable link command the log shows, nearest before its first error first; what each
+/// rejected candidate was goes into `looked`. A response file that cannot be found is an error.
+fn from_log(
+    subject: &Subject<'_>,
+    scanned: &logscan::LogCommands,
+    given_directory: Option<(PathBuf, String)>,
+    generated: &GeneratedFiles,
+    looked: &mut Vec<String>,
+) -> Result<Option<Located>, VerifyError> {
+    let (directory, directory_source, fallback) = log_directory(subject, scanned, given_directory);
+    let context = ParseContext {
+        directory: &directory,
+        generated,
+        any_program: false,
+    };
+    for candidate in logscan::in_order(&scanned.candidates, subject.first_error_line) {
+        let found = candidate.describe(subject.log_name);
+        match command::parse(&candidate.text, &context) {
+            Ok(command) => {
+                return Ok(Some(Located {
+                    command,
+                    found,
+                    directory_source,
+                }))
+            }
+            Err(rejected @ Rejected::ResponseFile { .. }) => {
+                let hint = if fallback {
+                    format!(" (looked for in {directory_source})")
+                } else {
+                    String::new()
+                };
+                return Err(VerifyError::Unusable {
+                    found,
+                    rejected,
+                    hint,
+                });
+            }
+            Err(rejected) => looked.push(format!("{found}: {rejected}")),
+        }
+    }
+    if scanned.candidates.is_empty() {
+        looked.push(format!(
+            "{} shows no link command (no ninja FAILED: block, CMake LINK: command or linker command line)",
+            subject.log_name
+        ));
+    }
+    Ok(None)
+}
+
+/// Where the log's command runs, and why there: `--build-dir`, else ninja's `Entering directory`
+/// when it exists here, else the current directory (then `true`: a fallback).
+fn log_directory(
+    subject: &Subject<'_>,
+    scanned: &logscan::LogCommands,
+    given_directory: Option<(PathBuf, String)>,
+) -> (PathBuf, String, bool) {
+    let entered = scanned
+        .entering_directory
+        .as_ref()
+        .filter(|(dir, _)| Path::new(dir).is_dir());
+    let fallback = given_directory.is_none() && entered.is_none();
+    let (directory, directory_source) = match (&given_directory, entered) {
+        (Some(given), _) => given.clone(),
+        (None, Some((dir, line))) => (
+            absolute(Path::new(dir)),
+            format!("ninja's `Entering directory` ({} line {line})", subject.log_name),
+        ),
+        (None, None) => (
+            current_dir(),
+            match &scanned.entering_directory {
+                Some((dir, line)) => format!(
+                    "the current directory: the log's build directory {dir} (line {line}) is not here, --build-dir names it"
+                ),
+                None => "the current directory: the log does not say where the build ran, --build-dir names it".to_string(),
+            },
+        ),
+    };
+    (directory, directory_source, fallback)
+}
+
 /// The link command of `dir/build.ninja`: the statement producing a failed output, else its
 /// only link statement (or the only one among the `default` targets).
 fn from_build_file(
@@ -353,43 +389,20 @@ fn from_build_file(
 ) -> Result<Located, VerifyError> {
     let path = dir.join("build.ninja");
     let file = ninja::BuildFile::read(&path)?;
-    let directory = absolute(dir);
-    let parse_edge = |edge: &ninja::Edge| -> Result<LinkCommand, Rejected> {
-        let mut generated = GeneratedFiles::new();
-        let rspfile = file.variable(edge, "rspfile");
-        if !rspfile.is_empty() {
-            generated.insert(rspfile, file.variable(edge, "rspfile_content"));
-        }
-        let context = ParseContext {
-            directory: &directory,
-            generated: &generated,
-            any_program: false,
-        };
-        command::parse(&file.variable(edge, "command"), &context)
-    };
-    let describe = |edge: &ninja::Edge| {
-        format!(
-            "{}:{}, `build {}: {}`",
-            path.display(),
-            edge.line,
-            edge.outputs.join(" "),
-            edge.rule
-        )
-    };
-    let located = |edge: &ninja::Edge, command| Located {
-        command,
-        found: describe(edge),
-        directory_source: "the --build-dir (where ninja runs build.ninja's commands)".into(),
+    let statements = Statements {
+        path: &path,
+        file: &file,
+        directory: absolute(dir),
     };
     for outputs in failed_outputs.iter().rev() {
         let edge = file
             .producing(outputs)
             .or_else(|| outputs.split_whitespace().find_map(|o| file.producing(o)));
         if let Some(edge) = edge {
-            return match parse_edge(edge) {
-                Ok(command) => Ok(located(edge, command)),
+            return match statements.parse(edge) {
+                Ok(command) => Ok(statements.located(edge, command)),
                 Err(rejected) => Err(VerifyError::Unusable {
-                    found: describe(edge),
+                    found: statements.describe(edge),
                     rejected,
                     hint: String::new(),
                 }),
@@ -400,13 +413,77 @@ fn from_build_file(
             path.display()
         ));
     }
+    match only_link_statement(&statements, &mut looked) {
+        Some((edge, command)) => Ok(statements.located(edge, command)),
+        None => {
+            if looked.is_empty() || !looked.iter().any(|l| l.contains("link statements")) {
+                looked.push(format!("{} has no link statement", path.display()));
+            }
+            Err(VerifyError::NoCommand {
+                looked: looked.join("; "),
+            })
+        }
+    }
+}
+
+/// A `build.ninja`'s statements, read as link commands run in the build directory.
+struct Statements<'f> {
+    path: &'f Path,
+    file: &'f ninja::BuildFile,
+    directory: PathBuf,
+}
+
+impl<'f> Statements<'f> {
+    /// The statement's command, with its response file's content as the build would write it.
+    fn parse(&self, edge: &ninja::Edge) -> Result<LinkCommand, Rejected> {
+        let mut generated = GeneratedFiles::new();
+        let rspfile = self.file.variable(edge, "rspfile");
+        if !rspfile.is_empty() {
+            generated.insert(rspfile, self.file.variable(edge, "rspfile_content"));
+        }
+        let context = ParseContext {
+            directory: &self.directory,
+            generated: &generated,
+            any_program: false,
+        };
+        command::parse(&self.file.variable(edge, "command"), &context)
+    }
+
+    /// Where the statement is, for the report.
+    fn describe(&self, edge: &ninja::Edge) -> String {
+        format!(
+            "{}:{}, `build {}: {}`",
+            self.path.display(),
+            edge.line,
+            edge.outputs.join(" "),
+            edge.rule
+        )
+    }
+
+    /// The statement's command, found.
+    fn located(&self, edge: &ninja::Edge, command: LinkCommand) -> Located {
+        Located {
+            command,
+            found: self.describe(edge),
+            directory_source: "the --build-dir (where ninja runs build.ninja's commands)".into(),
+        }
+    }
+}
+
+/// The build file's only link statement, or its only one among the `default` targets; when
+/// there are several, `looked` says which (up to five).
+fn only_link_statement<'f>(
+    statements: &Statements<'f>,
+    looked: &mut Vec<String>,
+) -> Option<(&'f ninja::Edge, LinkCommand)> {
+    let file = statements.file;
     let links: Vec<(&ninja::Edge, LinkCommand)> = file
         .edges
         .iter()
         .filter(|e| e.rule != "phony")
-        .filter_map(|e| parse_edge(e).ok().map(|c| (e, c)))
+        .filter_map(|e| statements.parse(e).ok().map(|c| (e, c)))
         .collect();
-    let chosen = match links.len() {
+    match links.len() {
         1 => links.into_iter().next(),
         0 => None,
         _ => {
@@ -416,7 +493,7 @@ fn from_build_file(
                 .collect();
             if defaults.len() == 1 {
                 let (edge, command) = defaults[0];
-                return Ok(located(edge, command.clone()));
+                return Some((edge, command.clone()));
             }
             let outputs: Vec<String> = links
                 .iter()
@@ -425,23 +502,12 @@ fn from_build_file(
                 .collect();
             looked.push(format!(
                 "{} has {} link statements ({}{}): the log's ninja FAILED: line says which, or give --link-command",
-                path.display(),
+                statements.path.display(),
                 links.len(),
                 outputs.join(", "),
                 if links.len() > 5 { ", ..." } else { "" }
             ));
             None
-        }
-    };
-    match chosen {
-        Some((edge, command)) => Ok(located(edge, command)),
-        None => {
-            if looked.is_empty() || !looked.iter().any(|l| l.contains("link statements")) {
-                looked.push(format!("{} has no link statement", path.display()));
-            }
-            Err(VerifyError::NoCommand {
-                looked: looked.join("; "),
-            })
         }
     }
 }
@@ -679,62 +745,88 @@ pub fn write_text(
 ) -> io::Result<()> {
     let v = verification;
     if v.ok {
-        let round = v.verified_round.unwrap_or(v.rounds);
-        let flags = if v.flags.is_empty() {
-            "as it is"
-        } else if round == 1 {
-            "with the flags above"
-        } else {
-            "with the flags above and those the later rounds added"
-        };
-        writeln!(
-            out,
-            "{} in round {round} of {}: the link succeeds {flags}",
-            style.library("VERIFIED"),
-            v.history.len()
-        )?;
-        if round > 1 {
-            let all: Vec<String> = v
-                .flags
-                .iter()
-                .map(|f| winargs::quote_argument(f).into_owned())
-                .collect();
-            writeln!(out, "  verified flags: {}", style.library(&all.join(" ")))?;
-        }
+        write_verified(v, out, style)?;
     } else if v.rounds == 0 {
-        writeln!(
-            out,
-            "{}: no link was run: {}",
-            style.warn("NOT VERIFIED"),
-            v.error.as_deref().unwrap_or("unknown reason")
-        )?;
-        if !v.command.is_empty() {
-            writeln!(out, "  command from {}", v.found)?;
-            writeln!(
-                out,
-                "  would have run in {} ({})",
-                v.directory, v.directory_source
-            )?;
-            writeln!(out, "  would have run: {}", v.command_line)?;
-        }
-        return Ok(());
+        return write_not_run(v, out, style);
     } else {
-        let how = if v.timed_out {
-            "the link reached the time limit".to_string()
-        } else {
-            match v.exit_code {
-                Some(code) => format!("the link still fails (exit code {code})"),
-                None => "the link was ended by a signal".to_string(),
-            }
-        };
+        write_still_failing(v, out, style)?;
+    }
+    write_runs(v, out, style)?;
+    if !v.ok {
+        write_remaining(v, out)?;
+    }
+    Ok(())
+}
+
+/// The headline of a fix that verified, with every flag when later rounds added some.
+fn write_verified(v: &Verification, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let round = v.verified_round.unwrap_or(v.rounds);
+    let flags = if v.flags.is_empty() {
+        "as it is"
+    } else if round == 1 {
+        "with the flags above"
+    } else {
+        "with the flags above and those the later rounds added"
+    };
+    writeln!(
+        out,
+        "{} in round {round} of {}: the link succeeds {flags}",
+        style.library("VERIFIED"),
+        v.history.len()
+    )?;
+    if round > 1 {
+        let all: Vec<String> = v
+            .flags
+            .iter()
+            .map(|f| winargs::quote_argument(f).into_owned())
+            .collect();
+        writeln!(out, "  verified flags: {}", style.library(&all.join(" ")))?;
+    }
+    Ok(())
+}
+
+/// The whole report when no link was run: why, and the command that would have run.
+fn write_not_run(v: &Verification, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: no link was run: {}",
+        style.warn("NOT VERIFIED"),
+        v.error.as_deref().unwrap_or("unknown reason")
+    )?;
+    if !v.command.is_empty() {
+        writeln!(out, "  command from {}", v.found)?;
         writeln!(
             out,
-            "{} after {} round{}: {how}",
-            style.warn("NOT VERIFIED"),
-            v.rounds,
-            if v.rounds == 1 { "" } else { "s" }
+            "  would have run in {} ({})",
+            v.directory, v.directory_source
         )?;
+        writeln!(out, "  would have run: {}", v.command_line)?;
     }
+    Ok(())
+}
+
+/// The headline of a link that still fails: how it ended.
+fn write_still_failing(v: &Verification, out: &mut dyn Write, style: Style) -> io::Result<()> {
+    let how = if v.timed_out {
+        "the link reached the time limit".to_string()
+    } else {
+        match v.exit_code {
+            Some(code) => format!("the link still fails (exit code {code})"),
+            None => "the link was ended by a signal".to_string(),
+        }
+    };
+    writeln!(
+        out,
+        "{} after {} round{}: {how}",
+        style.warn("NOT VERIFIED"),
+        v.rounds,
+        if v.rounds == 1 { "" } else { "s" }
+    )
+}
+
+/// What was run: the command, where, what each later round added, the outputs redirected, the
+/// notes, and why the rounds stopped.
+fn write_runs(v: &Verification, out: &mut dyn Write, style: Style) -> io::Result<()> {
     writeln!(out, "  command from {}", v.found)?;
     writeln!(out, "  ran in {} ({})", v.directory, v.directory_source)?;
     writeln!(out, "  ran: {}", v.command_line)?;
@@ -780,29 +872,32 @@ pub fn write_text(
             style.warn(&format!("stopped after round {}: {error}", v.rounds))
         )?;
     }
-    if !v.ok {
-        if !v.remaining.is_empty() {
-            writeln!(out, "  remaining:")?;
-            for r in &v.remaining {
-                match &r.library {
-                    Some(library) => writeln!(out, "    {} ({}: {library})", r.text, r.kind)?,
-                    None => writeln!(out, "    {} ({})", r.text, r.kind)?,
-                }
+    Ok(())
+}
+
+/// What the last run still shows wrong, and the start of its output (40 lines).
+fn write_remaining(v: &Verification, out: &mut dyn Write) -> io::Result<()> {
+    if !v.remaining.is_empty() {
+        writeln!(out, "  remaining:")?;
+        for r in &v.remaining {
+            match &r.library {
+                Some(library) => writeln!(out, "    {} ({}: {library})", r.text, r.kind)?,
+                None => writeln!(out, "    {} ({})", r.text, r.kind)?,
             }
         }
-        if !v.output.trim().is_empty() {
-            writeln!(out, "  linker output:")?;
-            let lines: Vec<&str> = v.output.lines().collect();
-            for line in lines.iter().take(40) {
-                writeln!(out, "    {line}")?;
-            }
-            if lines.len() > 40 {
-                writeln!(
-                    out,
-                    "    ... ({} more lines: --format json has all)",
-                    lines.len() - 40
-                )?;
-            }
+    }
+    if !v.output.trim().is_empty() {
+        writeln!(out, "  linker output:")?;
+        let lines: Vec<&str> = v.output.lines().collect();
+        for line in lines.iter().take(40) {
+            writeln!(out, "    {line}")?;
+        }
+        if lines.len() > 40 {
+            writeln!(
+                out,
+                "    ... ({} more lines: --format json has all)",
+                lines.len() - 40
+            )?;
         }
     }
     Ok(())

@@ -59,6 +59,7 @@ pub fn write_process(
     Ok(())
 }
 
+/// `1 file`, `2 files`.
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -82,6 +83,29 @@ pub fn write_text(
     for process in &report.processes {
         write_process(out, process, style, "  ")?;
     }
+    write_actions(report, out, style)?;
+    for warning in &report.warnings {
+        writeln!(out, "{} {warning}", style.warn("warning:"))?;
+    }
+    let summary = summary(report);
+    let summary = if report.is_clear() {
+        style.library(&summary)
+    } else {
+        style.warn(&summary)
+    };
+    writeln!(out, "{} {summary}", style.bold("lnkfix zombies:"))?;
+    if let Some(fix) = &report.fix {
+        writeln!(out, "{} {}", style.bold("fix:"), style.library(fix))?;
+    }
+    Ok(())
+}
+
+/// What was done: the processes ended and not ended, the files deleted and not deleted.
+fn write_actions(
+    report: &ZombiesReport,
+    out: &mut (impl Write + ?Sized),
+    style: Style,
+) -> io::Result<()> {
     let name_of = |pid: u32| {
         report
             .processes
@@ -117,11 +141,13 @@ pub fn write_text(
             not.reason
         )?;
     }
-    for warning in &report.warnings {
-        writeln!(out, "{} {warning}", style.warn("warning:"))?;
-    }
+    Ok(())
+}
+
+/// The closing sentence: nothing found, everything cleared, or what remains.
+fn summary(report: &ZombiesReport) -> String {
     let remaining = report.remaining().count();
-    let summary = if report.processes.is_empty() {
+    if report.processes.is_empty() {
         "no process holds a file under these paths, and no suspect started before the attempt"
             .to_string()
     } else if remaining == 0 && report.is_clear() {
@@ -153,17 +179,7 @@ pub fn write_text(
             ));
         }
         parts.join(", ")
-    };
-    let summary = if report.is_clear() {
-        style.library(&summary)
-    } else {
-        style.warn(&summary)
-    };
-    writeln!(out, "{} {summary}", style.bold("lnkfix zombies:"))?;
-    if let Some(fix) = &report.fix {
-        writeln!(out, "{} {}", style.bold("fix:"), style.library(fix))?;
     }
-    Ok(())
 }
 
 /// The leftover check under a triage or doctor answer: the leftovers found, or why none could

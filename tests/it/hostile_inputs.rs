@@ -4,6 +4,7 @@
 //! non-UTF-8 paths, control characters and saved diagnoses.
 
 use crate::common;
+use crate::patch_common::EXTENSION_PY;
 
 use assert_cmd::Command;
 use common::AssertRetrying;
@@ -395,35 +396,6 @@ fn a_log_read_from_a_fifo_is_read_once() {
     assert_eq!(output.status.code(), Some(1), "{}", all_text(&output));
     assert!(all_text(&output).contains("CreateFileW"));
 }
-
-/// The shape of tvm-ffi 0.1.15's ninja generator, cut down (as in `patch_cases`).
-const EXTENSION_PY: &str = r#"import os
-import subprocess
-import sys
-
-IS_WINDOWS = sys.platform == "win32"
-
-
-def _windows_argument(argument: str) -> str:
-    return subprocess.list2cmdline([argument])
-
-
-def _generate_ninja_build(name, extra_ldflags, backend=None):
-    with_hip = backend == "hip"
-    with_cuda = backend == "cuda"
-    if IS_WINDOWS:
-        default_ldflags = [
-            "/DLL",
-            "tvm_ffi.lib",
-        ]
-        if with_cuda:
-            default_ldflags += ["cudart.lib"]
-
-    else:
-        default_ldflags = ["-shared"]
-    ldflags = default_ldflags + list(extra_ldflags)
-    return "ldflags = " + " ".join(ldflags)
-"#;
 
 /// A saved diagnosis of the import log against a one-library directory, as UTF-8 bytes.
 fn saved_diagnosis(dir: &std::path::Path) -> Vec<u8> {

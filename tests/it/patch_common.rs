@@ -22,6 +22,36 @@ pub const FOUND_DIR: &str = "C:\\Program Files\\AMD\\ROCm\\6.2\\lib";
 /// HIP_PATH as the HIP SDK installer sets it: trailing backslash.
 pub const HIP_PATH: &str = "C:\\Program Files\\AMD\\ROCm\\6.4\\";
 
+/// The shape of tvm-ffi 0.1.15's ninja generator, cut down (as in `patch_cases`): the
+/// `extension.py` of the hostile-input and `--verify` tests.
+pub const EXTENSION_PY: &str = r#"import os
+import subprocess
+import sys
+
+IS_WINDOWS = sys.platform == "win32"
+
+
+def _windows_argument(argument: str) -> str:
+    return subprocess.list2cmdline([argument])
+
+
+def _generate_ninja_build(name, extra_ldflags, backend=None):
+    with_hip = backend == "hip"
+    with_cuda = backend == "cuda"
+    if IS_WINDOWS:
+        default_ldflags = [
+            "/DLL",
+            "tvm_ffi.lib",
+        ]
+        if with_cuda:
+            default_ldflags += ["cudart.lib"]
+
+    else:
+        default_ldflags = ["-shared"]
+    ldflags = default_ldflags + list(extra_ldflags)
+    return "ldflags = " + " ".join(ldflags)
+"#;
+
 pub fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")

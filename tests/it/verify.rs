@@ -264,6 +264,7 @@ mod linux {
     //! With the real linkers. lld-link is a Linux program here, so these run on Linux only; the
     //! Windows build's tests are in `windows` below.
     use super::*;
+    use crate::patch_common::EXTENSION_PY;
 
     fn fixture(relative: &str) -> PathBuf {
         common::fixtures().join(relative)
@@ -924,34 +925,6 @@ mod linux {
             assert_eq!(listing(build.path()), before, "{command}");
         }
     }
-
-    /// The shape of tvm-ffi's generator, cut down (as tests/patch_cases.rs has it).
-    const EXTENSION_PY: &str = r#"import os
-import subprocess
-import sys
-
-IS_WINDOWS = sys.platform == "win32"
-
-
-def _windows_argument(argument: str) -> str:
-    return subprocess.list2cmdline([argument])
-
-
-def _generate_ninja_build(name, extra_ldflags, backend=None):
-    with_hip = backend == "hip"
-    with_cuda = backend == "cuda"
-    if IS_WINDOWS:
-        default_ldflags = [
-            "/DLL",
-            "tvm_ffi.lib",
-        ]
-        if with_cuda:
-            default_ldflags += ["cudart.lib"]
-    else:
-        default_ldflags = ["-shared"]
-    ldflags = default_ldflags + list(extra_ldflags)
-    return "ldflags = " + " ".join(ldflags)
-"#;
 
     /// The libraries a diff adds: the quoted `.lib` names on its `+` lines.
     fn added_libraries(diff: &str) -> BTreeSet<String> {

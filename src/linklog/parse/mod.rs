@@ -362,147 +362,169 @@ impl LineParser {
         self.in_hint_block
     }
 
-    /// Parses one cleaned logical line (already free of escapes and repr wrapping).
+    /// Parses one cleaned logical line (already free of escapes and repr wrapping): the first
+    /// kind of line it is, tried in order (an lld-link `>>>` line, a link.exe record or Error
+    /// List row, an lld-link record or clang's closing line, link.exe's hint block), else a
+    /// command line.
     pub fn parse_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) {
         let quick = line.as_bytes();
         let f = finders();
-
-        if f.arrows.find(quick).is_some() {
-            match detail_line(line) {
-                Some(Detail::DefinedAt(rest)) => {
-                    if looks_like_source_location(rest) {
-                        self.pending_source = Pending::Definition(rest.to_string());
-                    } else {
-                        self.pending_source = Pending::None;
-                        events.push(Event::DefinedAt {
-                            object: rest.to_string(),
-                            source: None,
-                        });
-                    }
-                    return;
-                }
-                Some(Detail::HasValue { object, value }) => {
-                    self.pending_source = Pending::None;
-                    events.push(Event::HasValue {
-                        object: object.to_string(),
-                        value: value.to_string(),
-                    });
-                    return;
-                }
-                None => {}
-            }
-            match arrow_line(line) {
-                Arrow::MoreTimes(n) => {
-                    self.pending_source = Pending::None;
-                    if let Ok(n) = n.parse() {
-                        events.push(Event::MoreReferences(n));
-                    }
-                    return;
-                }
-                Arrow::ReferencedBy(rest) => {
-                    let rest = rest.trim();
-                    match split_object_function(rest) {
-                        Some(reference) => {
-                            self.pending_source = Pending::None;
-                            events.push(Event::Referenced(reference));
-                        }
-                        None => {
-                            // `source:line`: the object and function follow on the next `>>>`
-                            // line. A bare object with no function (bitcode, no symbol) stands
-                            // alone.
-                            if looks_like_source_location(rest) {
-                                self.pending_source = Pending::Reference;
-                            } else {
-                                events.push(Event::Referenced(Reference {
-                                    object: Some(rest.to_string()),
-                                    ..Default::default()
-                                }));
-                            }
-                        }
-                    }
-                    return;
-                }
-                Arrow::Continuation(rest)
-                    if matches!(self.pending_source, Pending::Definition(_)) =>
-                {
-                    let source = match std::mem::take(&mut self.pending_source) {
-                        Pending::Definition(source) => Some(source),
-                        _ => None,
-                    };
-                    events.push(Event::DefinedAt {
-                        object: rest.trim().to_string(),
-                        source,
-                    });
-                    return;
-                }
-                Arrow::Continuation(rest) if self.pending_source == Pending::Reference => {
-                    self.pending_source = Pending::None;
-                    let rest = rest.trim();
-                    let reference = split_object_function(rest).unwrap_or(Reference {
-                        object: Some(rest.to_string()),
-                        ..Default::default()
-                    });
-                    events.push(Event::Referenced(reference));
-                    return;
-                }
-                Arrow::Continuation(_) | Arrow::Other => {}
-            }
+        if f.arrows.find(quick).is_some() && self.arrow_line(line, events) {
+            return;
         }
-
-        if f.lnk.find(quick).is_some() {
-            if let Some(event) = link_exe::error_list_row(line, line_number) {
-                self.in_hint_block = false;
-                events.push(event);
-                return;
-            }
-            if let Some((pre, code, desc)) = split_link_exe(line) {
-                self.in_hint_block = false;
-                self.pending_source = Pending::None;
-                let desc = clean::strip_suffixes(desc);
-                events.push(link_exe_event(
-                    code,
-                    desc,
-                    object_from_prefix(pre),
-                    line_number,
-                ));
-                return;
-            }
+        if f.lnk.find(quick).is_some() && self.link_exe_line(line, line_number, events) {
+            return;
         }
-
-        if f.error.find(quick).is_some() || f.warning.find(quick).is_some() {
-            if let Some((severity, rest)) = f.lld.find(quick).and_then(|_| lld_record(line)) {
-                self.in_hint_block = false;
-                self.pending_source = Pending::None;
-                let rest = clean::strip_suffixes(rest);
-                events.push(lld_event(severity, rest, line_number));
-                return;
-            }
-            if let Some(i) = f.clang_failed.find(quick) {
-                events.push(Event::Finding(Finding {
-                    code: "clang".into(),
-                    text: line[i..].to_string(),
-                    values: Vec::new(),
-                    objects: Vec::new(),
-                    line: line_number,
-                }));
-            }
+        if (f.error.find(quick).is_some() || f.warning.find(quick).is_some())
+            && self.driver_line(line, line_number, events)
+        {
+            return;
         }
-
         if f.hint.find(quick).is_some() {
             self.in_hint_block = true;
             return;
         }
-        if self.in_hint_block {
-            let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim();
-            if text.is_empty() {
-                self.in_hint_block = false;
-            } else {
-                events.push(Event::NearMissHint(parse_shown(text)));
-                return;
-            }
+        if self.in_hint_block && self.hint_line(line, events) {
+            return;
         }
-
         command_line::scan(line, line_number, events);
+    }
+
+    /// An lld-link `>>>` line: where a symbol is referenced or defined, how many more times, or
+    /// a `/failifmismatch` value. Returns whether the line was one.
+    fn arrow_line(&mut self, line: &str, events: &mut Vec<Event>) -> bool {
+        match detail_line(line) {
+            Some(Detail::DefinedAt(rest)) => {
+                if looks_like_source_location(rest) {
+                    self.pending_source = Pending::Definition(rest.to_string());
+                } else {
+                    self.pending_source = Pending::None;
+                    events.push(Event::DefinedAt {
+                        object: rest.to_string(),
+                        source: None,
+                    });
+                }
+                return true;
+            }
+            Some(Detail::HasValue { object, value }) => {
+                self.pending_source = Pending::None;
+                events.push(Event::HasValue {
+                    object: object.to_string(),
+                    value: value.to_string(),
+                });
+                return true;
+            }
+            None => {}
+        }
+        match arrow_line(line) {
+            Arrow::MoreTimes(n) => {
+                self.pending_source = Pending::None;
+                if let Ok(n) = n.parse() {
+                    events.push(Event::MoreReferences(n));
+                }
+                true
+            }
+            Arrow::ReferencedBy(rest) => {
+                self.referenced_by(rest.trim(), events);
+                true
+            }
+            Arrow::Continuation(rest) if matches!(self.pending_source, Pending::Definition(_)) => {
+                let source = match std::mem::take(&mut self.pending_source) {
+                    Pending::Definition(source) => Some(source),
+                    _ => None,
+                };
+                events.push(Event::DefinedAt {
+                    object: rest.trim().to_string(),
+                    source,
+                });
+                true
+            }
+            Arrow::Continuation(rest) if self.pending_source == Pending::Reference => {
+                self.pending_source = Pending::None;
+                let rest = rest.trim();
+                let reference = split_object_function(rest).unwrap_or(Reference {
+                    object: Some(rest.to_string()),
+                    ..Default::default()
+                });
+                events.push(Event::Referenced(reference));
+                true
+            }
+            Arrow::Continuation(_) | Arrow::Other => false,
+        }
+    }
+
+    /// `>>> referenced by REST`: the object and function, or a `source:line` whose object and
+    /// function follow on the next `>>>` line.
+    fn referenced_by(&mut self, rest: &str, events: &mut Vec<Event>) {
+        match split_object_function(rest) {
+            Some(reference) => {
+                self.pending_source = Pending::None;
+                events.push(Event::Referenced(reference));
+            }
+            // A bare object with no function (bitcode, no symbol) stands alone.
+            None if looks_like_source_location(rest) => self.pending_source = Pending::Reference,
+            None => events.push(Event::Referenced(Reference {
+                object: Some(rest.to_string()),
+                ..Default::default()
+            })),
+        }
+    }
+
+    /// A link.exe record or an Error List row. Returns whether the line was one.
+    fn link_exe_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) -> bool {
+        if let Some(event) = link_exe::error_list_row(line, line_number) {
+            self.in_hint_block = false;
+            events.push(event);
+            return true;
+        }
+        let Some((pre, code, desc)) = split_link_exe(line) else {
+            return false;
+        };
+        self.in_hint_block = false;
+        self.pending_source = Pending::None;
+        let desc = clean::strip_suffixes(desc);
+        events.push(link_exe_event(
+            code,
+            desc,
+            object_from_prefix(pre),
+            line_number,
+        ));
+        true
+    }
+
+    /// An lld-link record (returns true), or clang's closing line when the linker it ran failed
+    /// (a finding; the line is then also read as a command line).
+    fn driver_line(&mut self, line: &str, line_number: u64, events: &mut Vec<Event>) -> bool {
+        let f = finders();
+        if let Some((severity, rest)) = f.lld.find(line.as_bytes()).and_then(|_| lld_record(line)) {
+            self.in_hint_block = false;
+            self.pending_source = Pending::None;
+            let rest = clean::strip_suffixes(rest);
+            events.push(lld_event(severity, rest, line_number));
+            return true;
+        }
+        if let Some(i) = f.clang_failed.find(line.as_bytes()) {
+            events.push(Event::Finding(Finding {
+                code: "clang".into(),
+                text: line[i..].to_string(),
+                values: Vec::new(),
+                objects: Vec::new(),
+                line: line_number,
+            }));
+        }
+        false
+    }
+
+    /// A line of link.exe's hint block: a near miss; an empty line ends the block. Returns
+    /// whether the line was a near miss.
+    fn hint_line(&mut self, line: &str, events: &mut Vec<Event>) -> bool {
+        let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim();
+        if text.is_empty() {
+            self.in_hint_block = false;
+            return false;
+        }
+        events.push(Event::NearMissHint(parse_shown(text)));
+        true
     }
 }
 

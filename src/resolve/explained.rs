@@ -1,0 +1,231 @@
+//! Names another failure class explains (docs/RULES.md §20, §21): a machine mismatch (x86 names
+//! against x64 libraries, or the reverse) or a toolset mismatch (names of newer toolsets, names
+//! only the CRT before Visual Studio 2015 had). No library of the link line satisfies them.
+
+use super::{Answerer, DiagnoseOptions, Explained, ExplainedKind, ResolvedSymbol, SearchContext};
+use crate::discover;
+use crate::rules::{Flavour, RuleBook};
+use crate::symbols::UnresolvedSymbol;
+
+/// Marks the names another failure class explains (docs/RULES.md §20, §21): x86 names against
+/// x64 libraries (or the reverse), then names only newer toolsets' libraries define and names
+/// only the CRT before Visual Studio 2015 had.
+pub(super) fn mark_explained(
+    book: &RuleBook,
+    symbols: &mut [ResolvedSymbol],
+    context: Option<&SearchContext<'_>>,
+    options: &DiagnoseOptions,
+    log_machines: &[crate::index::Machine],
+) {
+    if let Some(c) = context {
+        mark_machine(symbols, c, options, log_machines);
+    }
+    mark_toolset(book, symbols, context);
+}
+
+/// The name of `symbol` in the other machine's form, for a library index of `arch`: an x86 name
+/// against x64 libraries (`_malloc` → `malloc`, `_Sleep@4` → `Sleep`, `__imp__Sleep@4` →
+/// `__imp_Sleep`), an x64 name against x86 libraries (`malloc` → `_malloc`).
+fn other_machine_form(symbol: &UnresolvedSymbol, arch: crate::index::Machine) -> Option<String> {
+    use crate::index::Machine;
+    let linker = symbol.linker_name.as_deref().unwrap_or(&symbol.lookup_name);
+    let (import, bare) = match linker.strip_prefix("__imp_") {
+        Some(rest) => ("__imp_", rest),
+        None => ("", linker),
+    };
+    if bare.starts_with('?') || bare.is_empty() {
+        return None;
+    }
+    match arch {
+        Machine::X64 | Machine::Arm64 | Machine::Arm64ec => {
+            let (base, decoration) = crate::symbols::undecorate(bare);
+            let base = if decoration.is_some() {
+                base
+            } else {
+                bare.strip_prefix('_')?.to_string()
+            };
+            (!base.is_empty()).then(|| format!("{import}{base}"))
+        }
+        Machine::X86 => (symbol.x86_decoration.is_none()).then(|| format!("{import}_{bare}")),
+        _ => None,
+    }
+}
+
+/// Marks the names that only the other machine's form of makes defined in the libraries
+/// searched, when the log's objects show that machine (decorated x86 names, the linker asking for
+/// `_mainCRTStartup`, an object read as x86, `/machine:x86`), and no name resolved as is.
+fn mark_machine(
+    symbols: &mut [ResolvedSymbol],
+    context: &SearchContext<'_>,
+    options: &DiagnoseOptions,
+    log_machines: &[crate::index::Machine],
+) {
+    use crate::index::Machine;
+    let arch = context.index.arch();
+    let (name_machine, library_machine) = match arch {
+        Machine::X86 => (Machine::X64, Machine::X86),
+        Machine::X64 => (Machine::X86, Machine::X64),
+        _ => return,
+    };
+    if symbols
+        .iter()
+        .any(|s| s.provider.is_some_and(Answerer::on_disk))
+    {
+        return;
+    }
+    let hits: Vec<(usize, String, String)> = symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let form = other_machine_form(&s.symbol, arch)?;
+            let provider = context.index.lookup(&form).first()?;
+            let library = provider
+                .library
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Some((i, form, library))
+        })
+        .collect();
+    if hits.is_empty() {
+        return;
+    }
+    let shown = other_machine_shown(symbols, options, log_machines, arch, name_machine);
+    if !(shown || hits.len() >= 2) {
+        return;
+    }
+    for (i, form, library) in hits {
+        let s = &mut symbols[i];
+        s.explained_by = Some(Explained {
+            kind: ExplainedKind::MachineMismatch,
+            note: format!(
+                "{} is the {name_machine} form of the name: the {library_machine} libraries searched define {form} ({library})",
+                s.symbol.name
+            ),
+            generation: None,
+            name_machine: Some(name_machine),
+            library_machine: Some(format!("{library_machine} ({library})")),
+            other_form: Some(form),
+        });
+        if s.installed_lacks.take().is_some() {
+            s.match_note = None;
+        }
+    }
+}
+
+/// Whether the log's objects show the other machine than the libraries': an object read as that
+/// machine, the log naming it (`/machine:x86`), decorated x86 names against x64 libraries, or the
+/// linker asking for that machine's form of a CRT entry point (`_mainCRTStartup`).
+fn other_machine_shown(
+    symbols: &[ResolvedSymbol],
+    options: &DiagnoseOptions,
+    log_machines: &[crate::index::Machine],
+    arch: crate::index::Machine,
+    name_machine: crate::index::Machine,
+) -> bool {
+    use crate::index::Machine;
+    let object_machine = options.object_machines.iter().any(|(_, m)| {
+        (*m == Machine::X86 && arch == Machine::X64) || (*m == Machine::X64 && arch == Machine::X86)
+    });
+    let log_machine = log_machines.contains(&name_machine);
+    let decorated = symbols.iter().any(|s| {
+        arch == Machine::X64
+            && matches!(
+                s.symbol.x86_decoration,
+                Some(
+                    crate::symbols::X86Decoration::Stdcall { .. }
+                        | crate::symbols::X86Decoration::Fastcall { .. }
+                )
+            )
+    });
+    let root_entry = symbols.iter().any(|s| {
+        s.symbol.entry_point
+            && if arch == Machine::X64 {
+                s.symbol.lookup_name.starts_with('_')
+                    && s.symbol.lookup_name.ends_with("CRTStartup")
+                    || s.symbol.lookup_name.starts_with("__DllMainCRTStartup")
+            } else {
+                !s.symbol.lookup_name.starts_with('_')
+                    && s.symbol.lookup_name.ends_with("CRTStartup")
+            }
+    });
+    object_machine || log_machine || decorated || root_entry
+}
+
+/// Marks names of another toolset generation than the libraries linked.
+fn mark_toolset(
+    book: &RuleBook,
+    symbols: &mut [ResolvedSymbol],
+    context: Option<&SearchContext<'_>>,
+) {
+    use crate::toolsets::{is_newer_toolset_name, is_pre_2015_name, Generation};
+    let crt_family = |family: &str| book.family(family).is_some_and(|f| f.crt);
+    // A CRT name that is no toolset's says the chain itself is missing.
+    let plain_crt = symbols
+        .iter()
+        .filter(|s| {
+            s.explained_by.is_none()
+                && crt_family(&s.family)
+                && !is_newer_toolset_name(&s.symbol.lookup_name)
+        })
+        .count();
+    for s in symbols.iter_mut().filter(|s| s.explained_by.is_none()) {
+        let name = s.symbol.lookup_name.clone();
+        let from_libraries = !s.symbol.references.is_empty()
+            && s.symbol.references.iter().all(|r| {
+                r.object.as_deref().is_some_and(|o| {
+                    crate::problems::text::library_file(o).is_some() && o.contains('(')
+                })
+            });
+        if is_pre_2015_name(&name, &s.family, s.symbol.import) {
+            let note = if s.family == "legacy-stdio" {
+                format!("{name} was out of line in the CRT before Visual Studio 2015 (now inline in the headers): the code that references it was compiled against an older CRT; legacy_stdio_definitions.lib still defines it")
+            } else {
+                format!("{name} existed only in the CRT before Visual Studio 2015: the code that references it was built with an older toolset, and no current library defines it")
+            };
+            s.explained_by = Some(Explained {
+                kind: ExplainedKind::ToolsetMismatch,
+                note,
+                generation: Some(Generation::Older),
+                name_machine: None,
+                library_machine: None,
+                other_form: None,
+            });
+            continue;
+        }
+        if !is_newer_toolset_name(&name) {
+            continue;
+        }
+        let on_disk = s.provider.is_some_and(Answerer::on_disk);
+        let installed = context.and_then(|c| {
+            let family = book.family(&s.family)?;
+            let libraries = family.libraries.as_ref()?;
+            Flavour::ALL
+                .iter()
+                .filter_map(|f| libraries.get(f))
+                .find_map(|library| discover::find_library(c.dirs, library))
+        });
+        let note = match (&installed, context) {
+            _ if on_disk => continue,
+            (Some(path), _) => format!(
+                "{name} comes with newer toolsets: the installed {} does not define it, so the code that references it was built by a newer MSVC than the one linking",
+                path.display()
+            ),
+            (None, _) if from_libraries && plain_crt == 0 => format!(
+                "{name} is defined only by newer toolsets' libraries (Visual Studio 2019 and 2022 updates added these names): the prebuilt library that references it was built by a newer MSVC than the one linking"
+            ),
+            _ => continue,
+        };
+        s.explained_by = Some(Explained {
+            kind: ExplainedKind::ToolsetMismatch,
+            note,
+            generation: Some(Generation::Newer),
+            name_machine: None,
+            library_machine: None,
+            other_form: None,
+        });
+        if s.installed_lacks.take().is_some() {
+            s.match_note = None;
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! Resolution: each unresolved symbol to a family and library, the verdict (the rule book's
+//! >50% rule), and the exact linker arguments to add.
+//!
+//! The diagnosis's types are here, and [`diagnose_with`], which runs the steps in order: each
+//! symbol's answer (`answer.rs`; entry points in `entry_point.rs`), what the log shows already
+//! linked (`linked.rs`), the names another failure class explains (`explained.rs`), the verdict
+//! (`verdict.rs`), the linker arguments (`flags.rs`) and the warnings (`warnings.rs`).
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::discover::SearchDir;
+use crate::evidence::{self, CrtDecision, Evidence};
+use crate::index::Index;
+use crate::linklog::Finding;
+use crate::providers;
+use crate::rules::{Classification, Flavour, RuleBook};
+use crate::symbols::{LinkFailure, UnresolvedSymbol};
+
+mod answer;
+mod entry_point;
+mod explained;
+mod flags;
+mod linked;
+mod verdict;
+mod warnings;
+
+pub use answer::classify;
+pub use entry_point::{entry_point_name, is_entry_point, ENTRY_POINTS};
+pub use linked::{linked_libraries, LinkedLibrary};
+
+use answer::resolve_symbols;
+use explained::mark_explained;
+use flags::{link_flags, locate, FlagInputs};
+use linked::note_log_evidence;
+use verdict::{verdict_summary, Tally};
+use warnings::failure_warnings;
+
+/// The JSON schema version of [`Diagnosis`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One unresolved symbol with its answer.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ResolvedSymbol {
+    /// What the log said.
+    #[serde(flatten)]
+    pub symbol: UnresolvedSymbol,
+    /// The library family (`hip-runtime`, `windows-system`, `cxx-stdlib`, `crt-startup`, `ucrt`,
+    /// `vcruntime`), or `unknown`.
+    pub family: String,
+    /// The library to link, when known (for CRT families: once the flavour is known).
+    pub library: Option<String>,
+    /// Where the library was found on disk (filled when archives are searched).
+    pub library_path: Option<String>,
+    /// Who answered (`null` when nobody knows the symbol).
+    pub provider: Option<Answerer>,
+    /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
+    pub source: Option<String>,
+    /// The DLL that exports it, when known.
+    pub dll: Option<String>,
+    /// The archive member (or PDB module) that defines it.
+    pub member: Option<String>,
+    /// The exact name the archive defines, when the log showed another form (a demangled name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_name: Option<String>,
+    /// A note about the match (LNK4217, matched by demangled name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_note: Option<String>,
+    /// Other libraries that also define it, in rank order.
+    pub alternatives: Vec<providers::Provider>,
+    /// When nothing defines it exactly: the almost-matching definitions and the likely cause.
+    pub near_misses: Vec<providers::NearMiss>,
+    /// The archives on disk contradict the rule book: the archives win.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_differs: Option<String>,
+    /// Libraries were searched and none defines it: the answer is the rule book's alone.
+    pub not_found_on_disk: bool,
+    /// When the flavour is not known: the library for each flavour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
+    /// When the rule book's table says otherwise than the verified home.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rulebook_differs: Option<String>,
+    /// The log shows the answer's library already in the link (a member of it references
+    /// something, or a linker warning names it): it is not offered again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub already_linked: Option<LinkedLibrary>,
+    /// The rule names a library that is installed but does not define the name: the path of
+    /// that installed library (the SDK on disk is older or newer than the code expects).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub installed_lacks: Option<String>,
+    /// Another failure class explains the name (a toolset or machine mismatch): no library of
+    /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
+    /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explained_by: Option<Explained>,
+}
+
+/// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Answerer {
+    /// A library, object, DLL or `.def` file on disk.
+    Archive,
+    /// A linker PDB.
+    Pdb,
+    /// The rule book alone.
+    Rule,
+}
+
+impl Answerer {
+    /// Whether a file on disk answered (an archive or a PDB).
+    pub fn on_disk(self) -> bool {
+        matches!(self, Answerer::Archive | Answerer::Pdb)
+    }
+}
+
+impl From<providers::ProviderSource> for Answerer {
+    fn from(source: providers::ProviderSource) -> Answerer {
+        match source {
+            providers::ProviderSource::Archive => Answerer::Archive,
+            providers::ProviderSource::Pdb => Answerer::Pdb,
+        }
+    }
+}
+
+/// Which failure class explains an unresolved name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExplainedKind {
+    /// The referencing code was built by another toolset than the libraries linked.
+    ToolsetMismatch,
+    /// The referencing code was built for another machine than the libraries searched.
+    MachineMismatch,
+}
+
+/// Why a name is explained by another failure class.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct Explained {
+    /// The class.
+    pub kind: ExplainedKind,
+    /// What shows it, for people.
+    pub note: String,
+    /// For a toolset mismatch: which side the name shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<crate::toolsets::Generation>,
+    /// For a machine mismatch: the machine the name was built for (`x86`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_machine: Option<crate::index::Machine>,
+    /// For a machine mismatch: the machine of the libraries searched, and the library that
+    /// defines the name in that machine's form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_machine: Option<String>,
+    /// For a machine mismatch: the name in the other machine's form (`malloc` for `_malloc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_form: Option<String>,
+}
+
+/// The verdict kinds.
+#[derive(Debug, Clone, Default, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    /// Nothing unresolved in the log.
+    #[default]
+    NothingUnresolved,
+    /// More than half the symbols are CRT/system ones: the default-library chain is missing.
+    DefaultLibChainAbsent,
+    /// Only Windows system import libraries are missing (the CRT never pulls these in).
+    SystemLibrariesMissing,
+    /// Specific libraries are missing.
+    LibrariesMissing,
+    /// No rule, table or archive knows the symbols: they are the project's own, or come from a
+    /// library that was not searched.
+    UnknownSymbols,
+    /// Only entry points are unresolved (`WinMain`, `main`, ... asked for by the CRT's startup
+    /// code or the linker): the subsystem or entry point is wrong, no library is missing.
+    EntryPoint,
+    /// Every unresolved symbol is explained by another problem (a toolset or machine mismatch):
+    /// no library to add.
+    Explained,
+    /// No record was read, but a line cut at `--max-line-bytes` held a link error: the link
+    /// failed, and its records are past the limit.
+    RecordsCut,
+}
+
+/// The one-line answer.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Verdict {
+    /// Which kind.
+    pub kind: VerdictKind,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// Totals.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Counts {
+    /// Distinct unresolved symbols.
+    pub unresolved: usize,
+    /// Symbols in CRT families or Windows system libraries.
+    pub crt_or_system: usize,
+    /// Symbols nobody knows.
+    pub unknown: usize,
+    /// LNK1120 counts in the log.
+    pub lnk1120: Vec<u64>,
+    /// lld-link stopped at its error limit: the list is incomplete.
+    pub incomplete: bool,
+}
+
+/// The whole diagnosis: what `--format json` prints.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Diagnosis {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The log read (`-` for stdin).
+    pub log: String,
+    /// When nothing unresolved was found: what was read (encoding, lines, link-looking lines and
+    /// why none was a record), so a clean log can be told from a shape lnkfix does not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<crate::linklog::read_summary::ReadSummary>,
+    /// One entry per distinct unresolved symbol.
+    pub symbols: Vec<ResolvedSymbol>,
+    /// The CRT flavour and its evidence.
+    pub crt: CrtDecision,
+    /// The answer.
+    pub verdict: Verdict,
+    /// The explicit default-library chain, when the verdict says it is absent.
+    pub chain: Option<Vec<String>>,
+    /// Linker arguments to append (decided libraries only).
+    pub link_flags: Vec<String>,
+    /// When the flavour is unknown: the complete arguments for each release flavour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_flags_by_flavour: Option<BTreeMap<Flavour, Vec<String>>>,
+    /// Other linker findings (LNK2038, LNK4098, LNK1104, ...).
+    pub findings: Vec<Finding>,
+    /// Problems worth knowing (count mismatches, incomplete lists, demangling refusals).
+    pub warnings: Vec<String>,
+    /// Totals.
+    pub counts: Counts,
+    /// What reading the log measured.
+    pub stats: crate::linklog::LogStats,
+    /// The build system recognised from the log, and the fix in its terms (`null`: none
+    /// recognised).
+    pub build_system: Option<BuildSystemFix>,
+    /// Every way the link failed, most fundamental first (`crate::problems`; docs/GUIDE.md,
+    /// "Problems"). Empty when the log shows no failure, or until `problems::attach` ran.
+    pub problems: Vec<crate::problems::Problem>,
+    /// Whether the log shows a failed link: an error record, a fatal `LNK1xxx`, an lld-link
+    /// error, `linker command failed`.
+    pub link_failed: bool,
+    /// When the link failed and no problem explains it: the lines that show the failure
+    /// (1-based line, text), for people to read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrecognised: Vec<(u64, String)>,
+}
+
+/// The build system a log shows, and the fix written for it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct BuildSystemFix {
+    /// Which (`tvm-ffi`, `cmake`, `msbuild`, `cargo`, `setuptools`, `node-gyp`, `meson`).
+    pub kind: crate::build_system::BuildSystem,
+    /// 1-based line that shows it.
+    pub line: u64,
+    /// That line.
+    pub evidence: String,
+    /// The changes to make, one per line, in the build system's terms.
+    pub fix: Vec<String>,
+}
+
+impl Diagnosis {
+    /// Records the build system recognised in the log and phrases the fix for it.
+    pub fn set_build_system(&mut self, recognised: Option<crate::build_system::Recognised>) {
+        self.build_system = recognised.map(|r| BuildSystemFix {
+            kind: r.kind,
+            line: r.line,
+            fix: crate::build_system::fix_lines(
+                r.kind,
+                &self.link_flags,
+                self.crt.flavour,
+                &self.log,
+            ),
+            evidence: r.evidence,
+        });
+    }
+}
+
+/// Options for [`diagnose`].
+#[derive(Debug, Clone, Default)]
+pub struct DiagnoseOptions {
+    /// Force the CRT flavour (`--crt`).
+    pub crt: Option<Flavour>,
+    /// The log's name for the report.
+    pub log_name: String,
+    /// The machines of objects the log names, read from the files (evidence of what the
+    /// objects were built for).
+    pub object_machines: Vec<(String, crate::index::Machine)>,
+}
+
+/// The link environment searched: the library index, the directories in search order, and
+/// evidence read from the build's own objects and build files.
+pub struct SearchContext<'a> {
+    /// The index of every library found.
+    pub index: &'a Index,
+    /// The directories searched, in order (for `/LIBPATH:` and the chain's libraries).
+    pub dirs: &'a [SearchDir],
+    /// CRT evidence from objects (`/DEFAULTLIB` directives) and `build.ninja` command lines.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Resolves a link failure with the rule book alone (no archives searched).
+pub fn diagnose(failure: LinkFailure, book: &RuleBook, options: &DiagnoseOptions) -> Diagnosis {
+    diagnose_with(failure, book, options, None)
+}
+
+/// Resolves a link failure: with a [`SearchContext`], the archives on disk decide and the rule
+/// book only fills in what no archive provides; without one, the rule book answers alone.
+pub fn diagnose_with(
+    mut failure: LinkFailure,
+    book: &RuleBook,
+    options: &DiagnoseOptions,
+    context: Option<&SearchContext<'_>>,
+) -> Diagnosis {
+    let Answered {
+        symbols,
+        crt,
+        linked,
+        lacking,
+    } = answer_all(&mut failure, book, options, context);
+    let flavour = crt.flavour;
+    let tally = Tally::new(book, &symbols);
+    let verdict_kind = tally.verdict(symbols.is_empty(), failure.stats.cut_records > 0);
+    let chain = default_chain(book, context, verdict_kind, flavour);
+
+    let inputs = FlagInputs {
+        book,
+        symbols: &symbols,
+        context,
+        verdict_kind,
+        crt: &crt,
+        findings: &failure.findings,
+        linked: &linked,
+    };
+    let (link_flags, link_flags_by_flavour) = link_flags(&inputs, flavour);
+    let warnings = failure_warnings(&failure, &symbols, tally.unresolved, &chain, context);
+    let summary = verdict_summary(
+        &symbols,
+        verdict_kind,
+        &tally,
+        flavour,
+        crt.conflict.is_some(),
+        &lacking,
+    );
+    let read = (verdict_kind == VerdictKind::NothingUnresolved).then(|| {
+        let records = failure.findings.len() + failure.lnk1120_counts.len();
+        crate::linklog::read_summary::summarize(&failure.stats, records)
+    });
+    Diagnosis {
+        schema_version: SCHEMA_VERSION,
+        log: options.log_name.clone(),
+        read,
+        symbols,
+        crt,
+        verdict: Verdict {
+            kind: verdict_kind,
+            summary,
+        },
+        chain,
+        link_flags,
+        link_flags_by_flavour,
+        findings: failure.findings,
+        warnings,
+        counts: Counts {
+            unresolved: tally.unresolved,
+            crt_or_system: tally.crt_or_system,
+            unknown: tally.unknown,
+            lnk1120: failure.lnk1120_counts,
+            incomplete: failure.incomplete,
+        },
+        stats: failure.stats,
+        build_system: None,
+        problems: Vec::new(),
+        link_failed: false,
+        unrecognised: Vec::new(),
+    }
+}
+
+/// Every symbol answered, with what the answers were decided on.
+struct Answered {
+    /// One answer per symbol, in the log's order.
+    symbols: Vec<ResolvedSymbol>,
+    /// The CRT flavour and its evidence.
+    crt: CrtDecision,
+    /// The libraries the log shows already in the link.
+    linked: Vec<LinkedLibrary>,
+    /// Installed libraries that lack names the code uses (of names no other problem explains).
+    lacking: Vec<String>,
+}
+
+/// Answers every symbol of the failure (moving them out of it): the flavour from the evidence,
+/// each symbol's providers on disk, then its answer, what the log already shows about it, and
+/// whether another failure class explains it.
+fn answer_all(
+    failure: &mut LinkFailure,
+    book: &RuleBook,
+    options: &DiagnoseOptions,
+    context: Option<&SearchContext<'_>>,
+) -> Answered {
+    let classes: Vec<Option<Classification>> =
+        failure.symbols.iter().map(|s| classify(book, s)).collect();
+    let extra = context.map_or(&[][..], |c| c.evidence.as_slice());
+    let crt = evidence::decide(failure, &classes, book, options.crt, extra);
+    let matches = find_providers(failure, book, context, crt.flavour);
+
+    // Read from the symbols' references before they are moved out.
+    let linked = linked_libraries(failure);
+    let mut symbols = resolve_symbols(failure, book, classes, matches, &crt, context.is_some());
+    // Evidence in the log: libraries already linked are not offered again, and a rule's library
+    // that is installed but lacks the name is said first.
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context);
+
+    // Names another failure class explains are no library's to answer.
+    mark_explained(book, &mut symbols, context, options, &failure.machines);
+    lacking.retain(|library| {
+        symbols.iter().any(|s| {
+            s.explained_by.is_none()
+                && s.installed_lacks.is_some()
+                && s.library.as_deref() == Some(library)
+        })
+    });
+    Answered {
+        symbols,
+        crt,
+        linked,
+        lacking,
+    }
+}
+
+/// Each symbol's providers in the libraries searched (`None` for each when none were).
+fn find_providers(
+    failure: &LinkFailure,
+    book: &RuleBook,
+    context: Option<&SearchContext<'_>>,
+    flavour: Option<Flavour>,
+) -> Vec<Option<providers::Match>> {
+    match context {
+        Some(c) => {
+            let demangled_index = providers::DemangledIndex::new(c.index, &failure.symbols);
+            failure
+                .symbols
+                .iter()
+                .map(|s| Some(providers::find(c.index, &demangled_index, book, s, flavour)))
+                .collect()
+        }
+        None => vec![None; failure.symbols.len()],
+    }
+}
+
+/// The default-library chain to link, as found on disk, when the verdict says it is absent and
+/// the flavour is known.
+fn default_chain(
+    book: &RuleBook,
+    context: Option<&SearchContext<'_>>,
+    verdict_kind: VerdictKind,
+    flavour: Option<Flavour>,
+) -> Option<Vec<String>> {
+    let chain_for = |f: Flavour| -> Vec<String> {
+        book.chain(f)
+            .iter()
+            .map(|name| locate(context, name).0)
+            .collect()
+    };
+    (verdict_kind == VerdictKind::DefaultLibChainAbsent)
+        .then(|| flavour.map(chain_for))
+        .flatten()
+}
+
+/// Helpers for the unit tests of resolution's steps.
+#[cfg(test)]
+mod test_support {
+    use super::*;
+    use crate::index::{LibrarySymbol, Machine};
+    use std::path::Path;
+
+    /// The link failure a log shows.
+    pub(super) fn failure(log: &str) -> LinkFailure {
+        crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap()
+    }
+
+    /// The diagnosis of a log against an index of `symbols`, with `dir` searched.
+    pub(super) fn with_index(log: &str, symbols: Vec<LibrarySymbol>, dir: &Path) -> Diagnosis {
+        let index = Index::from_symbols(symbols, Vec::new(), Machine::X64);
+        let dirs = [SearchDir {
+            path: dir.to_path_buf(),
+            origin: "--lib-dir".into(),
+        }];
+        let context = SearchContext {
+            index: &index,
+            dirs: &dirs,
+            evidence: Vec::new(),
+        };
+        diagnose_with(
+            failure(log),
+            &RuleBook::builtin(),
+            &DiagnoseOptions::default(),
+            Some(&context),
+        )
+    }
+}

@@ -1,0 +1,125 @@
+//! The warnings of a diagnosis: what reading the log noticed (LNK1120 counts, several links,
+//! encodings, cut lines, limits) and chain libraries not found.
+
+use super::{ResolvedSymbol, SearchContext};
+use crate::discover;
+use crate::linklog::LogStats;
+use crate::symbols::LinkFailure;
+
+/// What the reader and the resolution warn about: LNK1120 counts that disagree, several links,
+/// an incomplete list, encodings, cut lines and records, capped symbols, demangler warnings,
+/// chain libraries not found.
+pub(super) fn failure_warnings(
+    failure: &LinkFailure,
+    symbols: &[ResolvedSymbol],
+    unresolved: usize,
+    chain: &Option<Vec<String>>,
+    context: Option<&SearchContext<'_>>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    count_warnings(failure, unresolved, &mut warnings);
+    encoding_warnings(&failure.stats, &mut warnings);
+    limit_warnings(failure, &mut warnings);
+    for s in symbols {
+        if let Some(w) = &s.symbol.warning {
+            warnings.push(format!("{}: {w}", s.symbol.name));
+        }
+    }
+    if let Some(c) = context {
+        for name in chain.iter().flatten() {
+            if discover::find_library(c.dirs, name).is_none() {
+                warnings.push(format!(
+                    "{name} (default-library chain) was not found in the directories searched"
+                ));
+            }
+        }
+    }
+
+    warnings
+}
+
+/// LNK1120 counts that disagree with the symbols read, several links in one log, and lld-link's
+/// error limit.
+fn count_warnings(failure: &LinkFailure, unresolved: usize, warnings: &mut Vec<String>) {
+    for count in &failure.lnk1120_counts {
+        if *count as usize != unresolved && failure.lnk1120_counts.len() == 1 {
+            warnings.push(format!(
+                "LNK1120 reports {count} unresolved externals but the log shows {unresolved} distinct symbols: {}",
+                if (*count as usize) > unresolved {
+                    "the log is an excerpt, or some errors were cut"
+                } else {
+                    "the log holds more than one link"
+                }
+            ));
+        }
+    }
+    if failure.lnk1120_counts.len() > 1 {
+        warnings.push(format!(
+            "the log holds {} links (LNK1120 counts {:?}); their symbols are reported together",
+            failure.lnk1120_counts.len(),
+            failure.lnk1120_counts
+        ));
+    }
+    if failure.incomplete {
+        warnings.push(
+            "lld-link stopped after its error limit: the list is incomplete (relink with /errorlimit:0)".into(),
+        );
+    }
+}
+
+/// A log that changes encoding, decodes to mostly U+FFFD, or to mostly CJK ideographs.
+fn encoding_warnings(stats: &LogStats, warnings: &mut Vec<String>) {
+    if !stats.encoding_regions.is_empty() {
+        let regions: Vec<String> = stats
+            .encoding_regions
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .collect();
+        warnings.push(format!(
+            "the log changes encoding ({}): text was appended in another encoding; each part was read in its own",
+            regions.join(", then ")
+        ));
+    }
+    if stats.replacement_characters >= 16 && stats.replacement_characters * 6 > stats.bytes {
+        warnings.push(format!(
+            "the log decodes to mostly U+FFFD ({} replaced characters in {} bytes): it is probably in \
+             an encoding lnkfix does not read (re-save it as UTF-8 or UTF-16)",
+            stats.replacement_characters, stats.bytes
+        ));
+    }
+    if stats.mostly_cjk {
+        warnings.push(
+            "the log decodes as UTF-16 to mostly CJK ideographs: if it is not in a CJK language, it is \
+             probably not UTF-16 (re-save it as UTF-8)"
+                .into(),
+        );
+    }
+}
+
+/// What the reading limits cut: long lines, symbols past `--max-symbols`, records on cut lines.
+fn limit_warnings(failure: &LinkFailure, warnings: &mut Vec<String>) {
+    if failure.stats.truncated_lines > 0 {
+        warnings.push(format!(
+            "{} lines were longer than the limit and were cut (--max-line-bytes)",
+            failure.stats.truncated_lines
+        ));
+    }
+    if failure.records_past_max_symbols > 0 {
+        warnings.push(format!(
+            "only the first {} distinct symbols were kept (--max-symbols); {} records of further \
+             symbols were counted, not read: the list is incomplete",
+            failure.max_symbols, failure.records_past_max_symbols
+        ));
+    }
+    if failure.stats.cut_records > 0 {
+        warnings.push(format!(
+            "{} cut lines held a link error past the limit: records may be missing (raise --max-line-bytes)",
+            failure.stats.cut_records
+        ));
+    }
+}
