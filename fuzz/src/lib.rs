@@ -343,4 +343,25 @@ pub fn lenses(data: &[u8]) {
         (events, stats.lines)
     };
     assert_eq!(read(true), read(false), "the fast path reads differently");
+    // A line watcher (the build system's) changes which lines are read, never what is found,
+    // and sees each line at most once, in order.
+    let mut events = Vec::new();
+    let mut watched: Vec<u64> = Vec::new();
+    let stats = lnkfix::linklog::read_log_watched(
+        Cursor::new(data.to_vec()),
+        ReadLimits::default(),
+        &mut |e| events.push(e),
+        Some(&mut |number, _| watched.push(number)),
+    )
+    .expect("reading from memory cannot fail");
+    assert_eq!(
+        (events, stats.lines),
+        read(true),
+        "a watcher changes the reading"
+    );
+    assert!(
+        watched.windows(2).all(|w| w[0] < w[1]),
+        "lines watched out of order or twice"
+    );
+    assert!(watched.last().is_none_or(|&n| n <= stats.lines));
 }
