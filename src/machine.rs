@@ -20,6 +20,8 @@ pub enum Machine {
     Arm64ec,
     /// 32-bit ARM Thumb-2 (`IMAGE_FILE_MACHINE_ARMNT`).
     Arm,
+    /// Itanium (`IMAGE_FILE_MACHINE_IA64`): named in old linkers' messages, never linked here.
+    Ia64,
     /// Machine 0: usable by every link, e.g. the alias objects of `oldnames.lib`, or a `.def` file.
     Any,
     /// Any other machine number, kept as stored.
@@ -35,6 +37,7 @@ impl Machine {
             0xaa64 => Machine::Arm64,
             0xa641 | 0xa64e => Machine::Arm64ec,
             0x01c4 => Machine::Arm,
+            0x0200 => Machine::Ia64,
             0 => Machine::Any,
             other => Machine::Unknown(other),
         }
@@ -50,6 +53,19 @@ impl Machine {
             "arm64ec" => Some(Machine::Arm64ec),
             "arm" | "armnt" | "thumb" => Some(Machine::Arm),
             _ => None,
+        }
+    }
+
+    /// Any machine name a linker or a build writes (`x86`, `80x86`, `AMD64`, `ARM64EC`, `ARM64X`,
+    /// `IA64`, any case), including those no link here is for: [`Machine::parse_arch`]'s names,
+    /// ARM64X as ARM64EC (a hybrid ARM64X image holds ARM64EC code; its COFF number reads the
+    /// same), and Itanium.
+    pub fn from_name(text: &str) -> Option<Machine> {
+        match text.to_ascii_lowercase().as_str() {
+            "80x86" | "ix86" => Some(Machine::X86),
+            "arm64x" => Some(Machine::Arm64ec),
+            "ia64" => Some(Machine::Ia64),
+            other => Machine::parse_arch(other),
         }
     }
 
@@ -74,6 +90,7 @@ impl fmt::Display for Machine {
             Machine::Arm64 => f.write_str("arm64"),
             Machine::Arm64ec => f.write_str("arm64ec"),
             Machine::Arm => f.write_str("arm"),
+            Machine::Ia64 => f.write_str("ia64"),
             Machine::Any => f.write_str("any"),
             Machine::Unknown(number) => write!(f, "machine 0x{number:04x}"),
         }
@@ -96,7 +113,7 @@ impl Machine {
         if let Some(hex) = text.strip_prefix("machine 0x") {
             return u16::from_str_radix(hex, 16).ok().map(Machine::from_coff);
         }
-        Machine::parse_arch(text)
+        Machine::from_name(text)
     }
 }
 
@@ -120,8 +137,9 @@ mod tests {
             Machine::Arm64,
             Machine::Arm64ec,
             Machine::Arm,
+            Machine::Ia64,
             Machine::Any,
-            Machine::Unknown(0x0200),
+            Machine::Unknown(0x0166),
         ] {
             assert_eq!(Machine::from_display(&m.to_string()), Some(m));
             let json = serde_json::to_string(&m).unwrap();

@@ -22,7 +22,7 @@ use super::store::{self, FileIndex, FileParts, Member, Record, RecordKind, Span}
 use super::{FileFormat, IndexWarning, LibraryInfo, Machine};
 
 /// Bumped whenever the layout or what the readers record changes: older entries are ignored.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"LNKFXIDX";
 
 /// What identifies the version of a file an entry was made from.
@@ -202,6 +202,7 @@ fn machine_code(machine: Machine) -> u32 {
         Machine::Arm64ec => 3,
         Machine::Arm => 4,
         Machine::Any => 5,
+        Machine::Ia64 => 6,
         Machine::Unknown(number) => 0x1_0000 | u32::from(number),
     }
 }
@@ -214,6 +215,7 @@ fn machine_of(code: u32) -> Option<Machine> {
         3 => Machine::Arm64ec,
         4 => Machine::Arm,
         5 => Machine::Any,
+        6 => Machine::Ia64,
         code if code >> 16 == 1 => Machine::Unknown(code as u16),
         _ => return None,
     })

@@ -13,6 +13,7 @@ use super::text::{file_name, files, quoted};
 use super::{join_words, Problem, ProblemKind, Scan};
 use crate::build_system::fix_lines;
 use crate::linklog::Finding;
+use crate::machine::Machine;
 use crate::rules::roles::{LibraryRole, Roles};
 
 /// A file the linker could not open.
@@ -352,7 +353,7 @@ fn located(
         }
         // Another machine's copy.
         for dir in search.dirs {
-            for machine in ["x86", "x64", "arm64"] {
+            for machine in [Machine::X86, Machine::X64, Machine::Arm64] {
                 let candidate = dir.path.join(name);
                 if let Some(copy) = sibling(&candidate, machine) {
                     notes.push(format!(
@@ -386,10 +387,10 @@ fn located(
 }
 
 /// The copy of `path` for `machine` in a sibling directory (`lib\x64\a.lib` → `lib\x86\a.lib`).
-fn sibling(path: &Path, machine: &str) -> Option<std::path::PathBuf> {
+fn sibling(path: &Path, machine: Machine) -> Option<std::path::PathBuf> {
     let names: &[&str] = match machine {
-        "x86" => &["x86", "Win32"],
-        "x64" => &["x64", "amd64"],
+        Machine::X86 => &["x86", "Win32"],
+        Machine::X64 => &["x64", "amd64"],
         _ => &["arm64"],
     };
     let file = path.file_name()?;

@@ -11,6 +11,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::linklog::{clean, LineFilter, LineReader};
+use crate::machine::Machine;
 use crate::toolsets::{self, ToolsetVersion};
 
 /// Something a log line shows, with the line.
@@ -28,7 +29,7 @@ pub struct Mention<T> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MachineMention {
     /// The machine (`x86`, `x64`, `arm64`, `arm64ec`).
-    pub machine: &'static str,
+    pub machine: Machine,
     /// The words that show it.
     pub shown_by: String,
 }
@@ -228,15 +229,15 @@ fn shows_failure(text: &str) -> bool {
         || text.contains("lld: error")
 }
 
-/// The normalised machine of a matched word (`Win32` → `x86`, `vcvars64` → `x64`; for a cross
-/// environment, the target: `amd64_x86` → `x86`).
-fn machine_of_word(word: &str) -> Option<&'static str> {
+/// The machine of a matched word (`Win32` → x86, `vcvars64` → x64; for a cross environment,
+/// the target: `amd64_x86` → x86).
+fn machine_of_word(word: &str) -> Option<Machine> {
     let lower = word.to_ascii_lowercase();
     let target = lower.rsplit('_').next().unwrap_or(&lower);
     Some(match target {
-        "32" | "-32" | "win32" | "i686" | "i386" | "80x86" => "x86",
-        "64" | "amd64" | "x86_64" => "x64",
-        "aarch64" | "arm64" => "arm64",
+        "32" | "-32" | "win32" | "i686" | "i386" | "80x86" => Machine::X86,
+        "64" | "amd64" | "x86_64" => Machine::X64,
+        "aarch64" | "arm64" => Machine::Arm64,
         _ => return crate::problems::text::machine(target),
     })
 }
@@ -367,7 +368,7 @@ impl LogContext {
     }
 
     /// The mentions of machine `machine`.
-    pub fn machine_mentions(&self, machine: &str) -> Vec<&Mention<MachineMention>> {
+    pub fn machine_mentions(&self, machine: Machine) -> Vec<&Mention<MachineMention>> {
         self.machines
             .iter()
             .filter(|m| m.value.machine == machine)
@@ -387,16 +388,15 @@ mod tests {
                    Microsoft (R) Incremental Linker Version 14.32.31332.0\n\
                    cargo build --target i686-pc-windows-msvc\n";
         let c = LogContext::from_text(log);
-        let machines: Vec<(&str, u64)> = c
+        let machines: Vec<(Machine, u64)> = c
             .machines
             .iter()
             .map(|m| (m.value.machine, m.line))
             .collect();
-        assert!(machines.contains(&("x86", 1)), "{machines:?}");
-        assert!(machines.contains(&("x86", 2)), "{machines:?}");
-        assert!(machines.contains(&("x86", 3)), "{machines:?}");
-        assert!(machines.contains(&("x86", 5)), "{machines:?}");
-        assert!(machines.iter().all(|m| m.0 == "x86"), "{machines:?}");
+        for line in [1, 2, 3, 5] {
+            assert!(machines.contains(&(Machine::X86, line)), "{machines:?}");
+        }
+        assert!(machines.iter().all(|m| m.0 == Machine::X86), "{machines:?}");
         assert_eq!(c.outputs[0].value, "C:\\b\\my app.dll");
         assert_eq!(c.library_dirs[0].value, "C:\\Python310-32\\libs");
         let versions: Vec<&str> = c

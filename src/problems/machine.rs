@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::text::{file_name, library_file, machines};
 use super::{join_words, some_of, Problem, ProblemKind, Scan};
 use crate::linklog::Finding;
+use crate::machine::Machine;
 use crate::resolve::ExplainedKind;
 use crate::rules::roles::{LibraryRole, Roles};
 
@@ -19,10 +20,10 @@ use crate::rules::roles::{LibraryRole, Roles};
 struct Side {
     /// The module as shown (`msvcrt.lib(chkstk.obj)`, `C:\openssl\lib\libssl.lib`).
     module: String,
-    /// Its machine, normalised, and as shown.
-    module_machine: (&'static str, String),
-    /// The link's machine, normalised, and as shown.
-    target_machine: (&'static str, String),
+    /// Its machine, and the word that shows it.
+    module_machine: (Machine, String),
+    /// The link's machine, and the word that shows it.
+    target_machine: (Machine, String),
     line: u64,
 }
 
@@ -49,8 +50,8 @@ fn side(finding: &Finding) -> Option<Side> {
 }
 
 /// `an` before a machine name that is read with a vowel sound (`an x86`, `an arm64`).
-fn article(machine: &str) -> &'static str {
-    if machine.starts_with(['a', 'e', 'x', 'i']) {
+fn article(machine: Machine) -> &'static str {
+    if machine.to_string().starts_with(['a', 'e', 'x', 'i']) {
         "an"
     } else {
         "a"
@@ -58,29 +59,31 @@ fn article(machine: &str) -> &'static str {
 }
 
 /// The developer prompt that sets up the libraries of `machine`.
-fn prompt(machine: &str) -> String {
+fn prompt(machine: Machine) -> String {
     match machine {
-        "x86" => {
+        Machine::X86 => {
             "the x86 Native Tools prompt (vcvars32.bat, or vcvarsall.bat x86 / amd64_x86)".into()
         }
-        "x64" => "the x64 Native Tools prompt (vcvars64.bat, or vcvarsall.bat x64)".into(),
-        "arm64" => "the ARM64 Native Tools prompt (vcvarsall.bat arm64 / amd64_arm64)".into(),
+        Machine::X64 => "the x64 Native Tools prompt (vcvars64.bat, or vcvarsall.bat x64)".into(),
+        Machine::Arm64 => {
+            "the ARM64 Native Tools prompt (vcvarsall.bat arm64 / amd64_arm64)".into()
+        }
         other => format!("the {other} developer prompt (vcvarsall.bat {other})"),
     }
 }
 
 /// The directory names a machine's libraries live in.
-fn machine_dirs(machine: &str) -> &'static [&'static str] {
+fn machine_dirs(machine: Machine) -> &'static [&'static str] {
     match machine {
-        "x86" => &["x86", "i386", "Win32", "lib32"],
-        "x64" => &["x64", "amd64", "x86_64", "lib64"],
-        "arm64" => &["arm64", "aarch64"],
+        Machine::X86 => &["x86", "i386", "Win32", "lib32"],
+        Machine::X64 => &["x64", "amd64", "x86_64", "lib64"],
+        Machine::Arm64 => &["arm64", "aarch64"],
         _ => &[],
     }
 }
 
 /// The same library for `machine` beside `path`: `...\lib\x64\libcmt.lib` → `...\lib\x86\libcmt.lib`.
-fn sibling_copy(path: &Path, machine: &str) -> Option<PathBuf> {
+fn sibling_copy(path: &Path, machine: Machine) -> Option<PathBuf> {
     let file = path.file_name()?;
     let dir = path.parent()?;
     let parent = dir.parent()?;
@@ -197,7 +200,7 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
     let arm64ec = lld
         && matches!(
             (module_m, target_m),
-            ("arm64", "arm64ec") | ("x64", "arm64ec")
+            (Machine::Arm64 | Machine::X64, Machine::Arm64ec)
         );
     if arm64ec {
         (
@@ -270,7 +273,7 @@ fn is_python_library(module: &str) -> bool {
 }
 
 /// Whether a library path sits in a directory of `machine` (`...\lib\x64\x.lib`).
-fn path_is_for(path: &Path, machine: &str) -> bool {
+fn path_is_for(path: &Path, machine: Machine) -> bool {
     path.parent().and_then(|d| d.file_name()).is_some_and(|d| {
         machine_dirs(machine)
             .iter()
@@ -281,16 +284,16 @@ fn path_is_for(path: &Path, machine: &str) -> bool {
 /// The problem of names in the other machine's form.
 fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Problem {
     let explained = named[0].explained_by.as_ref().expect("filtered");
-    let name_m = explained
-        .name_machine
-        .map(|m| m.to_string())
-        .unwrap_or_default();
-    let library_m = explained
+    let name_machine = explained.name_machine;
+    let name_m = name_machine.map(|m| m.to_string()).unwrap_or_default();
+    // `library_machine` reads "x64 (msvcrt.lib)": the machine, then the library.
+    let library_machine = explained
         .library_machine
         .as_deref()
         .and_then(|m| m.split_whitespace().next())
-        .unwrap_or("x64")
-        .to_string();
+        .and_then(Machine::from_name)
+        .unwrap_or(Machine::X64);
+    let library_m = library_machine.to_string();
     let names: Vec<String> = named.iter().map(|s| s.symbol.name.clone()).collect();
     let forms: Vec<String> = named
         .iter()
@@ -320,7 +323,7 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
     );
     let fix = format!(
         "link with the {name_m} libraries: from {} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}",
-        prompt(&name_m)
+        name_machine.map_or_else(|| "the developer prompt of their machine".into(), prompt)
     );
     let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
     for s in named {
@@ -339,8 +342,9 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
             "{object} is a {machine} object (read from the file)"
         ));
     }
-    cite_intended(scan, &mut problem, &[&name_m, &library_m]);
-    note_other_machine_copies(scan, named, &name_m, &mut problem);
+    let machines: Vec<Machine> = name_machine.into_iter().chain([library_machine]).collect();
+    cite_intended(scan, &mut problem, &machines);
+    note_other_machine_copies(scan, named, name_machine, &mut problem);
     problem
 }
 
@@ -349,9 +353,12 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
 fn note_other_machine_copies(
     scan: &Scan<'_>,
     named: &[&crate::resolve::ResolvedSymbol],
-    name_m: &str,
+    name_machine: Option<Machine>,
     problem: &mut Problem,
 ) {
+    let Some(name_m) = name_machine else {
+        return;
+    };
     if let Some(search) = scan.inputs.search {
         let mut seen: Vec<String> = Vec::new();
         for s in named {
@@ -398,7 +405,7 @@ fn objects_of(symbols: &[&crate::resolve::ResolvedSymbol]) -> Vec<String> {
 }
 
 /// Cites the log lines that show which machine the build meant.
-fn cite_intended(scan: &Scan<'_>, problem: &mut Problem, machines: &[&str]) {
+fn cite_intended(scan: &Scan<'_>, problem: &mut Problem, machines: &[Machine]) {
     for mention in scan
         .inputs
         .context

@@ -3,6 +3,8 @@
 //! libraries, `lib(member)` and `lib (member)`), machine names and the first symbol of a record.
 //! Translations change the words around these tokens, never the tokens (docs/RULES.md §8).
 
+use crate::machine::Machine;
+
 /// Opening and closing quote pairs, ASCII first.
 const QUOTES: &[(char, char)] = &[
     ('\'', '\''),
@@ -178,25 +180,15 @@ pub(crate) fn file_name(path: &str) -> &str {
     head.rsplit(['\\', '/']).next().unwrap_or(head)
 }
 
-/// A machine name as linkers write it (`x86`, `X86`, `x64`, `AMD64`, `ARM64`, `ARM64EC`, `i386`),
-/// normalised (`x86`, `x64`, `arm64`, `arm64ec`, `arm64x`, `arm`, `ia64`).
-pub(crate) fn machine(word: &str) -> Option<&'static str> {
-    Some(match word.trim().to_ascii_lowercase().as_str() {
-        "x86" | "i386" | "80x86" | "ix86" => "x86",
-        "x64" | "amd64" | "x86_64" | "x86-64" => "x64",
-        "arm64" | "aarch64" => "arm64",
-        "arm64ec" => "arm64ec",
-        "arm64x" => "arm64x",
-        "arm" | "armnt" | "thumb" => "arm",
-        "ia64" => "ia64",
-        _ => return None,
-    })
+/// A machine name as linkers write it (`x86`, `X86`, `x64`, `AMD64`, `ARM64`, `ARM64EC`, `i386`).
+pub(crate) fn machine(word: &str) -> Option<Machine> {
+    Machine::from_name(word.trim())
 }
 
-/// The machines a text names, in order: its quoted tokens that are machines, else its words
-/// that are (lld-link writes them bare: `machine type x86 conflicts with x64`).
-pub(crate) fn machines(text: &str) -> Vec<(&'static str, String)> {
-    let quoted: Vec<(&'static str, String)> = quoted(text)
+/// The machines a text names, in order, each with its word: its quoted tokens that are machines,
+/// else its words that are (lld-link writes them bare: `machine type x86 conflicts with x64`).
+pub(crate) fn machines(text: &str) -> Vec<(Machine, String)> {
+    let quoted: Vec<(Machine, String)> = quoted(text)
         .into_iter()
         .filter_map(|q| machine(&q).map(|m| (m, q)))
         .collect();
@@ -290,14 +282,14 @@ mod tests {
                 .iter()
                 .map(|m| m.0)
                 .collect::<Vec<_>>(),
-            ["x86", "x64"]
+            [Machine::X86, Machine::X64]
         );
         assert_eq!(
             machines("msvcrt.lib(tlssup.obj): machine type arm64 conflicts with arm64ec")
                 .iter()
                 .map(|m| m.0)
                 .collect::<Vec<_>>(),
-            ["arm64", "arm64ec"]
+            [Machine::Arm64, Machine::Arm64ec]
         );
         assert_eq!(
             first_symbol("\"void __cdecl f(int)\" (?f@@YAXH@Z) already defined in a.obj"),
