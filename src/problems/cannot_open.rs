@@ -405,25 +405,9 @@ fn sibling(path: &Path, machine: Machine) -> Option<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problems::{Inputs, LazyContext, LogContext};
-    use crate::rules::RuleBook;
 
     fn first(log: &str) -> Problem {
-        let failure = crate::symbols::collect(
-            std::io::Cursor::new(log.as_bytes().to_vec()),
-            Default::default(),
-        )
-        .unwrap();
-        let book = RuleBook::builtin();
-        let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-        let context = LazyContext::ready(LogContext::from_text(log));
-        let inputs = Inputs {
-            book: &book,
-            search: None,
-            context: &context,
-            object_machines: &[],
-        };
-        crate::problems::attach(&mut d, &inputs);
+        let mut d = crate::problems::diagnose_text(log);
         assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
         d.problems.remove(0)
     }

@@ -362,6 +362,12 @@ pub(crate) fn some_of(items: &[String], limit: usize) -> String {
 /// kinds).
 #[cfg(test)]
 pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
+    diagnose_text_with(log, &LazyContext::ready(LogContext::from_text(log)))
+}
+
+/// [`diagnose_text`] with the context given.
+#[cfg(test)]
+pub(crate) fn diagnose_text_with(log: &str, context: &LazyContext<'_>) -> Diagnosis {
     let failure = crate::symbols::collect(
         std::io::Cursor::new(log.as_bytes().to_vec()),
         Default::default(),
@@ -369,11 +375,10 @@ pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
     .unwrap();
     let book = crate::rules::RuleBook::builtin();
     let mut d = crate::resolve::diagnose(failure, &book, &Default::default());
-    let context = LazyContext::ready(LogContext::from_text(log));
     let inputs = Inputs {
         book: &book,
         search: None,
-        context: &context,
+        context,
         object_machines: &[],
     };
     attach(&mut d, &inputs);
@@ -386,25 +391,12 @@ mod tests {
 
     /// How many times the log's context is read while a log is diagnosed.
     fn context_reads(log: &str) -> usize {
-        let failure = crate::symbols::collect(
-            std::io::Cursor::new(log.as_bytes().to_vec()),
-            Default::default(),
-        )
-        .unwrap();
-        let book = RuleBook::builtin();
-        let mut diagnosis = crate::resolve::diagnose(failure, &book, &Default::default());
         let reads = std::cell::Cell::new(0);
         let context = LazyContext::new(|| {
             reads.set(reads.get() + 1);
             Ok(LogContext::from_text(log))
         });
-        let inputs = Inputs {
-            book: &book,
-            search: None,
-            context: &context,
-            object_machines: &[],
-        };
-        attach(&mut diagnosis, &inputs);
+        diagnose_text_with(log, &context);
         assert_eq!(context.was_read(), reads.get() > 0);
         reads.get()
     }
