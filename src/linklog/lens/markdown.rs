@@ -158,6 +158,13 @@ fn unescape(line: &str) -> String {
             while let Some(c) = chars.next() {
                 if c == '\\' {
                     if let Some(&next) = chars.peek() {
+                        // An escaped backslash stays two: undone, it could be read as the start
+                        // of another escape, and the lens would find work in its own output.
+                        if next == '\\' {
+                            out.push_str("\\\\");
+                            chars.next();
+                            continue;
+                        }
                         if next.is_ascii() && ESCAPABLE.contains(&(next as u8)) {
                             out.push(next);
                             chars.next();
