@@ -198,11 +198,12 @@ pub struct Verdict {
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Counts {
-    /// Distinct unresolved symbols.
+    /// Distinct unresolved symbols that no other failure class explains (a machine or toolset
+    /// mismatch, a pre-2015 CRT name): those a library can satisfy, the verdict's count.
     pub unresolved: usize,
-    /// Symbols in CRT families or Windows system libraries.
+    /// Of those, symbols in CRT families or Windows system libraries.
     pub crt_or_system: usize,
-    /// Symbols nobody knows.
+    /// Of those, symbols nobody knows.
     pub unknown: usize,
     /// LNK1120 counts in the log.
     pub lnk1120: Vec<u64>,
