@@ -343,6 +343,7 @@ mod tests {
         "a.obj : error LNK2019: unresolved external symbol __imp__RegisterHotKey @ 16 referenced in function _main",
         "a.obj : error LNK2001: unresolved external symbol \"void __cdecl f(int)\" (?f@@YA XH@Z)",
         "a.obj : error LNK2019: unresolved external symbol \"void __cdecl f(class std::basic_string<...",
+        "7>1>>               obj/k.obj:(f)",
         "LNK1009\tunresolved \\\\\\\\\\_x \\\\\\?y",
         "plain text with C:\\_work\\x.obj and no record",
         "[1/2] clang-cl /MD /c a.cpp",

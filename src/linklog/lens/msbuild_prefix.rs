@@ -10,8 +10,18 @@
 //!
 //! becomes `YY_Thunks_for_WinXP.obj : error LNK2001: ...` and `>>> referenced by C:\src\k.cpp:12`.
 
-/// Removes a leading `N>` (one to four digits), unless nothing follows it.
+/// Removes the leading `N>` prefixes (one to four digits each), unless nothing follows them: all
+/// of them at once (`7>1>x`, a copy of a copy), so that the lens finds no work in its own output.
 pub fn apply(line: &str) -> Option<String> {
+    let mut rest = line;
+    while let Some(after) = strip_one(rest) {
+        rest = after;
+    }
+    (rest.len() < line.len()).then(|| rest.to_string())
+}
+
+/// `line` without one leading `N>`, when it has one and something follows it.
+fn strip_one(line: &str) -> Option<&str> {
     let bytes = line.as_bytes();
     if !bytes.first().is_some_and(u8::is_ascii_digit) {
         return None;
@@ -25,7 +35,7 @@ pub fn apply(line: &str) -> Option<String> {
     if rest.starts_with('=') || rest.trim().is_empty() {
         return None;
     }
-    Some(rest.to_string())
+    Some(rest)
 }
 
 #[cfg(test)]
@@ -49,5 +59,7 @@ mod tests {
         assert_eq!(apply("12345>x"), None);
         assert_eq!(apply("3>=2"), None);
         assert_eq!(apply("x1>y"), None);
+        assert_eq!(apply("7>1>>   k.obj:(f)").as_deref(), Some(">   k.obj:(f)"));
+        assert_eq!(apply("7>1>").as_deref(), Some("1>"));
     }
 }
