@@ -191,6 +191,10 @@ impl serde_json::ser::Formatter for SafeJson {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // Most fragments are printable ASCII, which holds no unsafe character.
+        if fragment.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            return writer.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if is_unsafe(c) {

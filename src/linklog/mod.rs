@@ -115,7 +115,7 @@ fn is_anchor(line: &str) -> bool {
 }
 
 fn has_lnk_code(line: &str) -> bool {
-    parse::finders().lnk.find_iter(line.as_bytes()).any(|i| {
+    parse::lnk_positions(line.as_bytes()).any(|i| {
         let digits = &line.as_bytes()[i + 3..];
         digits.len() >= 4 && digits[..4].iter().all(u8::is_ascii_digit)
     })
@@ -133,6 +133,19 @@ fn may_be_continued(held: &str, last_piece_chars: usize, pieces: usize) -> bool 
         || clean::is_unbalanced(held)
         || at_console_width(last_piece_chars)
         || (pieces < MAX_INCOMPLETE_PIECES && record_incomplete(held))
+}
+
+/// A piece's width on the console in characters, as [`at_console_width`] needs it: exact where
+/// it could be at a width, else the byte length, which is on the same side of every width (a
+/// character is one to four bytes). Counting characters is a pass over the piece; most pieces
+/// are too short or too long to need it.
+pub(crate) fn console_width(piece: &str) -> usize {
+    let narrowest = CONSOLE_WIDTHS.iter().min().map_or(0, |w| w - 1);
+    let widest = CONSOLE_WIDTHS.iter().max().copied().unwrap_or(0);
+    if piece.len() < narrowest || piece.len() > 4 * widest {
+        return piece.len();
+    }
+    piece.chars().count()
 }
 
 /// Whether a piece of `chars` characters ended at a console's width.
@@ -165,7 +178,7 @@ fn record_incomplete(held: &str) -> bool {
         "LNK2005", "LNK4006", "LNK2038", "LNK1112", "LNK4272", "LNK1104", "LNK1181",
     ];
     let bytes = held.as_bytes();
-    let shows_checked_code = parse::finders().lnk.find_iter(bytes).any(|at| {
+    let shows_checked_code = parse::lnk_positions(bytes).any(|at| {
         bytes
             .get(at..at + 7)
             .is_some_and(|c| CHECKED.iter().any(|k| k.as_bytes() == c))
@@ -492,31 +505,39 @@ impl<'s, 'w> Reading<'s, 'w> {
         let number = self.lines.line_number;
         // The physical line without escapes, with what the copy did (Markdown, quotes) undone
         // on the whole line (a repr was quoted as one line); then a Python repr's lines one by
-        // one, or the line as one piece.
+        // one, or the line as one piece. A plain line (most of a log) holds no escape and no
+        // repr, and the byte-escape lens finds nothing in it.
         let physical = std::mem::take(&mut self.physical);
-        let text = clean::strip_escapes(&physical);
-        let copied = lens::copy(&text, &mut self.stats.lensed_lines);
-        if clean::looks_like_python_repr(&copied) {
+        let plain = lens::is_plain(&physical);
+        let text = if plain {
+            std::borrow::Cow::Borrowed(physical.as_str())
+        } else {
+            clean::strip_escapes(&physical)
+        };
+        let copied = lens::copy_known(&text, plain, &mut self.stats.lensed_lines);
+        // The copy lenses add no backslash, no ESC and no non-ASCII text.
+        if !plain && clean::looks_like_python_repr(&copied) {
             self.stats.python_repr_lines += 1;
             for piece in clean::expand_python_repr(&copied) {
                 let piece = match clean::strip_escapes(&piece) {
                     std::borrow::Cow::Owned(stripped) => stripped,
                     std::borrow::Cow::Borrowed(_) => piece,
                 };
-                let width = piece.chars().count();
-                self.take_piece(number, &piece, width);
+                let width = console_width(&piece);
+                self.take_piece(number, &piece, width, false);
             }
         } else {
-            let width = copied.chars().count();
-            self.take_piece(number, &copied, width);
+            let width = console_width(&copied);
+            self.take_piece(number, &copied, width, plain);
         }
         self.physical = physical;
     }
 
-    /// Takes one piece of line `number` (`width` characters on the console): undoes what the
-    /// build tools did, then joins it to the held record, or holds it or parses it at once.
-    fn take_piece(&mut self, number: u64, piece: &str, width: usize) {
-        let piece = lens::tool(piece, &mut self.stats.lensed_lines);
+    /// Takes one piece of line `number` (`width` characters on the console; `plain` when it is
+    /// known to be [`lens::is_plain`]): undoes what the build tools did, then joins it to the held
+    /// record, or holds it or parses it at once.
+    fn take_piece(&mut self, number: u64, piece: &str, width: usize, plain: bool) {
+        let piece = lens::tool_known(piece, plain, &mut self.stats.lensed_lines);
         let anchor = is_anchor(&piece);
         if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
             return;

@@ -185,6 +185,18 @@ impl Problem {
         }
     }
 
+    /// Adds many subjects ([`Problem::subject`] each): a log may name thousands, which one
+    /// search of the list per subject would make quadratic.
+    fn subjects_from(&mut self, subjects: impl IntoIterator<Item = String>) {
+        let mut seen: std::collections::HashSet<String> = self.subjects.iter().cloned().collect();
+        for subject in subjects {
+            let subject = subject.trim();
+            if !subject.is_empty() && seen.insert(subject.to_string()) {
+                self.subjects.push(subject.to_string());
+            }
+        }
+    }
+
     /// Adds a subject (once, in order of first mention).
     fn subject(&mut self, subject: impl Into<String>) {
         let subject = subject.into();

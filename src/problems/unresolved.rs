@@ -71,9 +71,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     for s in &left {
         problem.line(s.symbol.first_line);
     }
-    for name in names {
-        problem.subject(name);
-    }
+    problem.subjects_from(names);
     for flag in d.link_flags.iter().filter(|f| !f.starts_with('/')) {
         problem.subject(flag.clone());
     }

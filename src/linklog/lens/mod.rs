@@ -137,17 +137,40 @@ fn apply_all<'a>(lenses: &[Lens], line: &'a str, applied: &mut u64) -> Cow<'a, s
 
 /// Applies the copy lenses to one physical line (escapes removed, before a repr is expanded).
 pub fn copy<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
-    if !needs_copy_lenses(line) {
+    copy_known(line, is_plain(line), applied)
+}
+
+/// [`copy`] of a line whose [`is_plain`] is known.
+pub(crate) fn copy_known<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
+    if !needs_copy_lenses(line, plain) {
         return Cow::Borrowed(line);
     }
     apply_all(COPY_LENSES, line, applied)
+}
+
+/// Whether a line is plain: ASCII with no backslash and no ESC. Nothing that escapes, a repr,
+/// the byte-escape lens, typographic quotes or full-width text work on can be in it, so the
+/// reader skips their checks (one vectorized pass instead of a search per check; a test checks
+/// that each leaves such lines alone).
+pub fn is_plain(line: &str) -> bool {
+    !line.bytes().fold(false, |odd, b| {
+        odd | (b >= 0x80) | (b == b'\\') | (b == 0x1b)
+    })
+}
+
+/// [`tool`] of a line whose [`is_plain`] is known: the byte-escape lens needs a backslash.
+pub(crate) fn tool_known<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
+    if plain {
+        return apply_all(&TOOL_LENSES[..1], line, applied);
+    }
+    tool(line, applied)
 }
 
 /// Whether a copy lens may change `line`: Markdown at its start or end, a backslash before an
 /// escapable character, a non-ASCII character (quotes, full-width digits) or `LNK` followed by a
 /// space, a dash or an underscore. One pass over the line instead of one per lens; a test checks
 /// that every copy lens leaves the lines this rules out unchanged.
-fn needs_copy_lenses(line: &str) -> bool {
+fn needs_copy_lenses(line: &str, plain: bool) -> bool {
     let bytes = line.as_bytes();
     let text = line.trim_start();
     // lld-link's `>>> ` is not a quote.
@@ -156,15 +179,14 @@ fn needs_copy_lenses(line: &str) -> bool {
     let last = bytes.iter().rev().find(|b| !b.is_ascii_whitespace());
     (!arrow && matches!(first, Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+')))
         || last == Some(&b'`')
-        || !line.is_ascii()
-        || memchr::memchr_iter(b'\\', bytes).any(|at| {
-            bytes
-                .get(at + 1)
-                .is_some_and(|next| markdown::ESCAPABLE.contains(next))
-        })
-        || finders()
-            .lnk
-            .find_iter(bytes)
+        || (!plain
+            && (!line.is_ascii()
+                || memchr::memchr_iter(b'\\', bytes).any(|at| {
+                    bytes
+                        .get(at + 1)
+                        .is_some_and(|next| markdown::ESCAPABLE.contains(next))
+                })))
+        || crate::linklog::parse::lnk_positions(bytes)
             .any(|at| matches!(bytes.get(at + 3), Some(b' ' | b'-' | b'_')))
 }
 
@@ -174,10 +196,10 @@ pub fn tool<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
 }
 
 /// Applies the copy and tool lenses to one physical line (escapes and reprs already removed);
-/// returns the line and its width on the console, in characters (measured between the two).
+/// returns the line and its width on the console (`console_width`, measured between the two).
 pub fn paste<'a>(line: &'a str, applied: &mut u64) -> (Cow<'a, str>, usize) {
     let copied = apply_all(COPY_LENSES, line, applied);
-    let width = copied.chars().count();
+    let width = super::console_width(&copied);
     let text = match copied {
         Cow::Borrowed(line) => apply_all(TOOL_LENSES, line, applied),
         Cow::Owned(copied) => match apply_all(TOOL_LENSES, &copied, applied) {
@@ -312,7 +334,7 @@ pub(crate) fn finders() -> &'static Finders {
 /// The position of the first `LNKnnnn` (four ASCII digits, not followed by a fifth) in `text`.
 pub(crate) fn find_code(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    finders().lnk.find_iter(bytes).find(|&at| {
+    crate::linklog::parse::lnk_positions(bytes).find(|&at| {
         bytes
             .get(at + 3..at + 7)
             .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
@@ -384,6 +406,66 @@ mod tests {
         }
     }
 
+    /// A plain line ([`is_plain`]) has no escape to strip, is no Python repr, and neither the
+    /// byte-escape lens nor the copy gate's non-ASCII and backslash checks find work in it, so
+    /// the reader's shortcuts change nothing; lines that are not plain are told apart.
+    #[test]
+    fn a_plain_line_needs_no_escape_repr_or_byte_check() {
+        let mut lines: Vec<String> = SAMPLES.iter().map(|s| s.to_string()).collect();
+        lines.extend(
+            [
+                "main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main",
+                "a.obj : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in b.obj",
+                ">>> referenced by k.obj:(f)",
+                "x.obj : error LNK2001: unresolved external symbol `foo`",
+                "b'lld-link: error: undefined symbol: f'",
+                "\u{1b}[31mlld-link: error: undefined symbol: f",
+            ]
+            .map(String::from),
+        );
+        let mut plain = 0;
+        for line in &lines {
+            let mut applied = 0;
+            if is_plain(line) {
+                plain += 1;
+                assert!(matches!(
+                    crate::linklog::clean::strip_escapes(line),
+                    Cow::Borrowed(_)
+                ));
+                assert!(
+                    !crate::linklog::clean::looks_like_python_repr(line),
+                    "{line:?}"
+                );
+                assert_eq!(byte_escapes::apply(line), None, "{line:?}");
+                assert_eq!(
+                    needs_copy_lenses(line, true),
+                    needs_copy_lenses(line, false),
+                    "{line:?}"
+                );
+                assert_eq!(
+                    tool_known(line, true, &mut applied),
+                    tool(line, &mut applied),
+                    "{line:?}"
+                );
+                assert_eq!(
+                    copy_known(line, true, &mut applied),
+                    copy_known(line, false, &mut applied),
+                    "{line:?}"
+                );
+            } else {
+                assert!(
+                    !line.is_ascii() || line.contains('\\') || line.contains('\u{1b}'),
+                    "{line:?}"
+                );
+            }
+        }
+        assert!(
+            plain >= 8 && plain < lines.len(),
+            "{plain} of {}",
+            lines.len()
+        );
+    }
+
     /// The lines `needs_copy_lenses` rules out are left unchanged by every copy lens.
     #[test]
     fn the_copy_gate_skips_only_what_no_lens_changes() {
@@ -397,7 +479,7 @@ mod tests {
             "x`",
         ]);
         for line in lines {
-            if needs_copy_lenses(line) {
+            if needs_copy_lenses(line, is_plain(line)) {
                 continue;
             }
             for lens in COPY_LENSES {

@@ -286,7 +286,7 @@ pub(super) fn error_list_row(line: &str, line_number: u64) -> Option<Event> {
 /// severity words may be in any language and the prefix anything (tool tags are removed later).
 pub(crate) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
     let bytes = line.as_bytes();
-    for pos in finders().lnk.find_iter(bytes) {
+    for pos in super::lnk_positions(bytes) {
         let Some(digits) = bytes.get(pos + 3..pos + 7) else {
             break;
         };

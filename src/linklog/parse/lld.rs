@@ -97,7 +97,9 @@ pub(super) fn detail_line(line: &str) -> Option<Detail<'_>> {
         let rest = rest.trim();
         return (!rest.is_empty()).then_some(Detail::DefinedAt(rest));
     }
-    let (object, value) = body.rsplit_once(" has value ")?;
+    const HAS_VALUE: &str = " has value ";
+    let at = super::finders().has_value.rfind(body.as_bytes())?;
+    let (object, value) = (&body[..at], &body[at + HAS_VALUE.len()..]);
     let (object, value) = (object.trim(), value.trim());
     (!object.is_empty() && !value.is_empty() && !value.contains(char::is_whitespace))
         .then_some(Detail::HasValue { object, value })

@@ -151,6 +151,16 @@ pub(crate) struct Finders {
     pub(crate) hint: memchr::memmem::Finder<'static>,
     /// clang's closing line when the linker it ran failed.
     pub(crate) clang_failed: memchr::memmem::Finder<'static>,
+    /// lld-link's ` has value ` (a `/failifmismatch` side), searched from the end.
+    pub(crate) has_value: memchr::memmem::FinderRev<'static>,
+}
+
+/// Where `LNK` starts in `bytes`, in order: a byte search for `L` and a look at the two bytes
+/// after it. On a line (a record is a few hundred bytes) this costs less than a substring search,
+/// which sets up its SIMD search at each call; `LNK` cannot overlap itself, so these are the
+/// positions a substring search finds.
+pub(crate) fn lnk_positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr_iter(b'L', bytes).filter(move |&at| bytes[at + 1..].starts_with(b"NK"))
 }
 
 pub(crate) fn finders() -> &'static Finders {
@@ -166,6 +176,7 @@ pub(crate) fn finders() -> &'static Finders {
             "Hint on symbols that are defined and could potentially match",
         ),
         clang_failed: memchr::memmem::Finder::new("clang: error: linker command failed"),
+        has_value: memchr::memmem::FinderRev::new(" has value "),
     })
 }
 
@@ -372,7 +383,7 @@ impl LineParser {
         if f.arrows.find(quick).is_some() && self.arrow_line(line, events) {
             return;
         }
-        if f.lnk.find(quick).is_some() && self.link_exe_line(line, line_number, events) {
+        if lnk_positions(quick).next().is_some() && self.link_exe_line(line, line_number, events) {
             return;
         }
         if (f.error.find(quick).is_some() || f.warning.find(quick).is_some())

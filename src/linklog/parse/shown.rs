@@ -36,8 +36,31 @@ pub(super) fn leading_pair(text: &str) -> Option<(&str, &str)> {
     let close = inner.find('"')?;
     let display = &inner[..close];
     let rest = inner[close + 1..].trim_start().strip_prefix('(')?;
-    let end = rest.find(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '"'))?;
+    let end = name_end(rest)?;
     (end > 0 && rest[end..].starts_with(')')).then(|| (display, &rest[..end]))
+}
+
+/// Where a decorated name that starts `text` ends: at the first whitespace, `(`, `)` or `"`.
+/// Bytewise over ASCII (every record has one), decoding only a non-ASCII character.
+fn name_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b < 0x80 {
+            if matches!(b, b'(' | b')' | b'"') || char::from(b).is_whitespace() {
+                return Some(at);
+            }
+            at += 1;
+        } else {
+            let c = text[at..].chars().next()?;
+            if c.is_whitespace() {
+                return Some(at);
+            }
+            at += c.len_utf8();
+        }
+    }
+    None
 }
 
 /// A name without a decorated form: a linker-level name when it has no spaces, else display text.
