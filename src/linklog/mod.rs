@@ -527,7 +527,12 @@ impl<'s, 'w> Reading<'s, 'w> {
                 self.take_piece(number, &piece, width, false);
             }
         } else {
-            let width = console_width(&copied);
+            // A plain line is ASCII: a character per byte.
+            let width = if plain {
+                copied.len()
+            } else {
+                console_width(&copied)
+            };
             self.take_piece(number, &copied, width, plain);
         }
         self.physical = physical;

@@ -19,8 +19,24 @@ use super::{find_code, strip_severity_word};
 /// Whether `text`, the text before the code, would let the record parser find the
 /// `OBJECT : severity` structure: a colon followed by at most two words.
 pub(super) fn has_object_column(text: &str) -> bool {
-    text.rfind(':')
-        .is_some_and(|colon| text[colon + 1..].split_whitespace().nth(2).is_none())
+    let Some(colon) = memchr::memrchr(b':', text.as_bytes()) else {
+        return false;
+    };
+    let after = &text[colon + 1..];
+    if !after.is_ascii() {
+        return after.split_whitespace().nth(2).is_none();
+    }
+    // Words on ASCII text by bytes (every record has this column): a word starts at a byte that
+    // is not whitespace after one that is, as `split_whitespace` splits.
+    let space = |b: u8| crate::linklog::parse::is_pattern_space(b);
+    let mut words = 0;
+    let mut in_word = false;
+    for &b in after.as_bytes() {
+        let word_byte = !space(b);
+        words += usize::from(word_byte && !in_word);
+        in_word = word_byte;
+    }
+    words <= 2
 }
 
 /// The lead of an old Error List row or of an Output pane line: severity words and row numbers
@@ -84,6 +100,44 @@ pub fn apply(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte count of words agrees with `split_whitespace` on every kind of space.
+    #[test]
+    fn the_object_column_counts_words_as_split_whitespace_does() {
+        let reference = |text: &str| {
+            text.rfind(':')
+                .is_some_and(|colon| text[colon + 1..].split_whitespace().nth(2).is_none())
+        };
+        let pieces = [
+            "",
+            " ",
+            "a",
+            "x.obj",
+            ":",
+            "error",
+            "fatal error",
+            "\t",
+            "\u{b}",
+            "\u{c}",
+            "\r",
+            "\n",
+            "\u{a0}",
+            "\u{3000}",
+            "é",
+            "1>",
+            ":-1:",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in [" : ", ":", ": x y z", ""] {
+                        let text = format!("{a}{d}{b} {c}");
+                        assert_eq!(has_object_column(&text), reference(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn output_pane_and_old_error_list() {

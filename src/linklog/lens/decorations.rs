@@ -101,14 +101,27 @@ fn demangles(name: &str) -> bool {
 
 /// Whether a line may hold a decorated name with spaces (the cheap checks of [`apply`]).
 pub(super) fn may_apply(bytes: &[u8]) -> bool {
-    // One walk over the three bytes the checks start at (a record holds a few of each), not
-    // three: every held record is checked.
-    memchr::memchr(b'@', bytes).is_some()
-        && memchr::memchr3_iter(b'@', b'(', b'?', bytes).any(|at| match bytes[at] {
-            b'@' => at_has_space(bytes, at),
-            b'(' => split_in_parentheses_at(bytes, at),
-            _ => split_bare_name_at(bytes, at),
-        })
+    // Every held record is checked, in one walk over its `@`s and `?`s (a record holds a few of
+    // those, and more `(`): a parenthesised name starts `(?` or `(__imp_?`, so each check starts
+    // at one of them. Nothing applies to a line without an `@`.
+    let mut seen_at = false;
+    let mut found = false;
+    for at in memchr::memchr2_iter(b'@', b'?', bytes) {
+        if bytes[at] == b'@' {
+            seen_at = true;
+            found = found || at_has_space(bytes, at);
+        } else if !found {
+            found = (at >= 1 && bytes[at - 1] == b'(' && split_in_parentheses_at(bytes, at - 1))
+                || (at >= 7
+                    && &bytes[at - 7..at] == b"(__imp_"
+                    && split_in_parentheses_at(bytes, at - 7))
+                || split_bare_name_at(bytes, at);
+        }
+        if seen_at && found {
+            return true;
+        }
+    }
+    false
 }
 
 /// Removes spaces inside decorated names on a record line.
@@ -170,6 +183,42 @@ pub fn apply(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gate starting at `@` and `?` answers as one that tries every `@`, `(` and `?`.
+    #[test]
+    fn the_gate_answers_as_trying_every_start() {
+        let reference = |bytes: &[u8]| {
+            memchr::memchr(b'@', bytes).is_some()
+                && memchr::memchr3_iter(b'@', b'(', b'?', bytes).any(|at| match bytes[at] {
+                    b'@' => at_has_space(bytes, at),
+                    b'(' => split_in_parentheses_at(bytes, at),
+                    _ => split_bare_name_at(bytes, at),
+                })
+        };
+        let pieces = [
+            "(", "?", "@", " ", "__imp_", "f", "YA", ")", "\"", "16", "\t",
+        ];
+        // Every string of up to five pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|t| t.len() < 40)
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        assert!(texts.len() > 100_000, "{}", texts.len());
+        for text in &texts {
+            assert_eq!(
+                may_apply(text.as_bytes()),
+                reference(text.as_bytes()),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn spaces_in_decorations() {

@@ -213,8 +213,14 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
         };
         let symbol = parse_shown(first_name(symbol.trim()));
         let function = function.filter(|f| !f.is_empty());
-        let decorated = function.and_then(|f| leading_pair(f.trim()).map(|(_, d)| d.to_string()));
-        return Some((symbol, function.map(shown_function), decorated));
+        // The function's pair, read once for both its names (`shown_function` reads it first).
+        let pair = function.and_then(|f| leading_pair(f.trim()));
+        let decorated = pair.map(|(_, d)| d.to_string());
+        let function_name = function.map(|f| match pair {
+            Some((display, _)) => display.to_string(),
+            None => shown_function(f),
+        });
+        return Some((symbol, function_name, decorated));
     }
     let found = candidates(desc);
     if found.is_empty() {

@@ -540,7 +540,7 @@ impl LineParser {
 }
 
 /// Whether an ASCII byte is whitespace as the patterns' `\s` sees it (vertical tab included).
-pub(super) fn is_pattern_space(b: u8) -> bool {
+pub(crate) fn is_pattern_space(b: u8) -> bool {
     b.is_ascii_whitespace() || b == 0x0b
 }
 
