@@ -215,7 +215,7 @@ pub struct Recogniser {
     /// Lines not yet searched, one after another, with each one's start and number.
     batch: Vec<u8>,
     starts: Vec<(usize, u64)>,
-    /// A copy of the batch, ASCII-lowercased when it is searched.
+    /// The batch, ASCII-lowercased, while it is searched.
     lower: Vec<u8>,
 }
 
@@ -251,8 +251,6 @@ impl Recogniser {
         self.starts.push((self.batch.len(), number));
         self.batch.extend_from_slice(bytes);
         self.batch.push(b'\n');
-        self.lower.extend_from_slice(bytes);
-        self.lower.push(b'\n');
         if self.batch.len() >= BATCH_BYTES {
             self.search_batch();
         }
@@ -264,7 +262,10 @@ impl Recogniser {
             return;
         }
         // The markers are lowercase: a case-sensitive search of the lowercased text keeps the
-        // automaton's SIMD prefilter, which ASCII case folding would turn off.
+        // automaton's SIMD prefilter, which ASCII case folding would turn off. One copy of the
+        // whole batch costs less than one per line.
+        self.lower.clear();
+        self.lower.extend_from_slice(&self.batch);
         self.lower.make_ascii_lowercase();
         let markers = markers();
         let mut from = 0;
@@ -285,7 +286,6 @@ impl Recogniser {
             from = end;
         }
         self.batch.clear();
-        self.lower.clear();
         self.starts.clear();
     }
 
