@@ -514,7 +514,7 @@ impl<'s, 'w> Reading<'s, 'w> {
         } else {
             clean::strip_escapes(&physical)
         };
-        let copied = lens::copy_known(&text, plain, &mut self.stats.lensed_lines);
+        let copied = lens::copy(&text, plain, &mut self.stats.lensed_lines);
         // The copy lenses add no backslash, no ESC and no non-ASCII text.
         if !plain && clean::looks_like_python_repr(&copied) {
             self.stats.python_repr_lines += 1;
@@ -542,7 +542,7 @@ impl<'s, 'w> Reading<'s, 'w> {
     /// known to be [`lens::is_plain`]): undoes what the build tools did, then joins it to the held
     /// record, or holds it or parses it at once.
     fn take_piece(&mut self, number: u64, piece: &str, width: usize, plain: bool) {
-        let piece = lens::tool_known(piece, plain, &mut self.stats.lensed_lines);
+        let piece = lens::tool(piece, plain, &mut self.stats.lensed_lines);
         let anchor = is_anchor(&piece);
         if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
             return;

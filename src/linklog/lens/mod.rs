@@ -73,10 +73,13 @@ pub const TOOL_LENSES: &[Lens] = &[
         apply: msbuild_prefix::apply,
     },
     Lens {
-        name: "byte-escapes",
+        name: BYTE_ESCAPES,
         apply: byte_escapes::apply,
     },
 ];
+
+/// The byte-escape lens's name: the one tool lens a plain line ([`is_plain`]) cannot need.
+const BYTE_ESCAPES: &str = "byte-escapes";
 
 /// Lenses for logical lines (records, joined), in the order they are applied.
 pub const RECORD_LENSES: &[Lens] = &[
@@ -124,7 +127,11 @@ pub fn anchor_needles() -> impl Iterator<Item = &'static str> {
 
 /// Applies `lenses` in order; returns the line unchanged (borrowed) when none applied, and
 /// counts the lenses that did.
-fn apply_all<'a>(lenses: &[Lens], line: &'a str, applied: &mut u64) -> Cow<'a, str> {
+fn apply_all<'a>(
+    lenses: impl IntoIterator<Item = &'static Lens>,
+    line: &'a str,
+    applied: &mut u64,
+) -> Cow<'a, str> {
     let mut text = Cow::Borrowed(line);
     for lens in lenses {
         if let Some(changed) = (lens.apply)(&text) {
@@ -135,13 +142,9 @@ fn apply_all<'a>(lenses: &[Lens], line: &'a str, applied: &mut u64) -> Cow<'a, s
     text
 }
 
-/// Applies the copy lenses to one physical line (escapes removed, before a repr is expanded).
-pub fn copy<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
-    copy_known(line, is_plain(line), applied)
-}
-
-/// [`copy`] of a line whose [`is_plain`] is known.
-pub(crate) fn copy_known<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
+/// Applies the copy lenses to one physical line (escapes removed, before a repr is expanded);
+/// `plain` says whether the line [`is_plain`].
+pub fn copy<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
     if !needs_copy_lenses(line, plain) {
         return Cow::Borrowed(line);
     }
@@ -156,14 +159,6 @@ pub fn is_plain(line: &str) -> bool {
     !line.bytes().fold(false, |odd, b| {
         odd | (b >= 0x80) | (b == b'\\') | (b == 0x1b)
     })
-}
-
-/// [`tool`] of a line whose [`is_plain`] is known: the byte-escape lens needs a backslash.
-pub(crate) fn tool_known<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
-    if plain {
-        return apply_all(&TOOL_LENSES[..1], line, applied);
-    }
-    tool(line, applied)
 }
 
 /// Whether a copy lens may change `line`: Markdown at its start or end, a backslash before an
@@ -190,9 +185,14 @@ fn needs_copy_lenses(line: &str, plain: bool) -> bool {
             .any(|at| matches!(bytes.get(at + 3), Some(b' ' | b'-' | b'_')))
 }
 
-/// Applies the tool lenses to one physical line (or one line of an expanded repr).
-pub fn tool<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
-    apply_all(TOOL_LENSES, line, applied)
+/// Applies the tool lenses to one physical line (or one line of an expanded repr); `plain` says
+/// whether the line [`is_plain`], and then the byte-escape lens, which needs a backslash, is not
+/// tried.
+pub fn tool<'a>(line: &'a str, plain: bool, applied: &mut u64) -> Cow<'a, str> {
+    let lenses = TOOL_LENSES
+        .iter()
+        .filter(|lens| !(plain && lens.name == BYTE_ESCAPES));
+    apply_all(lenses, line, applied)
 }
 
 /// Applies the copy and tool lenses to one physical line (escapes and reprs already removed);
@@ -443,13 +443,13 @@ mod tests {
                     "{line:?}"
                 );
                 assert_eq!(
-                    tool_known(line, true, &mut applied),
-                    tool(line, &mut applied),
+                    tool(line, true, &mut applied),
+                    tool(line, false, &mut applied),
                     "{line:?}"
                 );
                 assert_eq!(
-                    copy_known(line, true, &mut applied),
-                    copy_known(line, false, &mut applied),
+                    copy(line, true, &mut applied),
+                    copy(line, false, &mut applied),
                     "{line:?}"
                 );
             } else {
