@@ -711,6 +711,7 @@ mod tests {
     }
 
     /// Every near-miss kind (docs/GUIDE.md, "Near misses"), one row each, reporting every failing row.
+    /// Long because it is the table of kinds, a row each.
     #[test]
     fn each_near_miss_kind() {
         let rows: &[(&str, &str, SymbolKind, Machine, &str)] = &[

@@ -307,6 +307,7 @@ fn write_groups(
 
 /// One unresolved symbol of a group: its line, who references it, the notes on it, the member
 /// that defines it, the other libraries that do, near misses and the linker's hints.
+/// Long because it writes those parts in the order the report shows them, a few lines each.
 fn write_symbol(symbol: &ResolvedSymbol, out: &mut dyn Write, style: Style) -> io::Result<()> {
     let dll = symbol
         .dll

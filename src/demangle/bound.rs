@@ -578,7 +578,9 @@ impl<'a> Walker<'a> {
         Ok(self.node(start, &[symbol, returned, params]))
     }
 
-    /// `read_var_type`.
+    /// `read_var_type`. Kept whole because it follows msvc-demangler's function of that name case
+    /// by case, in its order, as every walk of this module does: side by side, the two can be
+    /// checked against each other.
     fn var_type(&mut self) -> Walk {
         let start = self.at;
         if self.consume(b"W4") {

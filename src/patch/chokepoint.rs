@@ -166,6 +166,9 @@ fn windows_body<'f>(
 }
 
 /// `Ok` when the function has the whole choke point; `Err(Some(what))` when it has part of it.
+/// Long because it reads the parts of the choke point from one Windows branch one after the
+/// other (its body, the ldflags statement, the indentation, the facts around the branch), each
+/// part from the ones before it, into the one `ChokePoint` they make.
 fn examine(function: &Function<'_>, scan: &Scan) -> Result<ChokePoint, Option<String>> {
     let mut partial = None;
     for index in 0..function.body.len() {

@@ -11,7 +11,9 @@ use super::python::PhysicalLine;
 const CONTEXT: usize = 3;
 
 /// Inserts `block` (lines with their endings) after physical line `after`; returns the new file and
-/// the diff.
+/// the diff. Kept whole because the hunk's four parts (context before, lines removed, lines added,
+/// context after), the new file and the hunk header are counted from the same few indices, and
+/// the one case that changes them all (a last line without a newline) reads best in one place.
 pub(crate) fn insertion(
     path_as_given: &str,
     lines: &[PhysicalLine<'_>],

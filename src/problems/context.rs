@@ -280,6 +280,9 @@ impl LogContext {
         context
     }
 
+    /// Notes what line `line` mentions: toolset versions, machines, a failure line (when
+    /// `failures`), a fatal summary's output file, CRT and machine options. Long because it is
+    /// one short block per kind of mention, in one pass over the line.
     fn scan_line(&mut self, text: &str, line: u64, failures: bool) {
         let short: String = text.trim().chars().take(240).collect();
         for version in toolsets::versions_in(text) {

@@ -402,7 +402,8 @@ fn problem_for(book: &RuleBook, list: &[&Occurrence]) -> Problem {
     problem
 }
 
-/// The cause and the fix of a pair of definers, by what the pair is.
+/// The cause and the fix of a pair of definers, by what the pair is. Long because it is one
+/// match with an arm per shape of pair, each arm the two sentences a user reads.
 fn cause_and_fix(
     book: &RuleBook,
     definers: &[String],

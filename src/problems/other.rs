@@ -19,8 +19,17 @@ fn file_stem(path: &str) -> &str {
     name.rsplit_once('.').map_or(name, |(stem, _)| stem)
 }
 
-/// The other problems of the diagnosis.
+/// The other problems of the diagnosis: mismatched `#pragma detect_mismatch` values, files the
+/// linker cannot read, a program database it cannot write.
 pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut out = mismatches(scan);
+    out.extend(unreadable_files(scan));
+    out.extend(unwritable_pdbs(scan));
+    out
+}
+
+/// LNK2038 and lld-link's `/failifmismatch`: objects built with different values of one key.
+fn mismatches(scan: &mut Scan<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut mismatches = scan.unclaimed(&["LNK2038"]);
     mismatches.extend(scan.unclaimed_lld("/failifmismatch"));
@@ -46,6 +55,13 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         problem.subject(key);
         out.push(problem);
     }
+    out
+}
+
+/// LNK1107, LNK1136 and lld-link's unknown or bad file type: a file that is no object or library
+/// (a DLL, a corrupt or foreign archive).
+fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
     let mut unreadable = scan.unclaimed(&["LNK1107", "LNK1136"]);
     unreadable.extend(scan.unclaimed_lld("").into_iter().filter(|(_, f)| {
         f.code == "lld-link error"
@@ -83,6 +99,12 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         problem.subject(file);
         out.push(problem);
     }
+    out
+}
+
+/// LNK1201 and LNK1318: the program database cannot be written.
+fn unwritable_pdbs(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
     for (i, f) in scan.unclaimed(&["LNK1201", "LNK1318"]) {
         scan.claim(i);
         let pdb = quoted(&f.text)

@@ -17,45 +17,9 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         return Vec::new();
     }
     if summary_only {
-        let mut problem = Problem::new(
-            ProblemKind::Unresolved,
-            format!(
-                "{} unresolved (LNK1120); the lines that name them are not in this log",
-                count(d.counts.lnk1120[0] as usize, "symbol")
-            ),
-            "the link has unresolved externals, listed above LNK1120 in the full log".into(),
-            "diagnose the full build log, from the first LNK2019/LNK2001 line".into(),
-        );
-        problem.subject(format!("LNK1120: {}", d.counts.lnk1120[0]));
-        return vec![problem];
+        return vec![summary_only_problem(d.counts.lnk1120[0])];
     }
-    let cause = match d.verdict.kind {
-        VerdictKind::DefaultLibChainAbsent => "the default-library chain of the C runtime is not linked (/NODEFAULTLIB, a compiler that writes no /DEFAULTLIB, or libraries given without it)".to_string(),
-        VerdictKind::SystemLibrariesMissing => "Windows system import libraries are not linked (the CRT never pulls in user32, advapi32, shell32 and the like)".to_string(),
-        VerdictKind::UnknownSymbols => "no library searched and no rule knows these names: they are the project's own (a source file, a template instantiation or an export missing from the build), or from a library that was not searched".to_string(),
-        _ => "the libraries that define these names are not linked".to_string(),
-    };
-    let flags: Vec<String> = d
-        .link_flags
-        .iter()
-        .map(|f| crate::report::quote_windows_argument(f))
-        .collect();
-    let fix = if let Some(by) = &d.link_flags_by_flavour {
-        let each: Vec<String> = by
-            .iter()
-            .map(|(f, flags)| format!("for {}: {}", f.compiler_option(), flags.join(" ")))
-            .collect();
-        format!(
-            "append to the link command the libraries of the CRT the project builds with ({})",
-            each.join("; ")
-        )
-    } else if !flags.is_empty() {
-        format!("append to the link command: {}", flags.join(" "))
-    } else if d.verdict.kind == VerdictKind::UnknownSymbols {
-        "find where these names are defined and add that source or library to the build".into()
-    } else {
-        "see the symbols below".into()
-    };
+    let (cause, fix) = cause_and_fix(d);
     let names: Vec<String> = left.iter().map(|s| s.symbol.name.clone()).collect();
     let summary =
         if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
@@ -88,4 +52,51 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         }
     }
     vec![problem]
+}
+
+/// The problem of a log that shows LNK1120's count but none of the records it counts.
+fn summary_only_problem(unresolved: u64) -> Problem {
+    let mut problem = Problem::new(
+        ProblemKind::Unresolved,
+        format!(
+            "{} unresolved (LNK1120); the lines that name them are not in this log",
+            count(unresolved as usize, "symbol")
+        ),
+        "the link has unresolved externals, listed above LNK1120 in the full log".into(),
+        "diagnose the full build log, from the first LNK2019/LNK2001 line".into(),
+    );
+    problem.subject(format!("LNK1120: {unresolved}"));
+    problem
+}
+
+/// The cause, by the resolver's verdict, and the fix: the link flags to append.
+fn cause_and_fix(d: &crate::resolve::Diagnosis) -> (String, String) {
+    let cause = match d.verdict.kind {
+        VerdictKind::DefaultLibChainAbsent => "the default-library chain of the C runtime is not linked (/NODEFAULTLIB, a compiler that writes no /DEFAULTLIB, or libraries given without it)".to_string(),
+        VerdictKind::SystemLibrariesMissing => "Windows system import libraries are not linked (the CRT never pulls in user32, advapi32, shell32 and the like)".to_string(),
+        VerdictKind::UnknownSymbols => "no library searched and no rule knows these names: they are the project's own (a source file, a template instantiation or an export missing from the build), or from a library that was not searched".to_string(),
+        _ => "the libraries that define these names are not linked".to_string(),
+    };
+    let flags: Vec<String> = d
+        .link_flags
+        .iter()
+        .map(|f| crate::report::quote_windows_argument(f))
+        .collect();
+    let fix = if let Some(by) = &d.link_flags_by_flavour {
+        let each: Vec<String> = by
+            .iter()
+            .map(|(f, flags)| format!("for {}: {}", f.compiler_option(), flags.join(" ")))
+            .collect();
+        format!(
+            "append to the link command the libraries of the CRT the project builds with ({})",
+            each.join("; ")
+        )
+    } else if !flags.is_empty() {
+        format!("append to the link command: {}", flags.join(" "))
+    } else if d.verdict.kind == VerdictKind::UnknownSymbols {
+        "find where these names are defined and add that source or library to the build".into()
+    } else {
+        "see the symbols below".into()
+    };
+    (cause, fix)
 }

@@ -33,7 +33,9 @@ pub(super) fn attempt_start(options: &TriageOptions) -> Result<Option<SystemTime
     Ok(since)
 }
 
-/// The run: freshness, the scan, the attempt, the root, the row's analysis.
+/// The run: freshness, the scan, the attempt, the root, the row's analysis. Long because it is
+/// those stages in order, each a call to a named step and the report fields it fills, with the
+/// early returns (stale, empty, no root) where they happen.
 pub(super) fn run(
     source: &Source,
     name: &str,

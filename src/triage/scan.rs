@@ -249,6 +249,9 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Records that line `number` matched pattern `pattern_index` of row `row_index`: the hit,
+    /// its captures and context, filed under the current attempt by the row's kind. Long because
+    /// it is one match with an arm per kind of row, each the few lines that kind keeps.
     fn hit(&mut self, number: u64, text: &str, row_index: usize, pattern_index: usize) {
         let compiled = &self.book.rows[row_index];
         let Some(m) = compiled.patterns[pattern_index].captures(text) else {
