@@ -458,7 +458,8 @@ fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
     if reference.object.is_none() && reference.function.is_none() {
         return;
     }
-    if !symbol.references.contains(&reference) && symbol.references.len() < MAX_REFERENCES {
+    // The bound first: a symbol referenced more often than that is not searched again.
+    if symbol.references.len() < MAX_REFERENCES && !symbol.references.contains(&reference) {
         symbol.references.push(reference);
     }
 }

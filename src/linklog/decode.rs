@@ -153,6 +153,10 @@ fn utf16_decoder(little_endian: bool) -> encoding_rs::Decoder {
     encoding.new_decoder_without_bom_handling()
 }
 
+/// How much UTF-8 the decoder checks for NULs and hands on at a time (see
+/// [`Decoder::utf8_window`]).
+const UTF8_WINDOW: usize = 16 * 1024;
+
 /// Longest partial line held back in UTF-16 (to be read again as UTF-8 if it turns out to be
 /// appended UTF-8); longer lines are decoded as they come.
 const HELD_LINE: usize = 64 * 1024;
@@ -182,6 +186,8 @@ struct Decoder<R> {
     /// In UTF-8: how much of the inner buffer's start is known to be UTF-8 (checked once, not at
     /// every call: the line reader asks for the buffer once a line).
     clean: usize,
+    /// How much UTF-8 is checked and handed on at a time ([`UTF8_WINDOW`]; other sizes in tests).
+    window: usize,
     stats: std::rc::Rc<std::cell::RefCell<DecodeStats>>,
 }
 
@@ -204,6 +210,7 @@ impl<R: BufRead> Decoder<R> {
             odd: None,
             utf16: encoding.is_utf16().map(utf16_decoder),
             clean: 0,
+            window: UTF8_WINDOW,
             stats: std::rc::Rc::new(std::cell::RefCell::new(stats)),
         }
     }
@@ -357,6 +364,23 @@ impl<R: BufRead> Decoder<R> {
         Ok(())
     }
 
+    /// [`Decoder::utf8_prefix`] of the whole lines of the first `window` bytes of `buf` when
+    /// they hold no NUL (most text), else of all of `buf`. The reader scans what it is handed
+    /// right after this check: a window it has just read is still in the cache, where all of a
+    /// large read buffer would not be. A window ends at a line end, so the check of a line with a
+    /// NUL starts at its start, as it would in one pass over the buffer.
+    fn utf8_window(buf: &[u8], window: usize) -> (usize, Option<Mode>) {
+        if buf.len() > window {
+            let window = &buf[..window];
+            if memchr::memchr(0, window).is_none() {
+                if let Some(end) = memchr::memrchr(b'\n', window) {
+                    return (end + 1, None);
+                }
+            }
+        }
+        Self::utf8_prefix(buf)
+    }
+
     /// In UTF-8: the length of `buf` that is UTF-8 for sure (up to the start of a line holding a
     /// NUL), and whether that line starts a UTF-16 region (`Some(mode)`).
     fn utf8_prefix(buf: &[u8]) -> (usize, Option<Mode>) {
@@ -437,7 +461,8 @@ impl<R: BufRead> BufRead for Decoder<R> {
                         let clean = self.clean;
                         return Ok(&self.inner.fill_buf()?[..clean]);
                     }
-                    let (length, switch) = Self::utf8_prefix(fill(&mut self.inner)?);
+                    let window = self.window;
+                    let (length, switch) = Self::utf8_window(fill(&mut self.inner)?, window);
                     if let Some(mode) = switch {
                         // A byte-order mark at the start of the region is not text.
                         let buf = fill(&mut self.inner)?;
@@ -495,6 +520,15 @@ pub struct LineReader {
 impl LineReader {
     /// Wraps a reader; the encoding is detected from its first bytes.
     pub fn new<R: Read + 'static>(reader: R, max_line_bytes: usize) -> io::Result<LineReader> {
+        Self::with_window(reader, max_line_bytes, UTF8_WINDOW)
+    }
+
+    /// [`LineReader::new`], checking `window` bytes of UTF-8 at a time (tests compare sizes).
+    fn with_window<R: Read + 'static>(
+        reader: R,
+        max_line_bytes: usize,
+        window: usize,
+    ) -> io::Result<LineReader> {
         // Read a head of up to 4 KiB (a pipe may deliver it in pieces) to detect the encoding,
         // then put it back in front of the rest of the stream.
         let mut reader = reader;
@@ -516,7 +550,8 @@ impl LineReader {
             128 * 1024,
             io::Cursor::new(head).chain(Retrying(Box::new(reader))),
         );
-        let decoder = Decoder::new(reader, encoding);
+        let mut decoder = Decoder::new(reader, encoding);
+        decoder.window = window.max(1);
         let decode_stats = decoder.stats.clone();
         let inner = decoder;
         Ok(LineReader {
@@ -828,6 +863,57 @@ mod tests {
             out.push(line.clone());
         }
         (reader.encoding(), out)
+    }
+
+    /// Every line and the decoding statistics, reading `window` bytes of UTF-8 at a time.
+    fn lines_by_window(bytes: &[u8], window: usize) -> (Vec<String>, String) {
+        let cursor = std::io::Cursor::new(bytes.to_vec());
+        let mut reader = LineReader::with_window(cursor, 1 << 20, window).unwrap();
+        let mut out = Vec::new();
+        let mut line = String::new();
+        while reader.next_line(&mut line).unwrap() {
+            out.push(line.clone());
+        }
+        let stats = reader.decode_stats();
+        let stats = format!(
+            "{:?} {} {} {}",
+            stats.regions, stats.replacements, stats.utf16_units, stats.utf16_cjk_units
+        );
+        (out, stats)
+    }
+
+    #[test]
+    fn the_utf8_window_changes_no_line() {
+        // UTF-8 with a UTF-16 region, binary NULs in a UTF-8 line, lone CRs and a long line,
+        // each placed across window ends of several sizes (one pass over the whole buffer, the
+        // former reading, is the reference).
+        let mut seed = 3u32;
+        let mut next = move |n: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) % n
+        };
+        for round in 0..40 {
+            let mut log = Vec::new();
+            for _ in 0..(20 + next(200)) {
+                match next(12) {
+                    0 => log.extend(utf16("Ошибка LNK2019 x\r\n", true, false)),
+                    1 => log.extend_from_slice(b"bin\0ary\0\0 junk\n"),
+                    2 => log.extend_from_slice(b"old mac line\r"),
+                    3 => log.extend(std::iter::repeat_n(b'y', 5000 + next(3000) as usize)),
+                    _ => log.extend_from_slice(
+                        b"x.obj : error LNK2019: unresolved external symbol f\r\n",
+                    ),
+                }
+            }
+            let whole = lines_by_window(&log, usize::MAX);
+            for window in [1, 7, 64, 100, 4096, UTF8_WINDOW] {
+                assert_eq!(
+                    lines_by_window(&log, window),
+                    whole,
+                    "round {round}, window {window}"
+                );
+            }
+        }
     }
 
     fn utf16(text: &str, little_endian: bool, bom: bool) -> Vec<u8> {

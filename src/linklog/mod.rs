@@ -421,6 +421,8 @@ struct Reading<'s, 'w> {
     /// The logical line being assembled: only a record is ever held, and only while the next
     /// line might continue it.
     held: Option<Held>,
+    /// The text of the last record parsed, kept for its buffer: the next record is held in it.
+    spare: String,
     filter: &'static LineFilter,
 }
 
@@ -446,6 +448,7 @@ impl<'s, 'w> Reading<'s, 'w> {
             events: Vec::new(),
             physical: String::new(),
             held: None,
+            spare: String::new(),
             filter: prefilter(),
         }
     }
@@ -548,7 +551,16 @@ impl<'s, 'w> Reading<'s, 'w> {
             return;
         }
         self.flush();
-        self.held = Some((number, piece.into_owned(), width, 1));
+        let text = match piece {
+            std::borrow::Cow::Owned(text) => text,
+            std::borrow::Cow::Borrowed(piece) => {
+                let mut text = std::mem::take(&mut self.spare);
+                text.clear();
+                text.push_str(piece);
+                text
+            }
+        };
+        self.held = Some((number, text, width, 1));
         // Only a record can be continued by the next line: anything else is parsed now, so the
         // parser's state (a hint block) is current when the next line is read.
         if !anchor {
@@ -559,10 +571,10 @@ impl<'s, 'w> Reading<'s, 'w> {
     /// Parses the held logical line, counts it as link output when it is (or looks like it),
     /// and passes its events on.
     fn flush(&mut self) {
-        let Some((line, text, _, _)) = self.held.take() else {
+        let Some((line, held_text, _, _)) = self.held.take() else {
             return;
         };
-        let text = lens::record(&text, &mut self.stats.lensed_lines);
+        let text = lens::record(&held_text, &mut self.stats.lensed_lines);
         self.parser.parse_line(&text, line, &mut self.events);
         // A line with a link event is link output; a line without one (or with only what a
         // command line shows) is when it looks like it.
@@ -585,6 +597,9 @@ impl<'s, 'w> Reading<'s, 'w> {
         }
         for event in self.events.drain(..) {
             (self.sink)(Located { line, event });
+        }
+        if let std::borrow::Cow::Borrowed(_) = text {
+            self.spare = held_text;
         }
     }
 
