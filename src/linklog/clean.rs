@@ -1,6 +1,7 @@
 //! Line clean-up before parsing: colour escapes, pasted glyphs, Python `repr` escapes and the
 //! prefixes and suffixes that build tools put around the linker's own text.
 
+use crate::linklog::trim::TrimWhitespace;
 use regex::Regex;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -214,12 +215,12 @@ fn msbuild_suffix() -> &'static Regex {
 
 /// Strips MSBuild's ` [C:\path\proj.vcxproj]` suffix and trailing whitespace.
 pub fn strip_suffixes(text: &str) -> &str {
-    let text = text.trim_end();
+    let text = text.trim_ws_end();
     if !text.ends_with(']') {
         return text;
     }
     match msbuild_suffix().find(text) {
-        Some(m) => text[..m.start()].trim_end(),
+        Some(m) => text[..m.start()].trim_ws_end(),
         None => text,
     }
 }

@@ -10,11 +10,13 @@ pub mod decode;
 pub mod lens;
 pub mod parse;
 pub mod read_summary;
+mod trim;
 
 pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
 
 use std::io::Read;
+use trim::TrimWhitespace;
 
 /// Limits that keep reading bounded whatever the input.
 #[derive(Debug, Clone, Copy)]
@@ -111,7 +113,7 @@ const UNREAD_EXAMPLES: usize = 3;
 fn is_anchor(line: &str) -> bool {
     has_lnk_code(line)
         || parse::finders().lld.find(line.as_bytes()).is_some()
-        || line.trim_start().starts_with(">>>")
+        || line.trim_ws_start().starts_with(">>>")
 }
 
 fn has_lnk_code(line: &str) -> bool {
@@ -236,9 +238,9 @@ fn quote_marks(text: &str) -> usize {
 /// Whether a record ends right after its code (`x.obj : error LNK2019:`): its message is on the
 /// next line.
 fn ends_at_code(held: &str) -> bool {
-    let text = held.trim_end();
+    let text = held.trim_ws_end();
     text.strip_suffix(':').is_some_and(|head| {
-        let head = head.trim_end().as_bytes();
+        let head = head.trim_ws_end().as_bytes();
         head.len() >= 7
             && &head[head.len() - 7..head.len() - 4] == b"LNK"
             && head[head.len() - 4..].iter().all(u8::is_ascii_digit)
@@ -247,7 +249,7 @@ fn ends_at_code(held: &str) -> bool {
 
 /// Whether a record was cut by hand (`...`, `…`): nothing that follows continues it.
 fn is_elided(held: &str) -> bool {
-    let text = held.trim_end();
+    let text = held.trim_ws_end();
     text.ends_with("...") || text.ends_with('…')
 }
 
@@ -259,7 +261,9 @@ fn continues(
     next_is_anchor: bool,
     pieces: usize,
 ) -> bool {
-    !next_is_anchor && !next.trim().is_empty() && may_be_continued(held, last_piece_chars, pieces)
+    !next_is_anchor
+        && !next.trim_ws().is_empty()
+        && may_be_continued(held, last_piece_chars, pieces)
 }
 
 /// A record being assembled: first line number, text, chars of its last piece, pieces.

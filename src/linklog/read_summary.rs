@@ -3,6 +3,7 @@
 //! log in a shape lnkfix does not read. An empty file, a binary file and a log without link
 //! output each get their own message (docs/GUIDE.md, "When nothing is found").
 
+use crate::linklog::trim::TrimWhitespace;
 use serde::{Deserialize, Serialize};
 
 use super::{lens, Encoding, LogStats};
@@ -60,7 +61,7 @@ pub struct UnreadLine {
 impl UnreadLine {
     /// An unread line and the reason it was not read.
     pub fn new(line: u64, text: &str) -> UnreadLine {
-        let trimmed = text.trim();
+        let trimmed = text.trim_ws();
         let mut excerpt: String = trimmed.chars().take(EXCERPT_CHARS).collect();
         if excerpt.len() < trimmed.len() {
             excerpt.push_str("...");

@@ -15,6 +15,7 @@
 //! sentence ("I get error LNK2019: ...") the code is not a record.
 
 use super::{find_code, strip_severity_word};
+use crate::linklog::trim::TrimWhitespace;
 
 /// Whether `text`, the text before the code, would let the record parser find the
 /// `OBJECT : severity` structure: a colon followed by at most two words.
@@ -44,9 +45,9 @@ pub(super) fn has_object_column(text: &str) -> bool {
 /// cut from the record's head (`x.exe : fatal err` / `or LNK1120: ...`: the head is lost with its
 /// object, the code and the message are read).
 fn is_lead(text: &str) -> bool {
-    let tail = text.trim();
+    let tail = text.trim_ws();
     if !tail.is_empty()
-        && text.trim_start().len() > tail.len()
+        && text.trim_ws_start().len() > tail.len()
         && ["fatal error", "error", "warning"]
             .iter()
             .any(|word| word.len() > tail.len() && word.ends_with(tail))
@@ -56,7 +57,7 @@ fn is_lead(text: &str) -> bool {
     let mut rest = text;
     // Bounded: each round removes a word or stops.
     for _ in 0..8 {
-        rest = rest.trim_start();
+        rest = rest.trim_ws_start();
         if rest.is_empty() {
             return true;
         }

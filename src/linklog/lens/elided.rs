@@ -10,15 +10,16 @@
 //! becomes `... symbol "public: void __cdecl A<..."`: the name is read as shown, and the open
 //! quote no longer swallows the next line as a console wrap would.
 
+use crate::linklog::trim::TrimWhitespace;
 /// Whether a line ends with an ellipsis (the cheap check of [`apply`]).
 pub(super) fn may_apply(line: &str) -> bool {
-    let text = line.trim_end();
+    let text = line.trim_ws_end();
     text.ends_with("...") || text.ends_with('…')
 }
 
 /// Closes the quote and parenthesis a hand-elided record leaves open.
 pub fn apply(line: &str) -> Option<String> {
-    let text = line.trim_end();
+    let text = line.trim_ws_end();
     if !(text.ends_with("...") || text.ends_with('…')) {
         return None;
     }

@@ -15,6 +15,7 @@
 //! word); what is left is the description, its runs of spaces made single.
 
 use super::{find_code, strip_severity_word};
+use crate::linklog::trim::TrimWhitespace;
 
 /// Whether `text` holds only what the Error List puts in front of the code column: severity
 /// words and row numbers.
@@ -22,7 +23,7 @@ fn is_row_lead(text: &str) -> bool {
     let mut rest = text;
     // Bounded: each round removes a word or stops.
     for _ in 0..8 {
-        rest = rest.trim_start();
+        rest = rest.trim_ws_start();
         if rest.is_empty() {
             return true;
         }
@@ -59,14 +60,14 @@ fn columns(text: &str) -> Vec<&str> {
     while i < bytes.len() {
         let run = bytes[i..].iter().take_while(|&&b| b == b' ').count();
         if bytes[i] == b'\t' || run >= 2 {
-            out.push(text[start..i].trim());
+            out.push(text[start..i].trim_ws());
             i += run.max(1);
             start = i;
             continue;
         }
         i += 1;
     }
-    out.push(text[start..].trim());
+    out.push(text[start..].trim_ws());
     out.retain(|f| !f.is_empty());
     out
 }
@@ -77,7 +78,7 @@ pub fn apply(line: &str) -> Option<String> {
     let code = &line[at..at + 7];
     let after = &line[at + 7..];
     // A record (`LNKnnnn:`) is not a row; a row's code stands in a column of its own.
-    if after.trim_start().starts_with(':') || !after.starts_with([' ', '\t']) {
+    if after.trim_ws_start().starts_with(':') || !after.starts_with([' ', '\t']) {
         return None;
     }
     if !is_row_lead(&line[..at]) {

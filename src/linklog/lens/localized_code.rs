@@ -13,6 +13,7 @@
 //! not, so no word of a sentence becomes a symbol.
 
 use super::find_code;
+use crate::linklog::trim::TrimWhitespace;
 
 /// The unresolved-symbol phrases, as substrings without their first letter's case (for the
 /// line filter: one of them is in every line this lens turns into a record).
@@ -73,7 +74,7 @@ pub(super) fn may_apply(text: &str) -> bool {
 
 /// Gives a code to a message that starts with an unresolved-symbol phrase and has none.
 pub fn apply(line: &str) -> Option<String> {
-    let text = line.trim_start();
+    let text = line.trim_ws_start();
     if !may_apply(text) {
         return None;
     }
@@ -116,7 +117,7 @@ fn names_a_symbol(after: &str) -> bool {
     let name_like = token.chars().any(|c| {
         matches!(c, '_' | '@' | '?' | '$') || c.is_ascii_digit() || c.is_ascii_uppercase()
     });
-    let rest = after[end..].trim_start().to_lowercase();
+    let rest = after[end..].trim_ws_start().to_lowercase();
     name_like
         || rest.is_empty()
         || rest.starts_with(['，', ',', '.', '。', '"', '('])

@@ -12,14 +12,15 @@
 //! becomes `glfw.obj : error LNK2001: ...` and `1>main.obj : error LNK2019: ... __imp_CreateFileW ...`.
 //! lld-link's `>>>` lines are not quotes: `> >>> referenced by` loses only the quote.
 
+use crate::linklog::trim::TrimWhitespace;
 /// Characters a Markdown backslash escape stands for, as they appear in link records.
 pub(super) const ESCAPABLE: &[u8] = b"\\`*_{}[]()<>#+-.!|?@$~\"'";
 
 /// Removes the Markdown around one line, and its backslash escapes.
 pub fn apply(line: &str) -> Option<String> {
-    let first = line.trim_start().as_bytes().first().copied();
+    let first = line.trim_ws_start().as_bytes().first().copied();
     let framed = matches!(first, Some(b'`' | b'>' | b'#' | b'-' | b'*' | b'+'))
-        || line.trim_end().ends_with('`');
+        || line.trim_ws_end().ends_with('`');
     let bytes = line.as_bytes();
     // A backslash before an escapable character, not a letter or digit (`C:\src` is a path).
     let escaped = memchr::memchr_iter(b'\\', bytes).any(|at| {
@@ -44,7 +45,7 @@ fn unframe(line: &str) -> &str {
     let mut text = line;
     // Bounded: each round removes at least one character or stops.
     for _ in 0..8 {
-        let trimmed = text.trim_start();
+        let trimmed = text.trim_ws_start();
         let next = if trimmed.starts_with(">>>") && !trimmed.starts_with(">>>>") {
             // lld-link's own arrow.
             None
@@ -91,7 +92,7 @@ fn heading(text: &str) -> Option<&str> {
 /// Removes a run of one to three backticks at the start and at the end of a line (inline code,
 /// or the first and last line of inline code spanning several lines).
 fn strip_backticks(text: &str) -> &str {
-    let trimmed = text.trim();
+    let trimmed = text.trim_ws();
     let lead = trimmed.bytes().take_while(|&b| b == b'`').count();
     let trail = trimmed.bytes().rev().take_while(|&b| b == b'`').count();
     if lead == 0 && trail == 0 {

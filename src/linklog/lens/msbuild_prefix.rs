@@ -10,6 +10,7 @@
 //!
 //! becomes `YY_Thunks_for_WinXP.obj : error LNK2001: ...` and `>>> referenced by C:\src\k.cpp:12`.
 
+use crate::linklog::trim::TrimWhitespace;
 /// Removes the leading `N>` prefixes (one to four digits each), unless nothing follows them: all
 /// of them at once (`7>1>x`, a copy of a copy), so that the lens finds no work in its own output.
 pub fn apply(line: &str) -> Option<String> {
@@ -32,7 +33,7 @@ fn strip_one(line: &str) -> Option<&str> {
     }
     let rest = &line[digits + 1..];
     // `3>=` is a comparison, and a bare `3>` holds nothing.
-    if rest.starts_with('=') || rest.trim().is_empty() {
+    if rest.starts_with('=') || rest.trim_ws().is_empty() {
         return None;
     }
     Some(rest)

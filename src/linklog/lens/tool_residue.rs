@@ -11,6 +11,7 @@
 //! becomes ` : error LNK2019: unresolved external symbol ...` and
 //! `main.obj : error LNK2001: unresolved external symbol hipFree`.
 
+use crate::linklog::trim::TrimWhitespace;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -28,12 +29,12 @@ fn pattern() -> &'static Regex {
 pub fn apply(line: &str) -> Option<String> {
     let at = super::find_code(line)?;
     // The residue ends in `error:` right before the code.
-    if !line[..at].trim_end().ends_with(':') {
+    if !line[..at].trim_ws_end().ends_with(':') {
         return None;
     }
     let c = pattern().captures(line)?;
     let whole = c.get(0)?;
-    let object = c["object"].trim_end();
+    let object = c["object"].trim_ws_end();
     Some(format!(
         "{object} : error {}:{}",
         &c["code"],

@@ -63,17 +63,17 @@ pub(super) fn crt_options(line: &str) -> Vec<(&str, usize)> {
     let space_or_quote = |b: u8| matches!(b, b'"' | b'\'') || is_pattern_space(b);
     let mut out = Vec::new();
     // Option starts in order; after a match, the next one starts past it (a boundary character
-    // is part of the match it opens, as in the pattern).
-    let (mut at, mut free_from) = (0, 0);
-    while at < bytes.len() {
-        let boundary = at == 0 || (at > free_from && space_or_quote(bytes[at - 1]));
-        if let Some(length) = boundary.then(|| crt_option_at(&line[at..])).flatten() {
-            out.push((&line[at..at + length], at + length));
-            at += length;
-            free_from = at;
+    // is part of the match it opens, as in the pattern). Every alternative starts with `/` or
+    // `-`, so only those bytes are tried.
+    let mut free_from = 0;
+    for at in memchr::memchr2_iter(b'/', b'-', bytes) {
+        if at < free_from || (at > 0 && (at == free_from || !space_or_quote(bytes[at - 1]))) {
             continue;
         }
-        at += 1;
+        if let Some(length) = crt_option_at(&line[at..]) {
+            out.push((&line[at..at + length], at + length));
+            free_from = at + length;
+        }
     }
     out
 }

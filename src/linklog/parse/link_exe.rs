@@ -8,6 +8,7 @@ use super::{
     all_quoted_values, finders, object_tokens, patterns, quoted_values, Event, Finding, Linker,
     Reference, ShownName, UnresolvedRecord,
 };
+use crate::linklog::trim::TrimWhitespace;
 
 /// Lowercase ASCII words of link.exe's unresolved-symbol templates in the languages Visual Studio
 /// ships; a bare token that is one of them is text, not a symbol. (Words with non-ASCII letters
@@ -207,14 +208,14 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
         let (symbol, function) = match finders().referenced_in.find(rest.as_bytes()) {
             Some(at) => (
                 &rest[..at],
-                Some(rest[at + finders().referenced_in.needle().len()..].trim()),
+                Some(rest[at + finders().referenced_in.needle().len()..].trim_ws()),
             ),
             None => (rest, None),
         };
-        let symbol = parse_shown(first_name(symbol.trim()));
+        let symbol = parse_shown(first_name(symbol.trim_ws()));
         let function = function.filter(|f| !f.is_empty());
         // The function's pair, read once for both its names (`shown_function` reads it first).
-        let pair = function.and_then(|f| leading_pair(f.trim()));
+        let pair = function.and_then(|f| leading_pair(f.trim_ws()));
         let decorated = pair.map(|(_, d)| d.to_string());
         let function_name = function.map(|f| match pair {
             Some((display, _)) => display.to_string(),
@@ -237,7 +238,7 @@ fn parse_unresolved_description(desc: &str) -> Option<(ShownName, Option<String>
         let is_function = FUNCTION_MARKERS_BEFORE.iter().any(|m| before.contains(m))
             || FUNCTION_MARKERS_AFTER.iter().any(|m| after.contains(m))
             // English as reporters render other word orders: "in the Y function".
-            || after.trim_start().starts_with("function");
+            || after.trim_ws_start().starts_with("function");
         if is_function && function.is_none() {
             function = Some(shown_display(&candidate.name));
             decorated = candidate
@@ -276,8 +277,8 @@ pub(super) fn error_list_row(line: &str, line_number: u64) -> Option<Event> {
     let (at, code, desc) = fields.iter().enumerate().find_map(|(i, f)| {
         let pos = finders().lnk.find(f.as_bytes())?;
         let code = f.get(pos..pos + 7).filter(|c| is_code(c))?;
-        let rest = f[pos + 7..].trim_start().strip_prefix(':')?;
-        (f[..pos].split_whitespace().count() <= 3).then_some((i, code, rest.trim()))
+        let rest = f[pos + 7..].trim_ws_start().strip_prefix(':')?;
+        (f[..pos].split_whitespace().count() <= 3).then_some((i, code, rest.trim_ws()))
     })?;
     // The File column: the next one that names a file (the Project column names none).
     let file = fields[at + 1..]
@@ -314,8 +315,8 @@ pub(crate) fn split_link_exe(line: &str) -> Option<(&str, &str, &str)> {
         if before[colon + 1..].split_whitespace().nth(2).is_some() {
             continue;
         }
-        let pre = before[..colon].trim_end();
-        return Some((pre, &line[pos..pos + 7], line[after + 1..].trim_start()));
+        let pre = before[..colon].trim_ws_end();
+        return Some((pre, &line[pos..pos + 7], line[after + 1..].trim_ws_start()));
     }
     None
 }

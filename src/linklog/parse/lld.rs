@@ -1,6 +1,7 @@
 //! lld-link's records: `lld-link: error: REST` (any tool spelling lld uses) and the `>>>` lines
 //! that follow an `undefined symbol`.
 
+use crate::linklog::trim::TrimWhitespace;
 use regex::Regex;
 
 use super::shown::classify_text;
@@ -45,10 +46,10 @@ pub(super) fn arrow_line(line: &str) -> Arrow<'_> {
             None => Arrow::Other,
         };
     }
-    let Some(after) = line.trim_start().strip_prefix(">>>") else {
+    let Some(after) = line.trim_ws_start().strip_prefix(">>>") else {
         return Arrow::Other;
     };
-    let body = after.trim_start();
+    let body = after.trim_ws_start();
     let spaces = after.len() - body.len();
     if spaces == 0 {
         return Arrow::Other;
@@ -60,7 +61,7 @@ pub(super) fn arrow_line(line: &str) -> Arrow<'_> {
         }
     }
     if let Some(rest) = body.strip_prefix("referenced by") {
-        let trimmed = rest.trim_start();
+        let trimmed = rest.trim_ws_start();
         if trimmed.len() < rest.len() {
             return Arrow::ReferencedBy(trimmed);
         }
@@ -88,19 +89,19 @@ pub(super) enum Detail<'a> {
 /// Reads `>>> defined at X` and `>>> X has value V` (lld-link's `reportDuplicate` and
 /// `/failifmismatch` reports), by hand: they have one shape, in English only.
 pub(super) fn detail_line(line: &str) -> Option<Detail<'_>> {
-    let after = line.trim_start().strip_prefix(">>>")?;
-    let body = after.trim();
+    let after = line.trim_ws_start().strip_prefix(">>>")?;
+    let body = after.trim_ws();
     if body.len() == after.len() {
         return None;
     }
     if let Some(rest) = body.strip_prefix("defined at ") {
-        let rest = rest.trim();
+        let rest = rest.trim_ws();
         return (!rest.is_empty()).then_some(Detail::DefinedAt(rest));
     }
     const HAS_VALUE: &str = " has value ";
     let at = super::finders().has_value.rfind(body.as_bytes())?;
     let (object, value) = (&body[..at], &body[at + HAS_VALUE.len()..]);
-    let (object, value) = (object.trim(), value.trim());
+    let (object, value) = (object.trim_ws(), value.trim_ws());
     (!object.is_empty() && !value.is_empty() && !value.contains(char::is_whitespace))
         .then_some(Detail::HasValue { object, value })
 }
@@ -183,7 +184,7 @@ pub(super) fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
     };
     if severity == "error" {
         if let Some(name) = rest.strip_prefix("undefined symbol: ") {
-            let name = name.trim();
+            let name = name.trim_ws();
             return Event::Unresolved(UnresolvedRecord {
                 linker: Linker::LldLink,
                 code: None,
@@ -201,7 +202,7 @@ pub(super) fn lld_event(severity: &str, rest: &str, line_number: u64) -> Event {
     // `duplicate symbol: NAME` (an error, or a warning under /force): the name is its value;
     // the definers follow on `>>> defined at` lines.
     let values = match rest.strip_prefix("duplicate symbol: ") {
-        Some(name) => vec![name.trim().to_string()],
+        Some(name) => vec![name.trim_ws().to_string()],
         None => quoted_values(rest),
     };
     Event::Finding(Finding {

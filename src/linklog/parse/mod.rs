@@ -10,6 +10,7 @@
 //! - `command_line`: CRT-selecting options and machines on compiler and linker command lines;
 //! - `shown`: a symbol as the log shows it (`"display" (decorated)`, quoted, bare).
 
+use crate::linklog::trim::TrimWhitespace;
 mod command_line;
 mod link_exe;
 mod lld;
@@ -264,7 +265,7 @@ pub(super) fn all_quoted_values(text: &str) -> Vec<String> {
         if bytes[i] == b'"' {
             match memchr::memchr(b'"', &bytes[i + 1..]) {
                 Some(length) => {
-                    let value = text[i + 1..i + 1 + length].trim();
+                    let value = text[i + 1..i + 1 + length].trim_ws();
                     if !value.is_empty() {
                         out.push((i, value.to_string()));
                     }
@@ -273,7 +274,7 @@ pub(super) fn all_quoted_values(text: &str) -> Vec<String> {
                 }
                 // An unclosed quote (a cut line): the rest is the value.
                 None => {
-                    let value = text[i + 1..].trim();
+                    let value = text[i + 1..].trim_ws();
                     if !value.is_empty() {
                         out.push((i, value.to_string()));
                     }
@@ -332,7 +333,7 @@ fn is_file_name(value: &str) -> bool {
 
 /// The referencing object in front of a link.exe record, with tool prefixes removed.
 pub(super) fn object_from_prefix(pre: &str) -> Option<String> {
-    let object = clean::strip_prefixes(pre).trim();
+    let object = clean::strip_prefixes(pre).trim_ws();
     if object.is_empty() {
         None
     } else {
@@ -436,7 +437,7 @@ impl LineParser {
                 true
             }
             Arrow::ReferencedBy(rest) => {
-                self.referenced_by(rest.trim(), events);
+                self.referenced_by(rest.trim_ws(), events);
                 true
             }
             Arrow::Continuation(rest) if matches!(self.pending_source, Pending::Definition(_)) => {
@@ -445,14 +446,14 @@ impl LineParser {
                     _ => None,
                 };
                 events.push(Event::DefinedAt {
-                    object: rest.trim().to_string(),
+                    object: rest.trim_ws().to_string(),
                     source,
                 });
                 true
             }
             Arrow::Continuation(rest) if self.pending_source == Pending::Reference => {
                 self.pending_source = Pending::None;
-                let rest = rest.trim();
+                let rest = rest.trim_ws();
                 let reference = split_object_function(rest).unwrap_or(Reference {
                     object: Some(rest.to_string()),
                     ..Default::default()
@@ -529,7 +530,7 @@ impl LineParser {
     /// A line of link.exe's hint block: a near miss; an empty line ends the block. Returns
     /// whether the line was a near miss.
     fn hint_line(&mut self, line: &str, events: &mut Vec<Event>) -> bool {
-        let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim();
+        let text = clean::strip_suffixes(clean::strip_prefixes(line)).trim_ws();
         if text.is_empty() {
             self.in_hint_block = false;
             return false;

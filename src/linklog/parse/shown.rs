@@ -1,6 +1,7 @@
 //! A symbol as the log shows it: `"display" (decorated)`, a quoted text, or a bare name.
 
 use super::ShownName;
+use crate::linklog::trim::TrimWhitespace;
 
 /// A bare token as a decorated (linker-level) name.
 pub(super) fn shown_from_token(token: &str) -> ShownName {
@@ -12,7 +13,7 @@ pub(super) fn shown_from_token(token: &str) -> ShownName {
 
 /// Splits `"display" (decorated)`, `"text"` or a bare name into a [`ShownName`].
 pub(super) fn parse_shown(text: &str) -> ShownName {
-    let text = text.trim();
+    let text = text.trim_ws();
     if let Some((display, decorated)) = leading_pair(text) {
         return ShownName {
             display: Some(display.to_string()),
@@ -35,7 +36,7 @@ pub(super) fn leading_pair(text: &str) -> Option<(&str, &str)> {
     let inner = text.strip_prefix('"')?;
     let close = inner.find('"')?;
     let display = &inner[..close];
-    let rest = inner[close + 1..].trim_start().strip_prefix('(')?;
+    let rest = inner[close + 1..].trim_ws_start().strip_prefix('(')?;
     let end = name_end(rest)?;
     (end > 0 && rest[end..].starts_with(')')).then(|| (display, &rest[..end]))
 }
@@ -77,7 +78,7 @@ pub(super) fn classify_text(text: &str) -> ShownName {
 
 /// [`shown_display`] of [`parse_shown`], without building the pair it does not keep.
 pub(super) fn shown_function(text: &str) -> String {
-    match leading_pair(text.trim()) {
+    match leading_pair(text.trim_ws()) {
         Some((display, _)) => display.to_string(),
         None => shown_display(&parse_shown(text)),
     }
