@@ -595,6 +595,20 @@ impl LineReader {
         line: &mut String,
         filter: &LineFilter,
     ) -> io::Result<bool> {
+        self.next_matching_line_showing(line, filter, None)
+    }
+
+    /// [`LineReader::next_matching_line`], showing the lines it skips to `shown` (with each
+    /// one's number) while they start before byte `shown.0` of the input, a run of whole lines
+    /// at a time: they are split and checked as text only for it (invalid UTF-8 replaced and
+    /// counted as [`LineReader::next_line`] does), not read one by one. The returned line is not
+    /// shown.
+    pub fn next_matching_line_showing(
+        &mut self,
+        line: &mut String,
+        filter: &LineFilter,
+        mut shown: Option<(u64, ShownLines<'_>)>,
+    ) -> io::Result<bool> {
         loop {
             let buf = fill(&mut self.inner)?;
             if buf.is_empty() {
@@ -615,18 +629,35 @@ impl LineReader {
                 Some(at) => memchr::memrchr2(b'\n', b'\r', &buf[..at]).map_or(0, |i| i + 1),
                 None => memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1),
             };
-            if skip_to == 0 {
+            // Lines longer than the longest line kept are read one by one, to be cut as
+            // `next_line` cuts them.
+            let one_by_one = shown.is_some() && skip_to > self.max_line_bytes;
+            if skip_to == 0 || one_by_one {
                 // The match is on the first line, or the buffer holds part of one long line. A
                 // line kept as read (whole, valid UTF-8) holds the match the scan found in it;
                 // a cut or repaired one is searched again.
+                let start = self.bytes;
                 let found = self.next_line(line)?;
-                let holds_match = matched_at.is_some_and(|at| self.line_exact && at < line.len());
+                let holds_match =
+                    matched_at.is_some_and(|at| !one_by_one && self.line_exact && at < line.len());
                 if !found || holds_match || filter.is_match(line.as_bytes()) {
                     return Ok(found);
+                }
+                if let Some((until, shown)) = shown.as_mut() {
+                    if start < *until {
+                        shown(self.line_number, line);
+                    }
                 }
                 continue;
             }
             let region = &buf[..skip_to];
+            if let Some((until, shown)) = shown.as_mut() {
+                if self.bytes < *until {
+                    let shown_bytes = usize::try_from(*until - self.bytes).unwrap_or(usize::MAX);
+                    let replaced = show_lines(self.line_number + 1, region, shown_bytes, *shown);
+                    self.decode_stats.borrow_mut().replacements += replaced;
+                }
+            }
             // A CR ending the region is counted as a line end; its LF, if any, is consumed below.
             let ends = count_line_ends(region);
             let mut used = skip_to;
@@ -733,6 +764,34 @@ impl LineReader {
             }
         }
     }
+}
+
+/// Sees the lines [`LineReader::next_matching_line_showing`] skips: each one's number and text.
+pub type ShownLines<'a> = &'a mut dyn FnMut(u64, &str);
+
+/// Shows `shown` the lines of `region` (whole lines, each ended by an LF, a CRLF or a lone CR)
+/// that start before byte `until` of it, numbered from `first`. Returns how many invalid
+/// UTF-8 sequences were replaced.
+fn show_lines(first: u64, region: &[u8], until: usize, shown: ShownLines<'_>) -> u64 {
+    let (mut number, mut at, mut replaced) = (first, 0, 0);
+    while at < region.len() && at < until {
+        let end = memchr::memchr2(b'\n', b'\r', &region[at..]).map_or(region.len(), |i| at + i);
+        let raw = &region[at..end];
+        match std::str::from_utf8(raw) {
+            Ok(text) => shown(number, text),
+            Err(_) => {
+                let text = String::from_utf8_lossy(raw);
+                replaced += (text.matches('\u{FFFD}').count() - bytecount_replacement(raw)) as u64;
+                shown(number, &text);
+            }
+        }
+        number += 1;
+        at = end + 1;
+        if region.get(end) == Some(&b'\r') && region.get(end + 1) == Some(&b'\n') {
+            at += 1;
+        }
+    }
+    replaced
 }
 
 /// How many U+FFFD a line held as text already (they are not replacements made here).
@@ -1081,6 +1140,89 @@ mod tests {
                 (8, "z\u{1b}".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn skipped_lines_are_shown_as_reading_them_would_show_them() {
+        // LF, CRLF and lone CR ends, invalid UTF-8, a U+FFFD already in the text, lines the
+        // filter matches, a line longer than the smallest limit, and no end on the last line.
+        let filter = LineFilter::new(&["LNK"], [0x1b, 0x1b]);
+        let mut log = Vec::new();
+        for i in 0..300 {
+            log.extend_from_slice(format!("[{i}/300] clang-cl /c k{i}.cpp").as_bytes());
+            log.extend_from_slice(match i % 7 {
+                0 => b"\r\n".as_slice(),
+                1 => b"\r",
+                2 => b" bad \xff\xfe byte\n",
+                3 => " kept \u{FFFD}\n".as_bytes(),
+                4 => b" error LNK2019: x\r\n",
+                5 => b" long long long long long long long long long long long\n",
+                _ => b"\n",
+            });
+        }
+        log.extend_from_slice(b"tail without an end");
+        let read_all = |max: usize, window: usize| {
+            let source = std::io::Cursor::new(log.clone());
+            LineReader::with_window(source, max, window).unwrap()
+        };
+        for max in [20, 100, 1 << 20] {
+            for window in [1, 7, 100, 4096, UTF8_WINDOW] {
+                // Every line, with where it starts, read one by one.
+                let mut reader = read_all(max, window);
+                let (mut every, mut line) = (Vec::new(), String::new());
+                let mut start = reader.bytes;
+                while reader.next_line(&mut line).unwrap() {
+                    every.push((reader.line_number, line.clone(), start));
+                    start = reader.bytes;
+                }
+                let every_replaced = reader.decode_stats().replacements;
+                let matched: Vec<u64> = every
+                    .iter()
+                    .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
+                    .map(|(number, _, _)| *number)
+                    .collect();
+                // A cut line may lose its match; whole lines keep theirs.
+                if max > 100 {
+                    assert!(matched.len() > 40 && matched.len() < every.len() / 2);
+                }
+                for until in [0, 1, 500, 4321, log.len() as u64, u64::MAX] {
+                    let mut reader = read_all(max, window);
+                    let mut seen: Vec<(u64, String)> = Vec::new();
+                    let mut returned = Vec::new();
+                    loop {
+                        let mut show = |number: u64, text: &str| seen.push((number, text.into()));
+                        let more = reader
+                            .next_matching_line_showing(
+                                &mut line,
+                                &filter,
+                                Some((until, &mut show)),
+                            )
+                            .unwrap();
+                        if !more {
+                            break;
+                        }
+                        returned.push(reader.line_number);
+                        seen.push((reader.line_number, line.clone()));
+                    }
+                    let context = format!("max {max}, window {window}, until {until}");
+                    assert_eq!(returned, matched, "{context}");
+                    let want: Vec<(u64, String)> = every
+                        .iter()
+                        .filter(|(number, _, start)| *start < until || matched.contains(number))
+                        .map(|(number, text, _)| (*number, text.clone()))
+                        .collect();
+                    assert_eq!(seen, want, "{context}");
+                    assert_eq!(reader.line_number, every.len() as u64, "{context}");
+                    if until == u64::MAX {
+                        assert_eq!(
+                            reader.decode_stats().replacements,
+                            every_replaced,
+                            "{context}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -461,35 +461,34 @@ impl<'s, 'w> Reading<'s, 'w> {
     ///
     /// Most lines of a big log hold nothing for us: one multi-pattern scan over the buffer skips
     /// them unread. Every line is read when it may continue a held record or sits in a hint
-    /// block, and in a watcher's head window (where a line the scan would skip is shown to the
-    /// watcher only).
+    /// block. In a watcher's head window the lines the scan skips are shown to the watcher, a
+    /// run of them at a time, and not read.
     fn next_line(&mut self) -> std::io::Result<bool> {
-        loop {
-            if let Some((_, text, last_chars, count)) = &self.held {
-                if !may_be_continued(text, *last_chars, *count) {
-                    self.flush();
+        if let Some((_, text, last_chars, count)) = &self.held {
+            if !may_be_continued(text, *last_chars, *count) {
+                self.flush();
+            }
+        }
+        let every_line =
+            self.held.is_some() || self.parser.in_hint_block() || !self.limits.skip_unmatched_lines;
+        let more = if every_line {
+            self.lines.next_line(&mut self.physical)?
+        } else {
+            let shown = match self.watch.as_mut() {
+                Some(watch) if self.lines.bytes < WATCHED_HEAD_BYTES => {
+                    Some((WATCHED_HEAD_BYTES, &mut **watch as decode::ShownLines<'_>))
                 }
-            }
-            let every_line = self.held.is_some()
-                || self.parser.in_hint_block()
-                || !self.limits.skip_unmatched_lines;
-            let in_head = self.watch.is_some() && self.lines.bytes < WATCHED_HEAD_BYTES;
-            let more = if every_line || in_head {
-                self.lines.next_line(&mut self.physical)?
-            } else {
-                self.lines
-                    .next_matching_line(&mut self.physical, self.filter)?
+                _ => None,
             };
-            if !more {
-                return Ok(false);
-            }
+            self.lines
+                .next_matching_line_showing(&mut self.physical, self.filter, shown)?
+        };
+        if more {
             if let Some(watch) = self.watch.as_mut() {
                 watch(self.lines.line_number, &self.physical);
             }
-            if every_line || !in_head || self.filter.is_match(self.physical.as_bytes()) {
-                return Ok(true);
-            }
         }
+        Ok(more)
     }
 
     /// Takes the line just read: joins it to the held record, or parses what was held and
