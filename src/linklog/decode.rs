@@ -1142,6 +1142,40 @@ mod tests {
         );
     }
 
+    /// Every line `reader` reads one by one, with its number and where it starts, and how many
+    /// replacements were counted.
+    fn every_line_and_start(mut reader: LineReader) -> (Vec<(u64, String, u64)>, u64) {
+        let (mut every, mut line) = (Vec::new(), String::new());
+        let mut start = reader.bytes;
+        while reader.next_line(&mut line).unwrap() {
+            every.push((reader.line_number, line.clone(), start));
+            start = reader.bytes;
+        }
+        (every, reader.decode_stats().replacements)
+    }
+
+    /// The numbers of the lines `reader` returns as matching `filter`, and every line seen in
+    /// order: those it shows (while they start before byte `until`) and those it returns.
+    fn matching_and_shown(
+        reader: &mut LineReader,
+        filter: &LineFilter,
+        until: u64,
+    ) -> (Vec<u64>, Vec<(u64, String)>) {
+        let (mut returned, mut seen, mut line) = (Vec::new(), Vec::new(), String::new());
+        loop {
+            let mut show = |number: u64, text: &str| seen.push((number, text.to_string()));
+            let shown: Option<(u64, ShownLines<'_>)> = Some((until, &mut show));
+            if !reader
+                .next_matching_line_showing(&mut line, filter, shown)
+                .unwrap()
+            {
+                return (returned, seen);
+            }
+            returned.push(reader.line_number);
+            seen.push((reader.line_number, line.clone()));
+        }
+    }
+
     #[test]
     fn skipped_lines_are_shown_as_reading_them_would_show_them() {
         // LF, CRLF and lone CR ends, invalid UTF-8, a U+FFFD already in the text, lines the
@@ -1167,15 +1201,7 @@ mod tests {
         };
         for max in [20, 100, 1 << 20] {
             for window in [1, 7, 100, 4096, UTF8_WINDOW] {
-                // Every line, with where it starts, read one by one.
-                let mut reader = read_all(max, window);
-                let (mut every, mut line) = (Vec::new(), String::new());
-                let mut start = reader.bytes;
-                while reader.next_line(&mut line).unwrap() {
-                    every.push((reader.line_number, line.clone(), start));
-                    start = reader.bytes;
-                }
-                let every_replaced = reader.decode_stats().replacements;
+                let (every, every_replaced) = every_line_and_start(read_all(max, window));
                 let matched: Vec<u64> = every
                     .iter()
                     .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
@@ -1187,23 +1213,7 @@ mod tests {
                 }
                 for until in [0, 1, 500, 4321, log.len() as u64, u64::MAX] {
                     let mut reader = read_all(max, window);
-                    let mut seen: Vec<(u64, String)> = Vec::new();
-                    let mut returned = Vec::new();
-                    loop {
-                        let mut show = |number: u64, text: &str| seen.push((number, text.into()));
-                        let more = reader
-                            .next_matching_line_showing(
-                                &mut line,
-                                &filter,
-                                Some((until, &mut show)),
-                            )
-                            .unwrap();
-                        if !more {
-                            break;
-                        }
-                        returned.push(reader.line_number);
-                        seen.push((reader.line_number, line.clone()));
-                    }
+                    let (returned, seen) = matching_and_shown(&mut reader, &filter, until);
                     let context = format!("max {max}, window {window}, until {until}");
                     assert_eq!(returned, matched, "{context}");
                     let want: Vec<(u64, String)> = every
