@@ -7,8 +7,8 @@
 //! non-ASCII character is at the edge (a no-break or ideographic space is whitespace too).
 
 /// Whether `b` is an ASCII character that `char::is_whitespace` accepts (vertical tab and form
-/// feed included).
-const fn is_ascii_whitespace(b: u8) -> bool {
+/// feed included): the same six bytes the record patterns' `\s` matches.
+pub(crate) const fn is_ascii_whitespace(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
 }
 

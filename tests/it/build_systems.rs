@@ -4,6 +4,8 @@
 
 use crate::common;
 
+use common::StartRetrying;
+
 use std::process::Command;
 
 fn diagnose_json(log: &str) -> serde_json::Value {
@@ -14,7 +16,7 @@ fn diagnose_json(log: &str) -> serde_json::Value {
         .env_remove("HIP_PATH")
         .env_remove("VCToolsInstallDir")
         .env_remove("WindowsSdkDir")
-        .output()
+        .output_retrying()
         .unwrap();
     serde_json::from_slice(&output.stdout).unwrap()
 }
@@ -71,7 +73,7 @@ fn triage_phrases_the_link_fix_for_the_build_system() {
     let shared = common::root().join("../shared/examples/001.log");
     let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
         .args(["triage", shared.to_str().unwrap(), "--format", "json"])
-        .output()
+        .output_retrying()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let fix = json["fix"].as_str().unwrap();
@@ -95,7 +97,7 @@ fn a_log_on_standard_input_names_its_build_system() {
             .env_remove("VCToolsInstallDir")
             .env_remove("WindowsSdkDir")
             .stdin(std::fs::File::open(&path).unwrap())
-            .output()
+            .output_retrying()
             .unwrap();
         let from_stdin: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert!(

@@ -7,6 +7,8 @@
 
 use crate::common;
 
+use common::StartRetrying;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -19,7 +21,7 @@ fn lnkfix(args: &[&str]) -> std::process::Output {
         .env_remove("VCToolsInstallDir")
         .env_remove("WindowsSdkDir")
         .env("NO_COLOR", "1")
-        .output()
+        .output_retrying()
         .expect("run lnkfix")
 }
 

@@ -404,25 +404,56 @@ fn fixtures_in(dir: PathBuf, built_in: String) -> Fixtures {
 /// has finished starting, which happens on a loaded machine and says nothing about the program.
 const WINE_START_FAILED: i32 = 1359;
 
+/// `STATUS_DLL_INIT_FAILED` (0xC0000142) as an exit code: the process was created but a system
+/// DLL's start-up failed in the loader, before the program's first instruction. Wine reports it
+/// when its server is too busy to finish a new process's user32 start-up in time; like
+/// [`WINE_START_FAILED`], it says nothing about the program.
+const LOADER_FAILED: i32 = 0xC000_0142_u32 as i32;
+
+/// What a start returned, asked whether the loader failed before the program ran.
+pub trait StartOutcome {
+    /// True for an exit with [`LOADER_FAILED`].
+    fn loader_failed(&self) -> bool {
+        false
+    }
+}
+
+impl StartOutcome for std::process::ExitStatus {
+    fn loader_failed(&self) -> bool {
+        self.code() == Some(LOADER_FAILED)
+    }
+}
+
+impl StartOutcome for std::process::Output {
+    fn loader_failed(&self) -> bool {
+        self.status.loader_failed()
+    }
+}
+
+impl StartOutcome for std::process::Child {}
+
 /// Calls `start` (a spawn, `output()` or `status()`) and, on Windows only, repeats it up to five
-/// times while process creation fails with [`WINE_START_FAILED`]. Nothing has run when that error is
-/// returned, so a retry cannot hide a failure of the program itself; any other error is returned
-/// as it is.
-pub fn start_retrying<T>(mut start: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+/// times while process creation fails with [`WINE_START_FAILED`] or the process exits with
+/// [`LOADER_FAILED`]. The program has not run in either case, so a retry cannot hide a failure
+/// of the program itself (a program that always failed so would still fail after five); any
+/// other error or exit is returned as it is.
+pub fn start_retrying<T: StartOutcome>(
+    mut start: impl FnMut() -> std::io::Result<T>,
+) -> std::io::Result<T> {
     let mut retries = 0;
     loop {
-        match start() {
-            Err(error)
-                if cfg!(windows)
-                    && error.raw_os_error() == Some(WINE_START_FAILED)
-                    && retries < 5 =>
-            {
-                retries += 1;
-                eprintln!("process creation failed ({error}); retry {retries} of 5");
-                std::thread::sleep(std::time::Duration::from_millis(250 * retries));
-            }
-            other => return other,
+        let outcome = start();
+        let failure = match &outcome {
+            Err(error) if error.raw_os_error() == Some(WINE_START_FAILED) => error.to_string(),
+            Ok(started) if started.loader_failed() => "the loader failed (0xC0000142)".to_owned(),
+            _ => return outcome,
+        };
+        if !cfg!(windows) || retries == 5 {
+            return outcome;
         }
+        retries += 1;
+        eprintln!("process start failed ({failure}); retry {retries} of 5");
+        std::thread::sleep(std::time::Duration::from_millis(250 * retries));
     }
 }
 

@@ -4,7 +4,9 @@
 //! libraries lnkfix diagnosed.
 
 use crate::common;
+
 use crate::patch_common;
+use common::StartRetrying;
 
 use lnkfix::patch::plan_from_diagnosis;
 use patch_common::{
@@ -131,7 +133,7 @@ fn every_saved_diagnosis_reads_back_unchanged() {
             .env_remove("LIB")
             .args(["diagnose", "--format", "json", "--no-cache"])
             .arg(log)
-            .output()
+            .output_retrying()
             .expect("run lnkfix");
         let written: serde_json::Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("{}: {e}", log.display()));

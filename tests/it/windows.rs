@@ -14,7 +14,8 @@
 //! - the index cache in `%LOCALAPPDATA%`.
 //!
 //! Every start of `lnkfix.exe` goes through `common::start_retrying`: Wine's `CreateProcess` fails
-//! now and then with ERROR_INTERNAL_ERROR on a loaded machine, before the program runs.
+//! now and then with ERROR_INTERNAL_ERROR on a loaded machine, or the started process exits with
+//! STATUS_DLL_INIT_FAILED from the loader, both before the program runs.
 #![cfg(windows)]
 
 use crate::common;

@@ -541,9 +541,7 @@ impl LineParser {
 }
 
 /// Whether an ASCII byte is whitespace as the patterns' `\s` sees it (vertical tab included).
-pub(crate) fn is_pattern_space(b: u8) -> bool {
-    b.is_ascii_whitespace() || b == 0x0b
-}
+pub(crate) use crate::linklog::trim::is_ascii_whitespace as is_pattern_space;
 
 /// `text` without leading [`is_pattern_space`] whitespace.
 pub(super) fn trim_ascii_space(text: &str) -> &str {
