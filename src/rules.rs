@@ -5,7 +5,6 @@
 pub mod names;
 pub mod roles;
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -182,7 +181,7 @@ pub enum RuleError {
         /// The rule id.
         rule: String,
         /// The regex error.
-        source: regex::Error,
+        source: PatternError,
     },
     /// A rule names a family that no file defines.
     #[error("{path}: rule {rule}: unknown family {family:?}")]
@@ -251,17 +250,17 @@ struct Matchers {
     prefixes: HashMap<String, usize>,
     prefix_lengths: Vec<usize>,
     /// Name patterns and the rule of each.
-    names: Option<regex::RegexSet>,
+    names: Option<PatternSet>,
     name_rules: Vec<usize>,
     /// Demangled-name patterns and the rule of each.
-    demangled: Option<regex::RegexSet>,
+    demangled: Option<PatternSet>,
     demangled_rules: Vec<usize>,
     /// The first rule matching every dllimport reference.
     import: Option<usize>,
 }
 
 impl Matchers {
-    fn new(rules: &[CompiledRule]) -> Result<Matchers, regex::Error> {
+    fn new(rules: &[CompiledRule]) -> Result<Matchers, PatternError> {
         let mut matchers = Matchers::default();
         let (mut names, mut demangled) = (Vec::new(), Vec::new());
         for (index, rule) in rules.iter().enumerate() {
@@ -287,18 +286,8 @@ impl Matchers {
                 matchers.import = Some(index);
             }
         }
-        let set = |patterns: &[&str]| -> Result<Option<regex::RegexSet>, regex::Error> {
-            if patterns.is_empty() {
-                return Ok(None);
-            }
-            regex::RegexSetBuilder::new(patterns)
-                .size_limit(1 << 28)
-                .dfa_size_limit(1 << 26)
-                .build()
-                .map(Some)
-        };
-        matchers.names = set(&names)?;
-        matchers.demangled = set(&demangled)?;
+        matchers.names = PatternSet::build(&names)?;
+        matchers.demangled = PatternSet::build(&demangled)?;
         Ok(matchers)
     }
 
@@ -315,9 +304,9 @@ impl Matchers {
             .filter_map(|&length| key.name.get(..length))
             .filter_map(|prefix| self.prefixes.get(prefix).copied())
             .min();
-        let first_in = |set: &Option<regex::RegexSet>, rules: &[usize], text: &str| {
+        let first_in = |set: &Option<PatternSet>, rules: &[usize], text: &str| {
             set.as_ref()
-                .and_then(|set| set.matches(text).iter().next())
+                .and_then(|set| set.first_match(text))
                 .map(|pattern| rules[pattern])
         };
         let by_name = first_in(&self.names, &self.name_rules, key.name);
@@ -327,6 +316,76 @@ impl Matchers {
             .into_iter()
             .flatten()
             .min()
+    }
+}
+
+/// Regular expressions matched together, answering the lowest-numbered pattern that matches:
+/// `regex::RegexSet`'s semantics (every pattern's matches, Unicode, UTF-8) with its size limits
+/// raised for large user rule books, but without the literal prefilter `RegexSet` builds. The
+/// rule book's patterns run on one short name at a time, where a prefilter saves nothing, and
+/// building it was most of a run's start-up for a small log (one pattern's alternatives expand
+/// to a hundred literals and an Aho-Corasick automaton).
+struct PatternSet(regex_automata::meta::Regex);
+
+/// Why a rule's pattern, or the rules' patterns together, do not compile: the syntax error with
+/// its position, or the size limit exceeded.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PatternError(String);
+
+impl From<regex_automata::meta::BuildError> for PatternError {
+    fn from(error: regex_automata::meta::BuildError) -> PatternError {
+        // The engine's own message names only the pattern's number; its parts say more.
+        PatternError(if let Some(syntax) = error.syntax_error() {
+            syntax.to_string()
+        } else if let Some(limit) = error.size_limit() {
+            format!("the compiled patterns exceed the size limit of {limit} bytes")
+        } else {
+            error.to_string()
+        })
+    }
+}
+
+impl PatternSet {
+    /// The set of `patterns`, or `None` when there are none.
+    fn build(patterns: &[&str]) -> Result<Option<PatternSet>, PatternError> {
+        if patterns.is_empty() {
+            return Ok(None);
+        }
+        Self::builder()
+            .build_many(patterns)
+            .map(|regex| Some(PatternSet(regex)))
+            .map_err(PatternError::from)
+    }
+
+    /// Compiles `pattern` alone as the set would: the error of a bad pattern.
+    fn check(pattern: &str) -> Result<(), PatternError> {
+        Self::builder()
+            .build(pattern)
+            .map(drop)
+            .map_err(PatternError::from)
+    }
+
+    fn builder() -> regex_automata::meta::Builder {
+        use regex_automata::{meta, nfa::thompson::WhichCaptures, MatchKind};
+        let config = meta::Config::new()
+            .match_kind(MatchKind::All)
+            .utf8_empty(true)
+            .which_captures(WhichCaptures::None)
+            .auto_prefilter(false)
+            .nfa_size_limit(Some(1 << 28))
+            .hybrid_cache_capacity(1 << 26);
+        let mut builder = meta::Builder::new();
+        builder.configure(config);
+        builder
+    }
+
+    /// The lowest index of a pattern that matches `text` anywhere.
+    fn first_match(&self, text: &str) -> Option<usize> {
+        let mut matched = regex_automata::PatternSet::new(self.0.pattern_len());
+        let input = regex_automata::Input::new(text);
+        self.0.which_overlapping_matches(&input, &mut matched);
+        matched.iter().next().map(|pattern| pattern.as_usize())
     }
 }
 
@@ -371,38 +430,55 @@ impl RuleBook {
                     family: rule.family.clone(),
                 });
             }
-            let compile = |pattern: &Option<String>| -> Result<Option<Regex>, RuleError> {
-                pattern
-                    .as_deref()
-                    .map(Regex::new)
-                    .transpose()
-                    .map_err(|source| RuleError::Regex {
-                        path: path.to_path_buf(),
-                        rule: rule.id.clone(),
-                        source,
-                    })
-            };
-            // Each pattern alone first, so that a bad one is named with its rule; they are then
-            // matched as one set (`Matchers`).
-            compile(&rule.matcher.regex)?;
-            compile(&rule.matcher.demangled_regex)?;
             compiled.push(CompiledRule {
                 exact: rule.matcher.exact.iter().cloned().collect(),
                 rule,
             });
         }
+        let added = compiled.len();
         if first {
             compiled.append(&mut self.rules);
             self.rules = compiled;
         } else {
             self.rules.append(&mut compiled);
         }
-        self.matchers = Matchers::new(&self.rules).map_err(|source| RuleError::Regex {
+        match Matchers::new(&self.rules) {
+            Ok(matchers) => {
+                self.matchers = matchers;
+                Ok(())
+            }
+            Err(source) => {
+                let error = self.bad_pattern(path, source);
+                // The book keeps its rules from before this file.
+                if first {
+                    self.rules.drain(..added);
+                } else {
+                    self.rules.truncate(self.rules.len() - added);
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The error for rules whose patterns do not compile as one set: the first rule with a
+    /// pattern that does not compile alone (each is compiled only now, on this error path), or
+    /// the set as a whole (too big together).
+    fn bad_pattern(&self, path: &Path, set_error: PatternError) -> RuleError {
+        let bad_rule = self.rules.iter().find_map(|compiled| {
+            let m = &compiled.rule.matcher;
+            [&m.regex, &m.demangled_regex]
+                .into_iter()
+                .flatten()
+                .find_map(|pattern| PatternSet::check(pattern).err())
+                .map(|error| (compiled.rule.id.clone(), error))
+        });
+        let (rule, source) =
+            bad_rule.unwrap_or_else(|| ("(all rules, as one set)".into(), set_error));
+        RuleError::Regex {
             path: path.to_path_buf(),
-            rule: "(all rules, as one set)".into(),
+            rule,
             source,
-        })?;
-        Ok(())
+        }
     }
 
     /// The family with this id.
@@ -644,6 +720,79 @@ mod tests {
     #[test]
     fn unknown_stays_unknown() {
         assert!(classify("rocksdb_get_pinned", "rocksdb_get_pinned", false).is_none());
+    }
+
+    #[test]
+    fn pattern_sets_answer_as_regex_sets_do() {
+        let book = RuleBook::builtin();
+        let mut patterns: Vec<&str> = book
+            .rules()
+            .flat_map(|rule| [&rule.matcher.regex, &rule.matcher.demangled_regex])
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        assert!(patterns.len() >= 3, "{patterns:?}");
+        patterns.extend([
+            r"^_?hip[A-Z]",
+            r"\bstd::",
+            r"(?i)^__imp_",
+            r"é\w+$",
+            r"^$",
+            r"x*",
+        ]);
+        let ours = PatternSet::build(&patterns).unwrap().unwrap();
+        let theirs = regex::RegexSet::new(&patterns).unwrap();
+        let texts = [
+            "",
+            "hipMalloc",
+            "_hipLaunchKernel",
+            "void * __cdecl operator new(unsigned __int64)",
+            "void __cdecl operator delete[](void *)",
+            "const type_info::`vftable'",
+            "public: __cdecl std::_Lockit::_Lockit(int)",
+            "class std::basic_ostream<char> & std::operator<<(void)",
+            "ystd::_Lockit",
+            "__IMP_CreateFileW",
+            "caféx",
+            "caf\u{e9}",
+        ];
+        for text in texts {
+            let want = theirs.matches(text).iter().next();
+            assert_eq!(ours.first_match(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_bad_pattern_names_its_rule_and_leaves_the_book_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mine.json");
+        std::fs::write(
+            &path,
+            r#"{"schema_version":1,"rules":[
+                {"id":"fine","match":{"regex":"^ok_"},"family":"ucrt"},
+                {"id":"broken","match":{"demangled_regex":"std::(unclosed"},"family":"ucrt"}]}"#,
+        )
+        .unwrap();
+        for first in [true, false] {
+            let mut book = RuleBook::builtin();
+            let before: Vec<String> = book.rules().map(|r| r.id.clone()).collect();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let err = book.add_text(&text, &path, first).unwrap_err().to_string();
+            assert!(
+                err.contains("mine.json") && err.contains("rule broken"),
+                "{err}"
+            );
+            // The syntax error itself, not only the pattern's number.
+            assert!(err.contains("unclosed group"), "{err}");
+            let after: Vec<String> = book.rules().map(|r| r.id.clone()).collect();
+            assert_eq!(after, before);
+            let key = SymbolKey {
+                name: "ok_name",
+                demangled: "ok_name",
+                import: false,
+            };
+            assert!(book.classify(key).is_none());
+        }
     }
 
     #[test]

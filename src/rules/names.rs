@@ -4,7 +4,7 @@
 //! The tables live in `symbol-db/names/*.txt`, are generated from public packages by
 //! `symbol-db/generate/generate.sh` and `symbol-db/generate/crt_chain.sh` (provenance in
 //! each file's header), and are compiled into the binary. They are parsed once, on the
-//! first look-up, into hash maps.
+//! first look-up, into hash maps (`SectionIndex`).
 //!
 //! Two kinds of table (see `symbol-db/README.md`):
 //!
@@ -163,15 +163,7 @@ impl NameHit {
 /// assert_eq!(hits[0].library, "kernel32.lib");
 /// ```
 pub fn lookup(name: &str) -> Vec<NameHit> {
-    let index = index();
-    let Some(&first) = index.first.get(name) else {
-        return Vec::new();
-    };
-    let mut hits = vec![index.sections[first as usize]];
-    if let Some(more) = index.more.get(name) {
-        hits.extend(more.iter().map(|&section| index.sections[section as usize]));
-    }
-    hits
+    index().sections_of(name).copied().collect()
 }
 
 /// Table provenance lines for `--version`/docs: each table's `source:` header lines
@@ -224,15 +216,11 @@ pub struct ChainHit {
 /// assert_eq!(hits[0].flavours, [Flavour::StaticDebug, Flavour::DynamicDebug]);
 /// ```
 pub fn chain_lookup(name: &str) -> Vec<ChainHit> {
-    let index = chain_index();
-    index
+    chain_index()
         .sections_of(name)
-        .map(|section| {
-            let (family, flavours) = index.sections[section as usize];
-            ChainHit {
-                family,
-                flavours: flavours.iter().collect(),
-            }
+        .map(|&(family, flavours)| ChainHit {
+            family,
+            flavours: flavours.iter().collect(),
         })
         .collect()
 }
@@ -240,12 +228,9 @@ pub fn chain_lookup(name: &str) -> Vec<ChainHit> {
 /// Whether the chain defines the name only for debug flavours (`/MTd`, `/MDd`) and for no
 /// release flavour: `_malloc_dbg`, `_CrtDbgReportW`. False for names the chain lacks.
 pub fn is_debug_only(name: &str) -> bool {
-    let index = chain_index();
-    let all = index
+    let all = chain_index()
         .sections_of(name)
-        .fold(FlavourSet::EMPTY, |all, section| {
-            all.union(index.sections[section as usize].1)
-        });
+        .fold(FlavourSet::EMPTY, |all, &(_, flavours)| all.union(flavours));
     let debug = all.iter().any(Flavour::is_debug);
     debug && !all.iter().any(|flavour| !flavour.is_debug())
 }
@@ -297,156 +282,67 @@ impl FlavourSet {
     }
 }
 
-/// The parsed crt-chain table.
-struct ChainIndex {
-    /// Every `[family flavours]` section, in table order.
-    sections: Vec<(&'static str, FlavourSet)>,
-    /// Name → its first section (most names have exactly one).
-    first: HashMap<&'static str, u16>,
-    /// Name → its further sections, for names whose family differs between flavours.
-    more: HashMap<&'static str, Vec<u16>>,
-}
-
-impl ChainIndex {
-    fn sections_of(&self, name: &str) -> impl Iterator<Item = u16> + '_ {
-        let first = self.first.get(name).copied();
-        let more = first
-            .and_then(|_| self.more.get(name))
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        first.into_iter().chain(more.iter().copied())
-    }
-}
-
 /// The crt-chain table, parsed on first use.
-fn chain_index() -> &'static ChainIndex {
-    static INDEX: OnceLock<ChainIndex> = OnceLock::new();
-    INDEX.get_or_init(|| build_chain_index(CHAIN_TABLE))
+fn chain_index() -> &'static SectionIndex<(&'static str, FlavourSet)> {
+    static INDEX: OnceLock<SectionIndex<(&'static str, FlavourSet)>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = SectionIndex::with_capacity(18_500);
+        index.add_table(chain_table_lines(CHAIN_TABLE));
+        index
+    })
 }
 
-fn build_chain_index(text: &'static str) -> ChainIndex {
-    let mut index = ChainIndex {
-        sections: Vec::new(),
-        first: HashMap::with_capacity(18_500),
-        more: HashMap::new(),
-    };
-    // Lines that fail to parse are skipped here; a unit test keeps the committed table free
-    // of them.
-    for line in parse_chain_table(text).into_iter().flatten() {
-        match line {
-            ChainLine::Section { family, flavours } => index.sections.push((family, flavours)),
-            ChainLine::Name(name) => {
-                let Some(section) = index.sections.len().checked_sub(1) else {
-                    continue;
-                };
-                let section = section as u16;
-                match index.first.entry(name) {
-                    Entry::Vacant(vacant) => {
-                        vacant.insert(section);
-                    }
-                    Entry::Occupied(first) => {
-                        let more = index.more.entry(name).or_default();
-                        if *first.get() != section && !more.contains(&section) {
-                            more.push(section);
-                        }
-                    }
-                }
-            }
+/// The `[library dll]` tables, parsed on first use.
+fn index() -> &'static SectionIndex<NameHit> {
+    static INDEX: OnceLock<SectionIndex<NameHit>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = SectionIndex::with_capacity(27_000);
+        for table in NameTable::ALL {
+            index.add_table(name_table_lines(table, table.text()));
+        }
+        index
+    })
+}
+
+/// Name → the sections that list it, over one or more sectioned tables, sections in table
+/// order. Built once per run from the embedded text (tens of thousands of names), so it is built
+/// lean: no intermediate list, a fast non-cryptographic hash (the keys are the committed tables'
+/// own names, not input).
+struct SectionIndex<H> {
+    /// Every section header, in table order.
+    sections: Vec<H>,
+    /// Name → its first section (nearly every name has exactly one).
+    first: HashMap<&'static str, u32, foldhash::fast::FixedState>,
+    /// Name → its further distinct sections, for the few names listed more than once.
+    more: HashMap<&'static str, Vec<u32>, foldhash::fast::FixedState>,
+}
+
+impl<H> SectionIndex<H> {
+    fn with_capacity(names: usize) -> Self {
+        SectionIndex {
+            sections: Vec::new(),
+            first: HashMap::with_capacity_and_hasher(names, Default::default()),
+            more: HashMap::default(),
         }
     }
-    index
-}
 
-/// One meaningful line of the crt-chain table.
-#[derive(Debug, PartialEq, Eq)]
-enum ChainLine {
-    /// `[family flavour,flavour,...]`.
-    Section {
-        family: &'static str,
-        flavours: FlavourSet,
-    },
-    /// A name in the current section.
-    Name(&'static str),
-}
-
-/// The meaningful lines of the crt-chain table, comments and blank lines dropped.
-fn parse_chain_table(text: &'static str) -> Vec<Result<ChainLine, BadLine>> {
-    let mut seen_section = false;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| {
-            let bad = BadLine {
-                line_number: number + 1,
-                text: line,
-            };
-            if let Some(header) = line.strip_prefix('[') {
-                let header = header.strip_suffix(']').ok_or(BadLine { ..bad })?;
-                let mut fields = header.split(' ');
-                match (
-                    fields.next(),
-                    fields.next().map(FlavourSet::parse),
-                    fields.next(),
-                ) {
-                    (Some(family), Some(Some(flavours)), None) if !family.is_empty() => {
-                        seen_section = true;
-                        Ok(ChainLine::Section { family, flavours })
-                    }
-                    _ => Err(bad),
-                }
-            } else if seen_section && !line.contains(char::is_whitespace) {
-                Ok(ChainLine::Name(line))
-            } else {
-                Err(bad)
-            }
-        })
-        .collect()
-}
-
-/// The parsed tables: section list plus name → section indices.
-struct Index {
-    /// Every `[library dll]` section of every table, in preference order.
-    sections: Vec<NameHit>,
-    /// Name → its preferred section (nearly every name has exactly one).
-    first: HashMap<&'static str, u32>,
-    /// Name → its further sections, for the few names listed more than once.
-    more: HashMap<&'static str, Vec<u32>>,
-}
-
-/// The tables, parsed on first use.
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(build_index)
-}
-
-fn build_index() -> Index {
-    let mut index = Index {
-        sections: Vec::new(),
-        first: HashMap::with_capacity(27_000),
-        more: HashMap::new(),
-    };
-    for table in NameTable::ALL {
-        // Lines that fail to parse are skipped here; a unit test keeps the committed
-        // tables free of them.
-        for line in parse_table(table.text()).into_iter().flatten() {
+    /// Adds a table's sections and names. Lines that fail to parse are skipped; unit tests keep
+    /// the committed tables free of them.
+    fn add_table(&mut self, lines: impl Iterator<Item = Result<TableLine<H>, BadLine>>) {
+        for line in lines.flatten() {
             match line {
-                Line::Section { library, dll } => index.sections.push(NameHit {
-                    table,
-                    library,
-                    dll,
-                }),
-                Line::Name(name) => {
-                    let Some(section) = index.sections.len().checked_sub(1) else {
+                TableLine::Section(header) => self.sections.push(header),
+                TableLine::Name(name) => {
+                    let Some(section) = self.sections.len().checked_sub(1) else {
                         continue;
                     };
                     let section = section as u32;
-                    match index.first.entry(name) {
+                    match self.first.entry(name) {
                         Entry::Vacant(vacant) => {
                             vacant.insert(section);
                         }
                         Entry::Occupied(first) => {
-                            // Keep distinct sections only.
-                            let more = index.more.entry(name).or_default();
+                            let more = self.more.entry(name).or_default();
                             if *first.get() != section && !more.contains(&section) {
                                 more.push(section);
                             }
@@ -456,17 +352,26 @@ fn build_index() -> Index {
             }
         }
     }
-    index
+
+    /// The sections that list `name`, first section first.
+    fn sections_of(&self, name: &str) -> impl Iterator<Item = &H> + '_ {
+        let first = self.first.get(name).copied();
+        let more = first
+            .and_then(|_| self.more.get(name))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        first
+            .into_iter()
+            .chain(more.iter().copied())
+            .map(|section| &self.sections[section as usize])
+    }
 }
 
-/// One meaningful line of a table.
+/// One meaningful line of a sectioned table.
 #[derive(Debug, PartialEq, Eq)]
-enum Line {
-    /// `[library dll]`.
-    Section {
-        library: &'static str,
-        dll: &'static str,
-    },
+enum TableLine<H> {
+    /// `[...]`, its inside parsed.
+    Section(H),
     /// A name in the current section.
     Name(&'static str),
 }
@@ -480,34 +385,80 @@ struct BadLine {
     text: &'static str,
 }
 
-/// The meaningful lines of a table, comments and blank lines dropped.
-fn parse_table(text: &'static str) -> Vec<Result<Line, BadLine>> {
+/// The meaningful lines of a sectioned table, comments (`#`) and blank lines dropped: a header
+/// `[...]` whose inside `header` accepts, or a name (no whitespace) after the first header.
+fn table_lines<H>(
+    text: &'static str,
+    mut header: impl FnMut(&'static str) -> Option<H>,
+) -> impl Iterator<Item = Result<TableLine<H>, BadLine>> {
     let mut seen_section = false;
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
-        .map(|(number, line)| {
+        .map(move |(number, line)| {
             let bad = BadLine {
                 line_number: number + 1,
                 text: line,
             };
-            if let Some(header) = line.strip_prefix('[') {
-                let header = header.strip_suffix(']').ok_or(BadLine { ..bad })?;
-                let mut fields = header.split(' ');
-                match (fields.next(), fields.next(), fields.next()) {
-                    (Some(library), Some(dll), None) if !library.is_empty() && !dll.is_empty() => {
-                        seen_section = true;
-                        Ok(Line::Section { library, dll })
-                    }
-                    _ => Err(bad),
-                }
-            } else if seen_section && !line.contains(char::is_whitespace) {
-                Ok(Line::Name(line))
+            if let Some(inside) = line.strip_prefix('[') {
+                let parsed = inside.strip_suffix(']').and_then(&mut header);
+                seen_section |= parsed.is_some();
+                parsed.map(TableLine::Section).ok_or(bad)
+            } else if seen_section && !has_whitespace(line) {
+                Ok(TableLine::Name(line))
             } else {
                 Err(bad)
             }
         })
-        .collect()
+}
+
+/// Whether `line` holds a whitespace character. Every byte is first tested for being a space,
+/// a control or non-ASCII byte without stopping early (a loop the compiler vectorises; table names
+/// are tens of bytes of plain ASCII); only a line with such a byte is decoded.
+fn has_whitespace(line: &str) -> bool {
+    let suspect = line
+        .bytes()
+        .fold(false, |suspect, b| suspect | (b <= b' ') | (b >= 0x80));
+    suspect && line.contains(char::is_whitespace)
+}
+
+/// The lines of a `[library dll]` table.
+fn name_table_lines(
+    table: NameTable,
+    text: &'static str,
+) -> impl Iterator<Item = Result<TableLine<NameHit>, BadLine>> {
+    table_lines(text, move |inside| {
+        let mut fields = inside.split(' ');
+        match (fields.next(), fields.next(), fields.next()) {
+            (Some(library), Some(dll), None) if !library.is_empty() && !dll.is_empty() => {
+                Some(NameHit {
+                    table,
+                    library,
+                    dll,
+                })
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The lines of the crt-chain table, whose sections are `[family flavour,flavour,...]`.
+fn chain_table_lines(
+    text: &'static str,
+) -> impl Iterator<Item = Result<TableLine<(&'static str, FlavourSet)>, BadLine>> {
+    table_lines(text, |inside| {
+        let mut fields = inside.split(' ');
+        match (
+            fields.next(),
+            fields.next().map(FlavourSet::parse),
+            fields.next(),
+        ) {
+            (Some(family), Some(Some(flavours)), None) if !family.is_empty() => {
+                Some((family, flavours))
+            }
+            _ => None,
+        }
+    })
 }
 
 #[cfg(test)]
@@ -614,7 +565,7 @@ mod tests {
     #[test]
     fn tables_parse_cleanly_and_are_sorted() {
         for table in NameTable::ALL {
-            let lines = parse_table(table.text());
+            let lines: Vec<_> = name_table_lines(table, table.text()).collect();
             let bad: Vec<_> = lines
                 .iter()
                 .filter_map(|line| line.as_ref().err())
@@ -622,12 +573,14 @@ mod tests {
             assert!(bad.is_empty(), "{}: {bad:?}", table.file_name());
             let mut names_in_section: Vec<&str> = Vec::new();
             let mut names = 0;
-            for line in lines.into_iter().flatten().chain([Line::Section {
+            let end = TableLine::Section(NameHit {
+                table,
                 library: "",
                 dll: "",
-            }]) {
+            });
+            for line in lines.into_iter().flatten().chain([end]) {
                 match line {
-                    Line::Section { .. } => {
+                    TableLine::Section(_) => {
                         assert!(
                             names_in_section.windows(2).all(|pair| pair[0] < pair[1]),
                             "{}: section not sorted or has duplicates",
@@ -635,7 +588,7 @@ mod tests {
                         );
                         names_in_section.clear();
                     }
-                    Line::Name(name) => {
+                    TableLine::Name(name) => {
                         names += 1;
                         names_in_section.push(name);
                     }
@@ -748,7 +701,7 @@ mod tests {
     #[test]
     fn chain_table_parses_cleanly() {
         const FAMILIES: [&str; 5] = ["crt-startup", "vcruntime", "ucrt", "cxx-stdlib", "oldnames"];
-        let lines = parse_chain_table(CHAIN_TABLE);
+        let lines: Vec<_> = chain_table_lines(CHAIN_TABLE).collect();
         let bad: Vec<_> = lines
             .iter()
             .filter_map(|line| line.as_ref().err())
@@ -757,12 +710,10 @@ mod tests {
         let mut sections = Vec::new();
         let mut names_in_section: Vec<&str> = Vec::new();
         let mut names = 0;
-        for line in lines.into_iter().flatten().chain([ChainLine::Section {
-            family: "",
-            flavours: FlavourSet::EMPTY,
-        }]) {
+        let end = TableLine::Section(("", FlavourSet::EMPTY));
+        for line in lines.into_iter().flatten().chain([end]) {
             match line {
-                ChainLine::Section { family, flavours } => {
+                TableLine::Section((family, flavours)) => {
                     assert!(
                         names_in_section.windows(2).all(|pair| pair[0] < pair[1]),
                         "section before [{family}] not sorted or has duplicates"
@@ -774,7 +725,7 @@ mod tests {
                         sections.push((family, flavours));
                     }
                 }
-                ChainLine::Name(name) => {
+                TableLine::Name(name) => {
                     // `__imp_X` only where its exact definition is in another library than X's.
                     assert!(
                         !name.starts_with("__imp_") || !chain_lookup(&name[6..]).is_empty(),
@@ -839,7 +790,8 @@ mod tests {
         assert_eq!(FlavourSet::parse("static,static"), None);
         assert_eq!(FlavourSet::parse("release"), None);
         assert_eq!(FlavourSet::parse(""), None);
-        let lines = parse_chain_table("[ucrt static]\nmalloc\n[ucrt]\n[ucrt bogus]\nA B\n");
+        let lines: Vec<_> =
+            chain_table_lines("[ucrt static]\nmalloc\n[ucrt]\n[ucrt bogus]\nA B\n").collect();
         let bad: Vec<usize> = lines
             .iter()
             .filter_map(|line| line.as_ref().err().map(|bad| bad.line_number))
@@ -849,7 +801,8 @@ mod tests {
 
     #[test]
     fn bad_lines_are_reported() {
-        let lines = parse_table("# c\nOrphan\n[only-one]\n[a.lib a.dll]\nName\nTwo words\n");
+        let text = "# c\nOrphan\n[only-one]\n[a.lib a.dll]\nName\nTwo words\n";
+        let lines: Vec<_> = name_table_lines(NameTable::Ucrt, text).collect();
         let bad: Vec<usize> = lines
             .iter()
             .filter_map(|line| line.as_ref().err().map(|bad| bad.line_number))
