@@ -432,6 +432,26 @@ impl<R: BufRead> Decoder<R> {
     }
 }
 
+impl<R: BufRead> Decoder<R> {
+    /// In UTF-8 with nothing decoded waiting: the reader's whole buffer, not checked for NULs
+    /// beyond what is known clean. For a caller that checks the bytes it uses itself, in a pass
+    /// it makes anyway, and marks them ([`Decoder::mark_clean`]) or falls back to `fill_buf`
+    /// when they hold a NUL. `None` in UTF-16, with decoded bytes waiting, or at the end.
+    fn utf8_unchecked(&mut self) -> io::Result<Option<&[u8]>> {
+        if self.mode != Mode::Utf8 || self.out_pos < self.out.len() {
+            return Ok(None);
+        }
+        let buf = fill(&mut self.inner)?;
+        Ok((!buf.is_empty()).then_some(buf))
+    }
+
+    /// Records that the first `length` bytes of the reader's buffer hold no NUL (they are
+    /// UTF-8 for sure): `fill_buf` hands them on without checking them again.
+    fn mark_clean(&mut self, length: usize) {
+        self.clean = self.clean.max(length);
+    }
+}
+
 impl<R: BufRead> Read for Decoder<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let available = self.fill_buf()?;
@@ -515,6 +535,9 @@ pub struct LineReader {
     line_exact: bool,
     /// Total bytes consumed (after transcoding).
     pub bytes: u64,
+    /// Up to which byte the line scan lets the decoder check every byte for NULs: the end of a
+    /// buffer in which the scan met one.
+    checked_until: u64,
 }
 
 impl LineReader {
@@ -568,6 +591,7 @@ impl LineReader {
             cut: CutScan::default(),
             line_exact: false,
             bytes: 0,
+            checked_until: 0,
         })
     }
 
@@ -610,7 +634,18 @@ impl LineReader {
         mut shown: Option<(u64, ShownLines<'_>)>,
     ) -> io::Result<bool> {
         loop {
-            let buf = fill(&mut self.inner)?;
+            // In UTF-8 the whole buffer is scanned unchecked: the lines skipped are checked for
+            // NULs in the pass that counts them, and the matched line after them before it is
+            // read. Where they hold one, the decoder decides (a UTF-16 region may start there)
+            // for the rest of this buffer. A match on the first line is read through the decoder.
+            let unchecked = self.bytes >= self.checked_until;
+            let buf = match unchecked {
+                true => match self.inner.utf8_unchecked()? {
+                    Some(buf) => buf,
+                    None => fill(&mut self.inner)?,
+                },
+                false => fill(&mut self.inner)?,
+            };
             if buf.is_empty() {
                 return Ok(false);
             }
@@ -651,6 +686,12 @@ impl LineReader {
                 continue;
             }
             let region = &buf[..skip_to];
+            // A CR ending the region is counted as a line end; its LF, if any, is consumed below.
+            let LineEnds { count, nul } = count_line_ends(region);
+            if unchecked && nul {
+                self.checked_until = self.bytes + buf.len() as u64;
+                continue;
+            }
             if let Some((until, shown)) = shown.as_mut() {
                 if self.bytes < *until {
                     let shown_bytes = usize::try_from(*until - self.bytes).unwrap_or(usize::MAX);
@@ -658,8 +699,6 @@ impl LineReader {
                     self.decode_stats.borrow_mut().replacements += replaced;
                 }
             }
-            // A CR ending the region is counted as a line end; its LF, if any, is consumed below.
-            let ends = count_line_ends(region);
             let mut used = skip_to;
             if region[skip_to - 1] == b'\r' {
                 // A CR ending the region: its LF, if any, belongs to it.
@@ -669,7 +708,16 @@ impl LineReader {
                     None => self.pending_cr = true,
                 }
             }
-            self.line_number += ends as u64;
+            if unchecked {
+                // The matched line, read next, is checked here: the decoder then hands it on
+                // without checking the bytes after it.
+                let rest = &buf[used..];
+                let end = line_end(rest);
+                if memchr::memchr(0, &rest[..end]).is_none() {
+                    self.inner.mark_clean(used + end);
+                }
+            }
+            self.line_number += count as u64;
             self.bytes += used as u64;
             self.inner.consume(used);
         }
@@ -799,32 +847,82 @@ fn bytecount_replacement(raw: &[u8]) -> usize {
     memchr::memmem::find_iter(raw, "\u{FFFD}".as_bytes()).count()
 }
 
-/// The line ends in `region`: every LF, and every CR that no LF follows (CRLF counts once, a
-/// lone CR ends a line). One pass in lanes of 32 bytes with byte counters, which the compiler
-/// vectorizes: twice as fast here as counting LFs and lone CRs with two `memchr` passes.
-fn count_line_ends(region: &[u8]) -> usize {
-    let Some((&last, _)) = region.split_last() else {
-        return 0;
-    };
-    let (bytes, next) = (&region[..region.len() - 1], &region[1..]);
-    let mut total = usize::from(last == b'\n' || last == b'\r');
-    // 255 rounds at most per block, so no byte counter overflows.
-    for (block, next_block) in bytes.chunks(255 * 32).zip(next.chunks(255 * 32)) {
-        let mut lanes = [0u8; 32];
-        let mut chunks = block.chunks_exact(32);
-        let mut next_chunks = next_block.chunks_exact(32);
-        for (chunk, next_chunk) in (&mut chunks).zip(&mut next_chunks) {
-            for k in 0..32 {
-                let ends = (chunk[k] == b'\n') | ((chunk[k] == b'\r') & (next_chunk[k] != b'\n'));
-                lanes[k] += u8::from(ends);
-            }
-        }
-        total += lanes.iter().map(|&n| usize::from(n)).sum::<usize>();
-        for (&b, &n) in chunks.remainder().iter().zip(next_chunks.remainder()) {
-            total += usize::from((b == b'\n') | ((b == b'\r') & (n != b'\n')));
+/// The length of the first line of `bytes` with its terminator (LF, CRLF or a lone CR), or of
+/// all of `bytes` when no terminator is in them.
+fn line_end(bytes: &[u8]) -> usize {
+    match memchr::memchr2(b'\n', b'\r', bytes) {
+        Some(i) if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') => i + 2,
+        Some(i) => i + 1,
+        None => bytes.len(),
+    }
+}
+
+/// What [`count_line_ends`] finds in a run of lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LineEnds {
+    /// Every LF, and every CR that no LF follows (CRLF counts once, a lone CR ends a line).
+    count: usize,
+    /// Whether a NUL is among the bytes.
+    nul: bool,
+}
+
+/// The line ends of `region` (which ends at a line end), and whether it holds a NUL. One pass in
+/// lanes with byte counters, which the compiler vectorizes: twice as fast here as counting LFs
+/// and lone CRs with two `memchr` passes, and the NUL test costs nothing more. Every line the scan
+/// skips is counted here, so on x86-64 the pass uses AVX2 where the processor has it (twice the
+/// lanes of the SSE2 baseline the program is built for).
+fn count_line_ends(region: &[u8]) -> LineEnds {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            return unsafe { count_line_ends_avx2(region) };
         }
     }
-    total
+    count_line_ends_in_lanes(region)
+}
+
+/// [`count_line_ends`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn count_line_ends_avx2(region: &[u8]) -> LineEnds {
+    count_line_ends_in_lanes(region)
+}
+
+/// [`count_line_ends`] in lanes of 32 bytes: 255 rounds at most per block, so no byte counter
+/// overflows. Inlined into each caller, to be vectorized for the caller's instruction set.
+#[inline(always)]
+fn count_line_ends_in_lanes(region: &[u8]) -> LineEnds {
+    const LANES: usize = 32;
+    let Some((&last, _)) = region.split_last() else {
+        return LineEnds {
+            count: 0,
+            nul: false,
+        };
+    };
+    let (bytes, next) = (&region[..region.len() - 1], &region[1..]);
+    let mut count = usize::from(last == b'\n' || last == b'\r');
+    let mut nul = last == 0;
+    for (block, next_block) in bytes.chunks(255 * LANES).zip(next.chunks(255 * LANES)) {
+        let mut lanes = [0u8; LANES];
+        let mut nuls = [false; LANES];
+        let mut chunks = block.chunks_exact(LANES);
+        let mut next_chunks = next_block.chunks_exact(LANES);
+        for (chunk, next_chunk) in (&mut chunks).zip(&mut next_chunks) {
+            for k in 0..LANES {
+                let ends = (chunk[k] == b'\n') | ((chunk[k] == b'\r') & (next_chunk[k] != b'\n'));
+                lanes[k] += u8::from(ends);
+                nuls[k] |= chunk[k] == 0;
+            }
+        }
+        count += lanes.iter().map(|&n| usize::from(n)).sum::<usize>();
+        nul |= nuls.iter().fold(false, |any, &n| any | n);
+        for (&b, &n) in chunks.remainder().iter().zip(next_chunks.remainder()) {
+            count += usize::from((b == b'\n') | ((b == b'\r') & (n != b'\n')));
+            nul |= b == 0;
+        }
+    }
+    LineEnds { count, nul }
 }
 
 /// The reader's buffer, refilled when empty (an interrupted read is retried below it: [`Retrying`]).
@@ -1177,6 +1275,55 @@ mod tests {
     }
 
     #[test]
+    fn skipping_meets_nuls_and_utf16_regions_as_reading_every_line_does() {
+        // Pages of skipped UTF-8 (several reader buffers) around UTF-8 lines holding NULs and
+        // UTF-16 regions with and without a byte-order mark, records in each: the scan, which
+        // checks skipped lines for NULs itself, must hand the decoder every line it needs to see.
+        let filter = LineFilter::new(&["LNK"], [0x1b, 0x1b]);
+        let mut log = Vec::new();
+        for part in 0..24 {
+            for i in 0..(600 + part * 97) {
+                log.extend_from_slice(
+                    format!("[{i}] clang-cl /c k{i}.cpp /Fok{i}.obj\r\n").as_bytes(),
+                );
+            }
+            log.extend_from_slice(format!("k{part}.obj : error LNK2019: a{part}\r\n").as_bytes());
+            match part % 4 {
+                0 => log.extend_from_slice(b"binary \0 NUL, LNK in it\nbinary \0 no match\n"),
+                1 | 2 => {
+                    // Lines to skip, then a line whose bytes without a mark start `LNK`
+                    // (U+4E4C, `K`): the scan matches a line the decoder must see as UTF-16.
+                    log.extend_from_slice(b"skipped\r\n".repeat(part).as_slice());
+                    let text =
+                        format!("\u{4E4C}K u{part}.obj : error LNK2001: w{part}\r\nplain\r\n");
+                    log.extend_from_slice(&utf16(&text, true, part % 4 == 1));
+                }
+                _ => log.extend_from_slice(format!("LNK1120: {part}\n").as_bytes()),
+            }
+        }
+        let (every, _) = every_line_and_start(
+            LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap(),
+        );
+        let want: Vec<(u64, String)> = every
+            .iter()
+            .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
+            .map(|(number, text, _)| (*number, text.clone()))
+            .collect();
+        assert_eq!(want.len(), 48, "{want:?}");
+        assert!(want
+            .iter()
+            .any(|(_, text)| text == "\u{4E4C}K u2.obj : error LNK2001: w2"));
+        let mut reader = LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap();
+        let (mut got, mut line) = (Vec::new(), String::new());
+        while reader.next_matching_line(&mut line, &filter).unwrap() {
+            got.push((reader.line_number, line.clone()));
+        }
+        assert_eq!(got, want);
+        assert_eq!(reader.line_number, every.len() as u64);
+        assert!(reader.decode_stats().regions.len() > 12);
+    }
+
+    #[test]
     fn skipped_lines_are_shown_as_reading_them_would_show_them() {
         // LF, CRLF and lone CR ends, invalid UTF-8, a U+FFFD already in the text, lines the
         // filter matches, a line longer than the smallest limit, and no end on the last line.
@@ -1237,10 +1384,11 @@ mod tests {
 
     #[test]
     fn line_ends_are_counted_like_a_byte_loop() {
-        let slow = |b: &[u8]| {
-            (0..b.len())
+        let slow = |b: &[u8]| LineEnds {
+            count: (0..b.len())
                 .filter(|&i| b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')))
-                .count()
+                .count(),
+            nul: b.contains(&0),
         };
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for len in [
@@ -1255,8 +1403,8 @@ mod tests {
             255 * 32 + 1,
             20_000,
         ] {
-            for _ in 0..4 {
-                let bytes: Vec<u8> = (0..len)
+            for round in 0..6 {
+                let mut bytes: Vec<u8> = (0..len)
                     .map(|_| {
                         state ^= state << 13;
                         state ^= state >> 7;
@@ -1264,11 +1412,24 @@ mod tests {
                         [b'\r', b'\n', b'a'][(state % 3) as usize]
                     })
                     .collect();
+                // One NUL, at the start, the end or anywhere (in a lane or in the remainder).
+                if len > 0 && round >= 3 {
+                    let at = [0, len - 1, (state as usize) % len][round - 3];
+                    bytes[at] = 0;
+                }
+                // The dispatched count (AVX2 where the processor has it) and the baseline one.
                 assert_eq!(count_line_ends(&bytes), slow(&bytes), "length {len}");
+                assert_eq!(
+                    count_line_ends_in_lanes(&bytes),
+                    slow(&bytes),
+                    "length {len}"
+                );
             }
         }
         // Enough line ends in one block to overflow a byte counter if blocks were longer.
-        assert_eq!(count_line_ends(&[b'\n'; 255 * 32 * 3]), 255 * 32 * 3);
+        let ends = [b'\n'; 255 * 32 * 3];
+        assert_eq!(count_line_ends(&ends).count, 255 * 32 * 3);
+        assert_eq!(count_line_ends_in_lanes(&ends).count, 255 * 32 * 3);
     }
 
     #[test]
