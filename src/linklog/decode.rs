@@ -626,7 +626,8 @@ impl LineReader {
     /// one's number) while they start before byte `shown.0` of the input, a run of whole lines
     /// at a time: they are split and checked as text only for it (invalid UTF-8 replaced and
     /// counted as [`LineReader::next_line`] does), not read one by one. The returned line is not
-    /// shown.
+    /// shown. Kept whole because the buffer it borrows from the decoder serves the scan, the count,
+    /// the NUL tests and what is consumed: split, each part would borrow and check it again.
     pub fn next_matching_line_showing(
         &mut self,
         line: &mut String,
