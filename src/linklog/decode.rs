@@ -639,13 +639,13 @@ impl LineReader {
             // NULs in the pass that counts them, and the matched line after them before it is
             // read. Where they hold one, the decoder decides (a UTF-16 region may start there)
             // for the rest of this buffer. A match on the first line is read through the decoder.
-            let unchecked = self.bytes >= self.checked_until;
-            let buf = match unchecked {
-                true => match self.inner.utf8_unchecked()? {
-                    Some(buf) => buf,
-                    None => fill(&mut self.inner)?,
-                },
-                false => fill(&mut self.inner)?,
+            let (buf, unchecked) = if self.bytes >= self.checked_until {
+                match self.inner.utf8_unchecked()? {
+                    Some(buf) => (buf, true),
+                    None => (fill(&mut self.inner)?, false),
+                }
+            } else {
+                (fill(&mut self.inner)?, false)
             };
             if buf.is_empty() {
                 return Ok(false);
@@ -1322,6 +1322,39 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(reader.line_number, every.len() as u64);
         assert!(reader.decode_stats().regions.len() > 12);
+    }
+
+    #[test]
+    fn skipping_decoded_text_marks_none_of_the_bytes_after_it() {
+        // Skipped lines and a match inside a UTF-16 region, then a long UTF-8 line (served
+        // decoded, as the line that ends the region) and a UTF-16 line whose bytes spell `LNK`:
+        // nothing the scan learns of decoded text may count as checked bytes of what follows.
+        let filter = LineFilter::new(&["LNK"], [0x1b, 0x1b]);
+        let mut log = b"first LNK line\r\n".to_vec();
+        let skipped = format!("{}\r\n", "skipped ".repeat(30));
+        let region = format!("{}LNK in utf16\r\n{skipped}", skipped.repeat(40));
+        log.extend_from_slice(&utf16(&region, true, true));
+        log.extend_from_slice(format!("{}\r\n", "utf8 ".repeat(40)).as_bytes());
+        let last = format!(
+            "\u{4E4C}K u.obj : error LNK2001: w\r\n{}",
+            "plain\r\n".repeat(80)
+        );
+        log.extend_from_slice(&utf16(&last, true, false));
+        let (every, _) = every_line_and_start(
+            LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap(),
+        );
+        let want: Vec<(u64, String)> = every
+            .iter()
+            .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
+            .map(|(number, text, _)| (*number, text.clone()))
+            .collect();
+        assert_eq!(want.len(), 3, "{want:?}");
+        let mut reader = LineReader::new(std::io::Cursor::new(log), 1 << 20).unwrap();
+        let (mut got, mut line) = (Vec::new(), String::new());
+        while reader.next_matching_line(&mut line, &filter).unwrap() {
+            got.push((reader.line_number, line.clone()));
+        }
+        assert_eq!(got, want);
     }
 
     #[test]
