@@ -1302,26 +1302,42 @@ mod tests {
                 _ => log.extend_from_slice(format!("LNK1120: {part}\n").as_bytes()),
             }
         }
-        let (every, _) = every_line_and_start(
-            LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap(),
-        );
-        let want: Vec<(u64, String)> = every
-            .iter()
-            .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
-            .map(|(number, text, _)| (*number, text.clone()))
-            .collect();
+        let (want, lines) = matching_by_reading_every_line(&log, &filter);
         assert_eq!(want.len(), 48, "{want:?}");
         assert!(want
             .iter()
             .any(|(_, text)| text == "\u{4E4C}K u2.obj : error LNK2001: w2"));
-        let mut reader = LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap();
-        let (mut got, mut line) = (Vec::new(), String::new());
-        while reader.next_matching_line(&mut line, &filter).unwrap() {
-            got.push((reader.line_number, line.clone()));
-        }
+        let (got, reader) = matching_by_scanning(&log, &filter);
         assert_eq!(got, want);
-        assert_eq!(reader.line_number, every.len() as u64);
+        assert_eq!(reader.line_number, lines);
         assert!(reader.decode_stats().regions.len() > 12);
+    }
+
+    /// The lines of `log` that `filter` matches, with their numbers, as reading every line finds
+    /// them; and how many lines there are.
+    fn matching_by_reading_every_line(
+        log: &[u8],
+        filter: &LineFilter,
+    ) -> (Vec<(u64, String)>, u64) {
+        let reader = LineReader::new(std::io::Cursor::new(log.to_vec()), 1 << 20).unwrap();
+        let (every, _) = every_line_and_start(reader);
+        let matching = every
+            .iter()
+            .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
+            .map(|(number, text, _)| (*number, text.clone()))
+            .collect();
+        (matching, every.len() as u64)
+    }
+
+    /// The lines of `log` that the scan returns as matching `filter`, with their numbers, and
+    /// the reader after the scan.
+    fn matching_by_scanning(log: &[u8], filter: &LineFilter) -> (Vec<(u64, String)>, LineReader) {
+        let mut reader = LineReader::new(std::io::Cursor::new(log.to_vec()), 1 << 20).unwrap();
+        let (mut matching, mut line) = (Vec::new(), String::new());
+        while reader.next_matching_line(&mut line, filter).unwrap() {
+            matching.push((reader.line_number, line.clone()));
+        }
+        (matching, reader)
     }
 
     #[test]
@@ -1340,21 +1356,9 @@ mod tests {
             "plain\r\n".repeat(80)
         );
         log.extend_from_slice(&utf16(&last, true, false));
-        let (every, _) = every_line_and_start(
-            LineReader::new(std::io::Cursor::new(log.clone()), 1 << 20).unwrap(),
-        );
-        let want: Vec<(u64, String)> = every
-            .iter()
-            .filter(|(_, text, _)| filter.is_match(text.as_bytes()))
-            .map(|(number, text, _)| (*number, text.clone()))
-            .collect();
+        let (want, _) = matching_by_reading_every_line(&log, &filter);
         assert_eq!(want.len(), 3, "{want:?}");
-        let mut reader = LineReader::new(std::io::Cursor::new(log), 1 << 20).unwrap();
-        let (mut got, mut line) = (Vec::new(), String::new());
-        while reader.next_matching_line(&mut line, &filter).unwrap() {
-            got.push((reader.line_number, line.clone()));
-        }
-        assert_eq!(got, want);
+        assert_eq!(matching_by_scanning(&log, &filter).0, want);
     }
 
     #[test]
