@@ -430,9 +430,7 @@ impl<R: BufRead> Decoder<R> {
         let end = memchr::memchr(b'\n', &buf[nul..]).map_or(buf.len(), |i| nul + i + 1);
         (end, None)
     }
-}
 
-impl<R: BufRead> Decoder<R> {
     /// In UTF-8 with nothing decoded waiting: the reader's whole buffer, not checked for NULs
     /// beyond what is known clean. For a caller that checks the bytes it uses itself, in a pass
     /// it makes anyway, and marks them ([`Decoder::mark_clean`]) or falls back to `fill_buf`
