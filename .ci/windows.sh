@@ -15,7 +15,7 @@
 #    python3, pip, cargo there): tests/fixtures/build.sh into target/fixtures, the index fixtures,
 #    the tvm-ffi releases, `cargo metadata`, the stand-in linker of tests/it/verify.rs (mingw-w64),
 #    the Python sources of tests/it/whence.rs (triton's, fetched, and where this Python's standard
-#    library is), and the Linux binary's answers for every shared example and generated log
+#    library is), and the Linux binary's answers for every log of tests/logs and generated log
 #    (compared with lnkfix.exe's by tests/it/windows.rs). In target/prepared.
 # 5. Builds the tests for the Windows target and runs them with Wine as the runner.
 #
@@ -131,11 +131,11 @@ prepare() {
     answers=$prep/linux-answers
     rm -rf "$answers"
     mkdir -p "$answers"
-    for log in ../shared/examples/*.log ../shared/examples2/logs/*.log target/fixtures/logs/*.log \
+    for log in tests/logs/unresolved/*.log tests/logs/failures/logs/*.log target/fixtures/logs/*.log \
         target/fixtures-failures/*/link.log; do
         case $log in
-            ../shared/examples/*) label=examples-$(basename "$log" .log) ;;
-            ../shared/examples2/*) label=examples2-$(basename "$log" .log) ;;
+            tests/logs/unresolved/*) label=examples-$(basename "$log" .log) ;;
+            tests/logs/failures/*) label=examples2-$(basename "$log" .log) ;;
             target/fixtures-failures/*) label=failures-$(basename "$(dirname "$log")") ;;
             *) label=fixtures-$(basename "$log" .log) ;;
         esac

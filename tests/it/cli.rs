@@ -166,18 +166,24 @@ fn bundled_example_runs() {
 fn user_rules_file() {
     let dir = tempfile::tempdir().unwrap();
     let rules = dir.path().join("rules.json");
-    std::fs::write(&rules, r#"{"schema_version":1,"families":{"rocksdb":{"description":"RocksDB","crt":false,"libraries":{"static":"rocksdb.lib","dynamic":"rocksdb.lib","static-debug":"rocksdb.lib","dynamic-debug":"rocksdb.lib"}}},"rules":[{"id":"rocks","match":{"prefix":["rocksdb_"]},"family":"rocksdb"}]}"#).unwrap();
+    std::fs::write(&rules, r#"{"schema_version":1,"families":{"kvstore":{"description":"A key-value store","crt":false,"libraries":{"static":"kvstore.lib","dynamic":"kvstore.lib","static-debug":"kvstore.lib","dynamic-debug":"kvstore.lib"}}},"rules":[{"id":"kv","match":{"prefix":["kvstore_"]},"family":"kvstore"}]}"#).unwrap();
+    // A project's own C API, unresolved in its test program (MSBuild's suffix on every line).
+    let log = dir.path().join("kv_test.log");
+    std::fs::write(
+        &log,
+        "kv_test.obj : error LNK2019: unresolved external symbol kvstore_open referenced in function main [C:\\src\\kv\\build\\kv_test.vcxproj]\r\n\
+         kv_test.obj : error LNK2019: unresolved external symbol kvstore_close referenced in function main [C:\\src\\kv\\build\\kv_test.vcxproj]\r\n\
+         C:\\src\\kv\\build\\Debug\\kv_test.exe : fatal error LNK1120: 2 unresolved externals [C:\\src\\kv\\build\\kv_test.vcxproj]\r\n",
+    )
+    .unwrap();
     let out = lnkfix()
         .args(["diagnose", "--format", "json", "--rules"])
         .arg(&rules)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/examples/054.log"
-        ))
+        .arg(&log)
         .assert_retrying()
         .code(1);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["link_flags"], serde_json::json!(["rocksdb.lib"]));
+    assert_eq!(json["link_flags"], serde_json::json!(["kvstore.lib"]));
     std::fs::write(&rules, "not json").unwrap();
     let out = lnkfix()
         .args(["diagnose", "--rules"])

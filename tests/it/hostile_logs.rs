@@ -2,6 +2,8 @@
 //! It must return (never panic) and keep memory bounded. A deterministic generator keeps the
 //! run reproducible; the coverage-guided fuzz target lives in `fuzz/`.
 
+use crate::common::{self, LogSet};
+
 struct XorShift(u64);
 impl XorShift {
     fn next(&mut self) -> u64 {
@@ -12,15 +14,24 @@ impl XorShift {
     }
 }
 
-/// Every log real people posted (`../shared/examples/*.log`).
-fn example_logs() -> Vec<Vec<u8>> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples");
-    std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
-        .map(|e| std::fs::read(e.path()).unwrap())
-        .collect()
+/// Every log of a set: the unresolved-symbol logs and the other failure classes.
+fn example_logs(set: LogSet) -> Vec<Vec<u8>> {
+    let dirs = [
+        common::unresolved_logs(set),
+        common::failure_logs(set).join("logs"),
+    ];
+    let mut logs = Vec::new();
+    for dir in dirs {
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        paths.sort();
+        logs.extend(paths.iter().map(|p| std::fs::read(p).unwrap()));
+    }
+    logs
 }
 
 fn read(bytes: Vec<u8>) -> lnkfix::symbols::LinkFailure {
@@ -28,8 +39,18 @@ fn read(bytes: Vec<u8>) -> lnkfix::symbols::LinkFailure {
 }
 
 #[test]
-fn random_bytes_and_mutated_examples_never_panic() {
-    let mut seeds = example_logs();
+fn random_bytes_and_mutations_of_our_logs_never_panic() {
+    random_bytes_and_mutated_examples_never_panic(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn random_bytes_and_mutations_of_posted_logs_never_panic() {
+    random_bytes_and_mutated_examples_never_panic(LogSet::Posted);
+}
+
+fn random_bytes_and_mutated_examples_never_panic(set: LogSet) {
+    let mut seeds = example_logs(set);
     assert!(seeds.len() >= 20);
     seeds.push(Vec::new());
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
@@ -84,9 +105,19 @@ fn random_bytes_and_mutated_examples_never_panic() {
 /// The fast path (lines without an anchor skipped unread) finds exactly what reading every line
 /// finds, with the same line numbers, on real logs and on mutations of them.
 #[test]
-fn skipping_unmatched_lines_changes_nothing() {
+fn skipping_unmatched_lines_of_our_logs_changes_nothing() {
+    skipping_unmatched_lines_changes_nothing(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn skipping_unmatched_lines_of_posted_logs_changes_nothing() {
+    skipping_unmatched_lines_changes_nothing(LogSet::Posted);
+}
+
+fn skipping_unmatched_lines_changes_nothing(set: LogSet) {
     use lnkfix::linklog::{read_log, ReadLimits};
-    let mut seeds = example_logs();
+    let mut seeds = example_logs(set);
     seeds.push(
         std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),

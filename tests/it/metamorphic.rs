@@ -1,13 +1,13 @@
 //! Metamorphic tests of the paste lenses: every log we have (the triage logs in `tests/triage`,
 //! the bundled example, the real lld-link logs `tests/fixtures/build.sh` writes to
-//! `target/fixtures/logs`, and the logs real people posted, `../shared/examples/*.log`, read
-//! here and never copied) is pasted the ways people paste it: each lens in reverse, and random
+//! `target/fixtures/logs`, and the unresolved-symbol logs of `tests/logs/` or, in the ignored
+//! twins, the logs real people posted, `common::LogSet`) is pasted the ways people paste it: each lens in reverse, and random
 //! compositions of them in the order a paste happens (the tool's output, the console, the copy,
 //! Markdown). Each pasted log must yield exactly the clean log's unresolved symbols (the same
 //! linker names, in the same order) and the same LNK1120 counts: nothing missed, nothing
 //! invented.
 
-use crate::common;
+use crate::common::{self, LogSet};
 
 use std::path::{Path, PathBuf};
 
@@ -361,17 +361,22 @@ fn logs_in(dir: &Path) -> Vec<PathBuf> {
     logs
 }
 
-/// Every log: ours, the fixtures' real lld-link logs, and the posted ones.
-fn every_log() -> Vec<PathBuf> {
+/// Every log: the triage logs, the bundled example, the fixtures' real lld-link logs, and the
+/// unresolved-symbol logs of a set (ours or the posted ones).
+fn every_log(set: LogSet) -> Vec<PathBuf> {
     let root = common::root();
     let mut logs = logs_in(&root.join("tests/triage"));
     logs.push(root.join("examples/tvm-ffi-hip-lld-link.log"));
     let fixtures = logs_in(&common::fixtures().join("logs"));
     assert!(fixtures.len() >= 6, "only {} fixture logs", fixtures.len());
     logs.extend(fixtures);
-    let shared = logs_in(&root.join("../shared/examples"));
-    assert!(shared.len() >= 25, "only {} shared examples", shared.len());
-    logs.extend(shared);
+    let unresolved = logs_in(&common::unresolved_logs(set));
+    assert!(
+        unresolved.len() >= 25,
+        "only {} unresolved logs",
+        unresolved.len()
+    );
+    logs.extend(unresolved);
     logs
 }
 
@@ -432,12 +437,22 @@ fn write_paste(index: usize, shape: &str, want: &(Vec<String>, Vec<u64>), pasted
 }
 
 #[test]
-fn every_log_through_every_shape_yields_the_same_symbols() {
+fn every_log_through_every_shape_yields_the_same_symbols_ours() {
+    every_log_through_every_shape_yields_the_same_symbols(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn every_log_through_every_shape_yields_the_same_symbols_posted() {
+    every_log_through_every_shape_yields_the_same_symbols(LogSet::Posted);
+}
+
+fn every_log_through_every_shape_yields_the_same_symbols(set: LogSet) {
     let mut failures = Vec::new();
     let mut symbols_checked = 0;
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut index = 0;
-    for path in every_log() {
+    for path in every_log(set) {
         let text = clean_text(&path);
         let want = read(&text);
         symbols_checked += want.0.len();
@@ -461,11 +476,21 @@ fn every_log_through_every_shape_yields_the_same_symbols() {
 }
 
 #[test]
-fn random_compositions_yield_the_same_symbols() {
+fn random_compositions_yield_the_same_symbols_ours() {
+    random_compositions_yield_the_same_symbols(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn random_compositions_yield_the_same_symbols_posted() {
+    random_compositions_yield_the_same_symbols(LogSet::Posted);
+}
+
+fn random_compositions_yield_the_same_symbols(set: LogSet) {
     let mut failures = Vec::new();
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut compositions = 0;
-    for path in every_log() {
+    for path in every_log(set) {
         let text = clean_text(&path);
         let want = read(&text);
         for _ in 0..12 {
@@ -510,8 +535,18 @@ fn random_compositions_yield_the_same_symbols() {
 /// The clean text (lines joined with `\n`) reads as the file does: the shapes start from what
 /// the log really says.
 #[test]
-fn clean_text_reads_as_the_file() {
-    for path in every_log() {
+fn clean_text_reads_as_the_file_ours() {
+    clean_text_reads_as_the_file(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn clean_text_reads_as_the_file_posted() {
+    clean_text_reads_as_the_file(LogSet::Posted);
+}
+
+fn clean_text_reads_as_the_file(set: LogSet) {
+    for path in every_log(set) {
         let from_file = read(&String::from_utf8_lossy(&std::fs::read(&path).unwrap()));
         assert_eq!(read(&clean_text(&path)), from_file, "{}", path.display());
     }

@@ -3,7 +3,7 @@
 //! tested tvm-ffi release, and the ninja link line the patched file generates carries exactly the
 //! libraries lnkfix diagnosed.
 
-use crate::common;
+use crate::common::{self, LogSet};
 
 use crate::patch_common;
 use common::StartRetrying;
@@ -104,21 +104,44 @@ fn closed_loop_md_log_patches_every_release() {
     check_every_release("md-demangled", &diagnosis);
 }
 
+/// A cargo log of HIP symbols (the `001` shape: a `note:` block with `␍` line ends) patches every
+/// release.
 #[test]
-fn shared_example_patches_every_release() {
-    let log = common::root().join("../shared/examples/001.log");
+fn our_cargo_log_patches_every_release() {
+    cargo_log_patches_every_release(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn the_posted_cargo_log_patches_every_release() {
+    cargo_log_patches_every_release(LogSet::Posted);
+}
+
+fn cargo_log_patches_every_release(set: LogSet) {
+    let log = common::log_of(set, "unresolved", "001");
     let diagnosis = common::diagnose_json(&common::root(), &[log.to_str().unwrap()]);
     check_every_release("001", &diagnosis);
 }
 
-/// Every `diagnose --format json` of the shared example logs (both sets) reads back into
-/// `Diagnosis`, and writes out again as the identical JSON value: a saved diagnosis loses nothing.
+/// Every `diagnose --format json` of a set's logs (both kinds) reads back into `Diagnosis`, and
+/// writes out again as the identical JSON value: a saved diagnosis loses nothing.
 #[test]
-fn every_saved_diagnosis_reads_back_unchanged() {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+fn every_saved_diagnosis_of_our_logs_reads_back_unchanged() {
+    every_saved_diagnosis_reads_back_unchanged(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn every_saved_diagnosis_of_the_posted_logs_reads_back_unchanged() {
+    every_saved_diagnosis_reads_back_unchanged(LogSet::Posted);
+}
+
+fn every_saved_diagnosis_reads_back_unchanged(set: LogSet) {
     let mut logs = Vec::new();
-    for dir in ["shared/examples", "shared/examples2/logs"] {
-        let dir = root.join(dir);
+    for dir in [
+        common::unresolved_logs(set),
+        common::failure_logs(set).join("logs"),
+    ] {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "log") {

@@ -1,7 +1,8 @@
 //! Triage's inputs and outputs: freshness (stale, missing, empty logs), stdin and encodings, user
-//! rule files, the real examples in `../shared/examples/`, the JSON shape and the text report, and
+//! rule files, the unresolved-symbol logs (ours and the posted ones, `common::LogSet`), the JSON shape and the text report, and
 //! inputs that must not panic.
 
+use crate::common::{self, LogSet};
 use lnkfix::triage::{self, Stage, TriageError, TriageOptions};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -10,15 +11,6 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/triage")
         .join(name)
-}
-
-fn examples_dir() -> PathBuf {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/examples"));
-    assert!(
-        dir.join("cases.jsonl").is_file(),
-        "../shared/examples is missing: the tests read the shared examples beside the checkout"
-    );
-    dir
 }
 
 /// Copies a fixture into a temporary directory and sets its modification time.
@@ -239,8 +231,18 @@ fn user_rules_add_and_replace_rows() {
 }
 
 #[test]
-fn shared_examples_are_link_stage_with_a_diagnosis() {
-    let dir = examples_dir();
+fn our_unresolved_logs_are_link_stage_with_a_diagnosis() {
+    unresolved_logs_are_link_stage_with_a_diagnosis(LogSet::Ours);
+}
+
+#[test]
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn posted_unresolved_logs_are_link_stage_with_a_diagnosis() {
+    unresolved_logs_are_link_stage_with_a_diagnosis(LogSet::Posted);
+}
+
+fn unresolved_logs_are_link_stage_with_a_diagnosis(set: LogSet) {
+    let dir = common::unresolved_logs(set);
     let mut ids: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| {

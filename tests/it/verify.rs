@@ -133,10 +133,8 @@ fn ninja_log(output: &str, command: &str, linker_output: &str) -> String {
 /// named when it is missing, and with it in place every output the command names is redirected;
 /// the program itself, a path on the machine that ran the build, cannot start here.
 #[test]
-fn real_logs_name_their_failed_link_commands() {
-    let shared = common::root().join("../shared");
-    // The log, where the command is found, the response file it needs, its program, its outputs.
-    type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a str, &'a [&'a str]);
+#[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]
+fn posted_logs_name_their_failed_link_commands() {
     let cases: [Case; 7] = [
         (
             "examples/005.log",
@@ -185,8 +183,25 @@ fn real_logs_name_their_failed_link_commands() {
             &[r"..\..\build\LibVs.dll", r"..\..\build\LibVs.pdb", r"..\..\build\LibVs.lib"],
         ),
     ];
-    for (id, where_found, response_file, program, outputs) in cases {
-        let log = text(&shared.join(id));
+    logs_name_their_failed_link_commands(&common::posted_logs(), &cases);
+}
+
+/// The log (relative to its set's folder), where the command is found, the response file it
+/// needs, its program, its outputs.
+type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a str, &'a [&'a str]);
+
+/// Our logs of the same wrappers: the failed link command is found where each build printed it.
+#[test]
+fn our_logs_name_their_failed_link_commands() {
+    logs_name_their_failed_link_commands(&common::root().join("tests/logs"), OUR_LINK_COMMANDS);
+}
+
+const OUR_LINK_COMMANDS: &[Case] = &[];
+
+fn logs_name_their_failed_link_commands(root: &Path, cases: &[Case]) {
+    assert!(cases.len() >= 7, "{} cases", cases.len());
+    for &(id, where_found, response_file, program, outputs) in cases {
+        let log = text(&root.join(id));
         let build = tempfile::Builder::new()
             .prefix("lnkfix-verify-real-")
             .tempdir()

@@ -9,7 +9,7 @@
 //! - a UTF-16LE log with BOM, as PowerShell's `>` writes it, naming `C:\Users\Jörg\...`;
 //! - no colour escapes when stdout is a file or a pipe;
 //! - `patch --apply`: the rename over the existing file, CRLF kept, sharing violations;
-//! - the same answers as the Linux binary for every shared example and generated lld-link log.
+//! - the same answers as the Linux binary for every log of `tests/logs` and generated lld-link log.
 //!
 //! - the index cache in `%LOCALAPPDATA%`.
 //!
@@ -596,14 +596,14 @@ fn patch_apply_refuses_cleanly_when_the_file_is_locked() {
     );
 }
 
-/// Item 4: for every shared example and every generated lld-link log, `lnkfix.exe diagnose` gives
+/// Item 4: for every log of `tests/logs` and every generated lld-link log, `lnkfix.exe diagnose` gives
 /// the JSON (but the `log` path) and the text report that the Linux binary gave, and the same exit
 /// code. `.ci/windows.sh` saved the Linux answers in `prepared()/linux-answers`.
 #[test]
 fn same_answers_as_the_linux_binary() {
     let answers = common::prepared().join("linux-answers");
-    let examples = common::root().join(r"..\shared\examples");
-    let examples2 = common::root().join(r"..\shared\examples2\logs");
+    let examples = common::root().join(r"tests\logs\unresolved");
+    let examples2 = common::root().join(r"tests\logs\failures\logs");
     let mut logs: Vec<(String, PathBuf)> = Vec::new();
     // The real failing links of every failure class: one link.log per case directory.
     let failures = common::failure_links();
