@@ -49,6 +49,11 @@ pub struct LogContext {
     /// (`linker command failed`, `lld-link: error:`), whatever their shape: a failed link, even
     /// when no record could be read from them.
     pub failure_lines: Vec<Mention<String>>,
+    /// The compiler's fatal errors during link-time code generation (`fatal error C1047: The
+    /// object or library file 'x' was created by a different version of the compiler ...`,
+    /// C1900, C1905):
+    /// the line's text (up to 2,000 characters), first mentions.
+    pub compiler_errors: Vec<Mention<String>>,
 }
 
 /// A log's context, read from the log the first time a problem asks for it: most diagnoses (a
@@ -158,6 +163,9 @@ fn filter(failures: bool) -> &'static LineFilter {
             "/out:",
             "-out:",
             "-OUT:",
+            "C1047",
+            "C1900",
+            "C1905",
         ];
         if failures {
             needles.extend([
@@ -318,6 +326,15 @@ impl LogContext {
                     text: short.clone(),
                 });
             }
+        }
+        if ["C1047", "C1900", "C1905"].iter().any(|c| text.contains(c))
+            && self.compiler_errors.len() < MAX_MENTIONS
+        {
+            self.compiler_errors.push(Mention {
+                value: text.trim().chars().take(2000).collect(),
+                line,
+                text: short.clone(),
+            });
         }
         if failures && self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
             self.failure_lines.push(Mention {

@@ -22,6 +22,9 @@
 //!   startup code asks for;
 //! - `other`: an LNK2038 on another `detect_mismatch` key, a file that is no object or library
 //!   (LNK1107, LNK1136), a program database the linker cannot write (LNK1201, LNK1318);
+//! - [`fatal`]: every other fatal error of link.exe and lld-link, from a catalogue (link-time
+//!   code generation across compiler versions, an image over 4 GB, a tool that cannot run, a
+//!   program database, an invalid input, ...);
 //! - `unresolved`: the rest of the unresolved symbols, with the resolver's verdict and flags.
 
 pub mod cannot_open;
@@ -29,6 +32,7 @@ pub mod context;
 pub mod crt_mismatch;
 pub mod duplicate;
 pub mod entry_point;
+pub mod fatal;
 pub mod machine;
 mod other;
 pub(crate) mod text;
@@ -66,6 +70,17 @@ pub enum ProblemKind {
     ToolsetMismatch,
     /// The entry point or the subsystem is wrong (LNK1561, `main`/`WinMain` from the startup code).
     EntryPoint,
+    /// Link-time code generation across compiler versions (LNK1257 after C1047, lld-link's
+    /// `is not a native COFF file`).
+    LtcgMismatch,
+    /// The image would exceed the 4 GB a PE file can hold (LNK1248).
+    ImageTooLarge,
+    /// A tool the linker runs cannot be started (LNK1158: `rc.exe`, `cvtres.exe`, `mt.exe`).
+    ToolMissing,
+    /// The program database cannot be read or written (LNK1200, LNK1201, LNK1318, ...).
+    Pdb,
+    /// An input that is no valid object or library (LNK1107, LNK1136, LNK1143, ...).
+    CorruptInput,
     /// Another failure lnkfix recognises.
     Other,
 }
@@ -81,6 +96,11 @@ impl ProblemKind {
             ProblemKind::CannotOpen => "cannot-open",
             ProblemKind::ToolsetMismatch => "toolset-mismatch",
             ProblemKind::EntryPoint => "entry-point",
+            ProblemKind::LtcgMismatch => "ltcg-mismatch",
+            ProblemKind::ImageTooLarge => "image-too-large",
+            ProblemKind::ToolMissing => "tool-missing",
+            ProblemKind::Pdb => "pdb",
+            ProblemKind::CorruptInput => "corrupt-input",
             ProblemKind::Other => "other",
         }
     }
@@ -95,6 +115,11 @@ impl ProblemKind {
             ProblemKind::CannotOpen => "cannot open",
             ProblemKind::ToolsetMismatch => "toolset mismatch",
             ProblemKind::EntryPoint => "entry point",
+            ProblemKind::LtcgMismatch => "link-time code generation",
+            ProblemKind::ImageTooLarge => "image too large",
+            ProblemKind::ToolMissing => "tool missing",
+            ProblemKind::Pdb => "program database",
+            ProblemKind::CorruptInput => "corrupt input",
             ProblemKind::Other => "link failure",
         }
     }
@@ -314,6 +339,7 @@ pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
     out.extend(duplicate::find(&mut scan));
     out.extend(entry_point::find(&mut scan));
     out.extend(other::find(&mut scan));
+    out.extend(fatal::find(&mut scan));
     out.extend(unresolved::find(&mut scan));
     out
 }

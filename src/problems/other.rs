@@ -1,7 +1,8 @@
 //! Other failures lnkfix recognises, outside the six classes (docs/RULES.md §20): an LNK2038 on a
-//! `#pragma detect_mismatch` key that is no CRT or toolset choice, a file the linker cannot read
-//! as an object or library (LNK1107, LNK1136, lld-link's `unknown file type`), and a program
-//! database it cannot write (LNK1201, LNK1318).
+//! `#pragma detect_mismatch` key that is no CRT or toolset choice (`other`), a file the linker
+//! cannot read as an object or library (LNK1107, LNK1136, lld-link's `unknown file type`:
+//! `corrupt-input`), and a program database it cannot write (LNK1201, LNK1318: `pdb`). The rest of
+//! the fatal errors are in [`super::fatal`]'s catalogue.
 
 use super::crt_mismatch::mismatch_sides;
 use super::text::{files, quoted};
@@ -90,7 +91,7 @@ fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
             )
         };
         let mut problem = Problem::new(
-            ProblemKind::Other,
+            ProblemKind::CorruptInput,
             format!("{file} is not an object or library the linker can read"),
             cause,
             fix,
@@ -111,7 +112,7 @@ fn unwritable_pdbs(scan: &mut Scan<'_>) -> Vec<Problem> {
             .into_iter()
             .find(|q| q.to_ascii_lowercase().ends_with(".pdb"));
         let mut problem = Problem::new(
-            ProblemKind::Other,
+            ProblemKind::Pdb,
             format!(
                 "the linker cannot write the program database{}",
                 pdb.as_deref().map(|p| format!(" {p}")).unwrap_or_default()
@@ -153,7 +154,7 @@ mod tests {
         let d = diagnose(
             "C:\\deps\\zlib1.dll : fatal error LNK1107: invalid or corrupt file: cannot read at 0x2F8\n",
         );
-        assert_eq!(d.problems[0].kind, ProblemKind::Other);
+        assert_eq!(d.problems[0].kind, ProblemKind::CorruptInput);
         assert!(
             d.problems[0]
                 .subjects
@@ -163,7 +164,7 @@ mod tests {
             d.problems[0].subjects
         );
         let d = diagnose("LINK : fatal error LNK1201: error writing to program database 'C:\\b\\app.pdb'; check for insufficient disk space, invalid path, or insufficient privilege\n");
-        assert_eq!(d.problems[0].kind, ProblemKind::Other);
+        assert_eq!(d.problems[0].kind, ProblemKind::Pdb);
         assert!(d.problems[0]
             .subjects
             .iter()

@@ -133,7 +133,14 @@ pub(super) fn row_of_problem(diagnosis: &Diagnosis) -> Option<&'static str> {
         ProblemKind::CannotOpen => "link-cannot-open",
         ProblemKind::ToolsetMismatch => "link-toolset-mismatch",
         ProblemKind::EntryPoint => "link-entry-point",
-        ProblemKind::Other => return None,
+        // No row of their own: triage answers with the link stage's general row, and the
+        // diagnosis it carries names the problem.
+        ProblemKind::LtcgMismatch
+        | ProblemKind::ImageTooLarge
+        | ProblemKind::ToolMissing
+        | ProblemKind::Pdb
+        | ProblemKind::CorruptInput
+        | ProblemKind::Other => return None,
     })
 }
 

@@ -236,6 +236,57 @@ const EXCERPTS: &[Excerpt] = &[
         fix: &["/SUBSYSTEM"],
         says: &["entry point"],
     },
+    // ---- fatal errors of the catalogue ----
+    Excerpt {
+        // https://github.com/open-simh/simh/issues/255 (MSBuild, CI): a prebuilt libpng built
+        // by another compiler version, linked with /LTCG.
+        source: "open-simh/simh#255",
+        log: "LINK : fatal error C1047: The object or library file '..\\..\\windows-build\\lib\\Release\\\\libpng16.lib' was created by a different version of the compiler than other objects like '..\\BIN\\NT\\Project\\simh\\SEL32\\Win32-Release\\scp.obj'; rebuild all objects and libraries with the same compiler [D:\\a\\simh\\simh\\Visual Studio Projects\\SEL32.vcxproj]\nLINK : fatal error LNK1257: code generation failed [D:\\a\\simh\\simh\\Visual Studio Projects\\SEL32.vcxproj]\n",
+        kind: ProblemKind::LtcgMismatch,
+        subjects: &["..\\..\\windows-build\\lib\\Release\\\\libpng16.lib", "..\\BIN\\NT\\Project\\simh\\SEL32\\Win32-Release\\scp.obj"],
+        fix: &["rebuild ..\\..\\windows-build\\lib\\Release\\\\libpng16.lib with the toolset"],
+        says: &["C1047"],
+    },
+    Excerpt {
+        // https://github.com/fireice-uk/xmr-stak/issues/487 (MSBuild, hard-wrapped): objects of a
+        // newer compiler than the linking toolset's back end.
+        source: "fireice-uk/xmr-stak#487",
+        log: "LINK : fatal error C1900: Il mismatch between 'P1' version '20161212' and 'P2' version '20150812' [C:\\Users\\USER\\De\nsktop\\xmr\\xmr-stak\\build\\xmrstak_opencl_backend.vcxproj]\nLINK : fatal error LNK1257: code generation failed [C:\\Users\\USER\\Desktop\\xmr\\xmr-stak\\buil\nd\\xmrstak_opencl_backend.vcxproj]\n",
+        kind: ProblemKind::LtcgMismatch,
+        subjects: &[],
+        fix: &["link with the toolset that compiled the objects"],
+        says: &["C1900", "newer compiler"],
+    },
+    Excerpt {
+        // https://github.com/LandSandBoat/server/issues/10360 (ninja, CMake): lib.exe writing a
+        // static library over 4 GB.
+        source: "LandSandBoat/server#10360",
+        log: "FAILED: src/map/xi_map_lib.lib \nC:\\Users\\Admin\\Documents\\GitHub\\Server\\build\\x64-Release\\src\\map\\xi_map_lib.lib : fatal error LNK1248: image size (1002B63D2) exceeds maximum allowable size (FFFFFFFF)\n",
+        kind: ProblemKind::ImageTooLarge,
+        subjects: &["C:\\Users\\Admin\\Documents\\GitHub\\Server\\build\\x64-Release\\src\\map\\xi_map_lib.lib"],
+        fix: &["/Zi", "split it into several libraries"],
+        says: &["static library", "4.00 GB, over the limit of 4 GB"],
+    },
+    Excerpt {
+        // https://github.com/PaddlePaddle/Paddle/issues/38987 (zh-CN): a DLL over 2 GB; the
+        // thread's answer was to build fewer GPU architectures.
+        source: "PaddlePaddle/Paddle#38987",
+        log: "LINK : fatal error LNK1248: 映像大小(8085D000)超过允许的最大大小(80000000)\n",
+        kind: ProblemKind::ImageTooLarge,
+        subjects: &[],
+        fix: &["fewer GPU architectures"],
+        says: &["over the limit of 2 GB"],
+    },
+    Excerpt {
+        // https://github.com/dmlc/xgboost/issues/3006 (MSBuild, CMake's compiler check): the
+        // resource compiler is not on PATH.
+        source: "dmlc/xgboost#3006",
+        log: "LINK : fatal error LNK1158: cannot run 'rc.exe' [C:\\xgboost\\build\\CMakeFiles\\3.9.4\\CompilerIdC\\CompilerIdC.vcxproj]\n",
+        kind: ProblemKind::ToolMissing,
+        subjects: &["rc.exe"],
+        fix: &["developer prompt"],
+        says: &["rc.exe"],
+    },
 ];
 
 #[test]

@@ -1,0 +1,452 @@
+//! The fatal errors of link.exe and lld-link that no class module explains: a catalogue of what
+//! each means, its cause and its one fix (docs/RULES.md §20, "Fatal errors"). The six classes and
+//! `other` run first and claim their codes (LNK1104, LNK1112, LNK1120, LNK1169, LNK1561, ...);
+//! what is left here is every other code that ends a link, so that a failed link with one of them
+//! is never "not classified".
+//!
+//! Two entries read more than their own line: LNK1257 (link-time code generation failed) cites
+//! the compiler's C1047 line before it, which names the object built by another compiler version,
+//! and lld-link's errors are recognised by their text (`is not a native COFF file`, a bitcode
+//! reader's `Producer:`/`Reader:` versions, `image size ... exceeds maximum allowable size`).
+
+use super::text::{files, quoted};
+use super::{Problem, ProblemKind, Scan};
+use crate::linklog::Finding;
+
+/// One code of the catalogue.
+struct Entry {
+    /// The code (`LNK1248`).
+    code: &'static str,
+    /// The kind of problem it is.
+    kind: ProblemKind,
+    /// The headline; `{file}` stands for the file the record names, when it names one.
+    summary: &'static str,
+    /// Why it happens.
+    cause: &'static str,
+    /// The one fix.
+    fix: &'static str,
+}
+
+/// Shorthand for the catalogue's rows.
+const fn entry(
+    code: &'static str,
+    kind: ProblemKind,
+    summary: &'static str,
+    cause: &'static str,
+    fix: &'static str,
+) -> Entry {
+    Entry {
+        code,
+        kind,
+        summary,
+        cause,
+        fix,
+    }
+}
+
+use ProblemKind::{CorruptInput, EntryPoint, ImageTooLarge, LtcgMismatch, Other, Pdb, ToolMissing};
+
+/// The fatal errors of link.exe that no other module claims, in code order.
+const CATALOGUE: &[Entry] = &[
+    entry("LNK1000", Other, "the linker crashed (internal error)",
+        "link.exe hit an internal error; it is a defect of that toolset version, often on incremental links or unusual inputs, not of the code",
+        "link once with /INCREMENTAL:NO after deleting the .ilk file; if it still crashes, update Visual Studio to its latest servicing release"),
+    entry("LNK1102", Other, "the linker ran out of memory",
+        "the 32-bit hosted linker cannot address more than 4 GB, and a large link with debug information or /LTCG needs more",
+        "use the 64-bit hosted toolset (MSBuild /p:PreferredToolArchitecture=x64, a Hostx64 vcvars prompt), or link with less debug information (/DEBUG:FASTLINK)"),
+    entry("LNK1103", CorruptInput, "the debugging information in {file} is corrupt",
+        "the object was written by a compiler whose debug format this linker cannot read, or the file was damaged",
+        "rebuild {file} with the same toolset as the link"),
+    entry("LNK1106", CorruptInput, "{file} is invalid, or the disk is full",
+        "the linker could not seek in the file: it was cut short (a download, a build stopped while writing), or the disk the output goes to is full",
+        "free disk space, delete {file} and rebuild it (or download it again)"),
+    entry("LNK1113", CorruptInput, "{file} has an invalid machine type",
+        "the file's header names no machine this linker knows: a damaged file, or one from another platform's toolchain",
+        "rebuild {file} for this platform with MSVC or LLVM"),
+    entry("LNK1123", ToolMissing, "the conversion of resources to COFF failed",
+        "cvtres.exe, which the linker runs to convert compiled resources, failed: the classic case is Visual Studio 2010's cvtres.exe after .NET Framework 4.5 replaced it; an incremental link of a damaged .res does the same",
+        "install Visual Studio 2010 SP1 (or use a newer toolset); otherwise rebuild the .res file and link with /INCREMENTAL:NO"),
+    entry("LNK1127", CorruptInput, "the library {file} is corrupt",
+        "the archive's member table or a member is damaged (a build stopped while writing it, a copy cut short, a Git LFS pointer)",
+        "rebuild or download {file} again"),
+    entry("LNK1140", Pdb, "too many modules for the program database",
+        "a PDB of the old format holds at most 4,096 modules (64K in newer toolsets), and this link has more",
+        "link with a newer toolset, or split the image into DLLs"),
+    entry("LNK1143", CorruptInput, "{file} is invalid or corrupt: no symbol for a COMDAT section",
+        "the object was written by a compiler the linker does not fully understand (another compiler's or a newer MSVC's object format), or was damaged",
+        "rebuild {file} with the toolset that links it"),
+    entry("LNK1149", Other, "the output file is also an input",
+        "the name given to /OUT: (or /IMPLIB:) is the name of a file the link reads, so the linker would overwrite its own input",
+        "give the output another name, or rename the input"),
+    entry("LNK1152", Other, "the linker cannot resolve undecorated names in the .def file",
+        "an EXPORTS entry names a function without its decoration, and the objects define more than one decorated name that could match",
+        "write the decorated name in the .def file, or export with __declspec(dllexport) instead"),
+    entry("LNK1158", ToolMissing, "the linker cannot run {file}",
+        "link.exe runs rc.exe and cvtres.exe (resources) and mt.exe (manifests) from PATH; they are in the Windows SDK's bin directory, which a shell that is not a developer prompt lacks (a build started from a plain terminal, an IDE's own terminal, a CI step without vcvars)",
+        "run the build from the Visual Studio developer prompt (vcvars64.bat), or put the Windows SDK's bin\\<version>\\x64 directory on PATH"),
+    entry("LNK1165", Other, "the link failed because of fixup errors",
+        "a relocation cannot be applied: code refers to a symbol too far away or of the wrong kind (mixing /LARGEADDRESSAWARE:NO with large images, hand-written assembly)",
+        "read the LNK2xxx fixup errors before this line; they name the object and symbol to rebuild or fix"),
+    entry("LNK1170", Other, "a line of a response file is too long",
+        "a line of a command file holds 131,071 characters or more (a build generator wrote every input on one line)",
+        "split the response file into lines (one input a line), or shorten the paths"),
+    entry("LNK1179", CorruptInput, "{file} is invalid or corrupt: a duplicate COMDAT",
+        "two sections of one object claim the same COMDAT name: the object was damaged or written by a defective compiler",
+        "rebuild {file}; if it is a prebuilt library, get one built by the toolset that links it"),
+    entry("LNK1189", Other, "the library has more than 65,535 objects",
+        "a static library can hold at most 65,535 members, and this one would hold more",
+        "split the library in two, or make it a DLL"),
+    entry("LNK1196", CorruptInput, "{file} holds an invalid or corrupt import object",
+        "a member of the import library is damaged, or the import library was written by a tool whose format this linker does not read",
+        "make the import library again (lib /DEF: from the .def file, or the toolset's own import library)"),
+    entry("LNK1200", Pdb, "the linker cannot read the program database",
+        "the PDB the link updates (or one an object refers to) is damaged or was written by another toolset version",
+        "delete the .pdb (and the .ilk) files of the output and link again"),
+    entry("LNK1210", Other, "the incremental link state is full",
+        "the .ilk file of an incremental link exceeded its internal size limit",
+        "link with /INCREMENTAL:NO, or delete the .ilk file and link again"),
+    entry("LNK1218", Other, "a warning was treated as an error",
+        "/WX turns the linker's warnings into errors, and a warning above this line stopped the link",
+        "fix the warning above this line, or link without /WX"),
+    entry("LNK1221", EntryPoint, "the subsystem cannot be inferred",
+        "no entry point the linker knows (main, wmain, WinMain, wWinMain, DllMain) tells whether this is a console or a windows program",
+        "pass /SUBSYSTEM:CONSOLE or /SUBSYSTEM:WINDOWS, or define the entry point the subsystem needs"),
+    entry("LNK1223", CorruptInput, "{file} is invalid or corrupt",
+        "the file's sections or symbol table cannot be read: a damaged file, or one another compiler wrote in a form the linker rejects",
+        "rebuild {file} with the toolset that links it"),
+    entry("LNK1237", LtcgMismatch, "code generation introduced a reference to a symbol of a /GL module",
+        "during link-time code generation the compiler called a helper defined in an object compiled with /GL; the link cannot resolve it after code generation",
+        "compile the object that defines the helper without /GL (or link without /LTCG)"),
+    entry("LNK1245", EntryPoint, "the subsystem is invalid",
+        "/SUBSYSTEM names a subsystem the entry point or machine does not allow",
+        "pass the subsystem the program is for: /SUBSYSTEM:CONSOLE or /SUBSYSTEM:WINDOWS"),
+    // The problem is written by `image_too_large`, which reads the sizes and what is too large.
+    entry("LNK1248", ImageTooLarge, "the image would be too large",
+        "a PE image or a static library would exceed its size limit",
+        "make it smaller, or split it"),
+    entry("LNK1257", LtcgMismatch, "link-time code generation failed",
+        "the compiler's back end failed while generating code for /GL objects at link time; the line before this one says why (C1047: objects or libraries built by another compiler version)",
+        "rebuild every /GL object and library with the toolset that links them, or build the prebuilt library without /GL"),
+    entry("LNK1264", Other, "/LTCG was given but nothing needs code generation",
+        "/LTCG:INCREMENTAL (or a profile-guided /LTCG option) needs objects compiled with /GL, and none is",
+        "link without /LTCG, or compile with /GL"),
+    entry("LNK1279", CorruptInput, "{file} holds invalid exception data (.pdata)",
+        "the object's unwind data is invalid: hand-written assembly without proper unwind directives, or a damaged file",
+        "rebuild {file}; for assembly, declare the unwind data with the assembler's frame directives"),
+    entry("LNK1285", Pdb, "the program database is corrupt",
+        "the PDB the link reads or updates is damaged (a build stopped while writing it)",
+        "delete the .pdb (and .ilk) files and link again"),
+    entry("LNK1296", ToolMissing, "the linker cannot load one of its DLLs",
+        "a DLL of the toolset (mspdbcore.dll, c2.dll for /LTCG) is missing or of another version: a broken or half-updated Visual Studio install, or a PATH that mixes two toolsets",
+        "repair the Visual Studio installation, and run the link from its own developer prompt"),
+    entry("LNK1301", LtcgMismatch, "/LTCG objects of managed code are not allowed with this /LTCG option",
+        "objects compiled with /clr and /GL cannot be used with the profile-guided /LTCG options",
+        "compile the /clr objects without /GL, or link with plain /LTCG"),
+    entry("LNK1313", Other, "native and pure managed modules cannot be linked together",
+        "objects compiled with /clr:pure cannot be linked with native objects (or /clr objects that contain native code)",
+        "compile every object with /clr, or none with /clr:pure"),
+    entry("LNK1314", CorruptInput, "{file} has a corrupt or invalid symbol table",
+        "the object's symbol table cannot be read: a damaged file, or another compiler's object format",
+        "rebuild {file} with the toolset that links it"),
+];
+
+/// The catalogue row of a code.
+fn catalogue(code: &str) -> Option<&'static Entry> {
+    CATALOGUE.iter().find(|e| e.code == code)
+}
+
+/// The fatal errors left unexplained, one problem each.
+pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let codes: Vec<&str> = CATALOGUE.iter().map(|e| e.code).collect();
+    let mut out = Vec::new();
+    for (i, f) in scan.unclaimed(&codes) {
+        let Some(entry) = catalogue(&f.code) else {
+            continue;
+        };
+        scan.claim(i);
+        out.push(if entry.kind == ImageTooLarge {
+            image_too_large(f, named_file(f), 16)
+        } else {
+            from_catalogue(scan, entry, f)
+        });
+    }
+    for (i, f) in scan.unclaimed_lld("") {
+        if let Some(problem) = from_lld(f) {
+            scan.claim(i);
+            out.push(problem);
+        }
+    }
+    out
+}
+
+/// The file a record names: its quoted file, a file in its text, or the file before `:`.
+fn named_file(f: &Finding) -> Option<String> {
+    quoted(&f.text)
+        .into_iter()
+        .chain(files(&f.text))
+        .chain(f.objects.iter().filter(|o| *o != "LINK").cloned())
+        .find(|name| name.contains('.'))
+}
+
+/// The problem of a catalogued code.
+fn from_catalogue(scan: &Scan<'_>, entry: &Entry, f: &Finding) -> Problem {
+    let file = named_file(f);
+    let fill = |text: &str| text.replace("{file}", file.as_deref().unwrap_or("the file"));
+    let mut problem = Problem::new(
+        entry.kind,
+        fill(entry.summary),
+        fill(entry.cause),
+        fill(entry.fix),
+    );
+    problem.line(f.line);
+    if let Some(file) = file {
+        problem.subject(file);
+    }
+    if entry.code == "LNK1257" {
+        cite_other_compiler(scan, &mut problem);
+    }
+    problem
+}
+
+/// LNK1257 after the compiler's own fatal error, which the log's context keeps: C1047 (an object
+/// or library built by another compiler version, and one of the rest), C1900 (objects of a newer
+/// compiler than the linker's back end), C1905 (a /GL object of another processor).
+fn cite_other_compiler(scan: &Scan<'_>, problem: &mut Problem) {
+    let context = scan.inputs.context.get();
+    let Some(mention) = context.compiler_errors.first() else {
+        return;
+    };
+    problem.cite(mention.line, &mention.text);
+    let text = mention.value.as_str();
+    let named = quoted(text);
+    if text.contains("C1900") {
+        problem.summary = "objects compiled by a newer compiler than the linker's (C1900)".into();
+        problem.cause = "link-time code generation runs the compiler's back end of the linking toolset, and objects compiled with /GL by a newer compiler carry a format it does not know (the 'P1' version is the compiler's, 'P2' the linker's)".into();
+        problem.fix = "link with the toolset that compiled the objects (the newer), or rebuild the /GL objects and libraries with the linking toolset".into();
+    } else if text.contains("C1905") {
+        problem.summary = "a /GL object was compiled for another processor (C1905)".into();
+        problem.cause = "link-time code generation cannot mix /GL objects compiled for one machine with a link for another (an x86 object in an x64 link)".into();
+        problem.fix = "rebuild the /GL objects for the link's machine (the developer prompt of that machine), or link for theirs".into();
+    } else if let Some(built) = named.first() {
+        // A library member, or a library, is rebuilt as its library.
+        let rebuild = built
+            .split_once('(')
+            .map_or(built.as_str(), |(library, _)| library);
+        let other = named.get(1);
+        problem.summary = format!("{built} was built by another compiler version (C1047)");
+        problem.cause = match other {
+            Some(other) => format!(
+                "{built} was built by a different compiler version than other objects such as {other}, and link-time code generation (/GL objects) needs one compiler for all (C1047)"
+            ),
+            None => format!(
+                "{built} was built by an older compiler than the other objects, and link-time code generation (/GL objects) needs one compiler for all (C1047)"
+            ),
+        };
+        problem.fix = format!(
+            "rebuild {rebuild} with the toolset that links it (or get a build of it made without /GL); the toolset of the rest of the link is the one to keep"
+        );
+        problem.subject(built.clone());
+        if let Some(other) = other {
+            problem.subject(other.clone());
+        }
+    }
+}
+
+/// The numbers in parentheses of an image-size record, in `radix` (link.exe writes hexadecimal,
+/// lld-link decimal): the size and the limit.
+fn sizes(text: &str, radix: u32) -> Vec<u64> {
+    text.split('(')
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .filter_map(|n| u64::from_str_radix(n.trim(), radix).ok())
+        .collect()
+}
+
+/// LNK1248 and lld-link's `image size (N) exceeds maximum allowable size (M)`: the size and the
+/// limit the record names, and the fix for what is too large (a static library, which lib.exe
+/// writes, or an image).
+fn image_too_large(f: &Finding, file: Option<String>, radix: u32) -> Problem {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let numbers = sizes(&f.text, radix);
+    let over = match numbers.as_slice() {
+        [size, limit, ..] => format!(
+            " ({:.2} GB, over the limit of {:.0} GB)",
+            *size as f64 / GIB,
+            *limit as f64 / GIB
+        ),
+        _ => String::new(),
+    };
+    let library = file
+        .as_deref()
+        .is_some_and(|f| f.to_ascii_lowercase().ends_with(".lib"));
+    let mut problem = if library {
+        let file = file.clone().unwrap_or_default();
+        Problem::new(
+            ImageTooLarge,
+            format!("the static library {file} would be too large{over}"),
+            "lib.exe writes an archive of at most 4 GB, and this library's objects add up to more: debug information embedded in every object (/Z7), a Debug configuration, or explicit template instantiations for many types".into(),
+            format!("make {file} smaller: build it in Release or with /Zi (debug information in a PDB, not in the objects), turn off explicit instantiation of templates it does not need, or split it into several libraries or a DLL"),
+        )
+    } else {
+        Problem::new(
+            ImageTooLarge,
+            format!("the image would be too large{over}"),
+            "a PE image is limited in size (4 GB for the file format, 2 GB for what the loader maps), and static data, embedded resources or device code (a fat binary of many GPU architectures) push it over".into(),
+            "build device code for fewer GPU architectures (only the ones you run on), link the Release configuration, move large data out of the image (files or resources loaded at run time), or split it into DLLs".into(),
+        )
+    };
+    problem.line(f.line);
+    if let Some(file) = file {
+        problem.subject(file);
+    }
+    problem
+}
+
+/// lld-link's fatal errors of the catalogue's kinds, recognised by their text.
+fn from_lld(f: &Finding) -> Option<Problem> {
+    let text = f.text.as_str();
+    let file = || text.split(": ").next().unwrap_or("the file").to_string();
+    let mut problem = if text.contains("is not a native COFF file") {
+        let file = file();
+        let mut p = Problem::new(
+            LtcgMismatch,
+            format!("{file} was compiled with /GL, which lld-link cannot read"),
+            format!("{file} holds MSVC's link-time code generation format (cl /GL, or a library built with whole-program optimisation); only link.exe can generate its code"),
+            format!("rebuild {file} without /GL (MSBuild: WholeProgramOptimization false), or link with link.exe"),
+        );
+        p.subject(file);
+        p
+    } else if text.contains("Producer: '") && text.contains("Reader: '") {
+        let file = file();
+        let mut p = Problem::new(
+            LtcgMismatch,
+            format!("{file} holds LLVM bitcode of a newer LLVM than this lld-link"),
+            format!("{file} was compiled with -flto (or /GL under clang-cl) by a newer clang than the lld-link that reads it: bitcode is read only by the same or a newer LLVM ({})", text.rsplit('(').next().unwrap_or(text).trim_end_matches(')')),
+            format!("link with the lld-link of the clang that built {file} (the same LLVM version), or rebuild it without -flto"),
+        );
+        p.subject(file);
+        p
+    } else if text.contains("exceeds maximum allowable size") {
+        image_too_large(f, None, 10)
+    } else {
+        return None;
+    };
+    problem.line(f.line);
+    Some(problem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CATALOGUE;
+    use crate::problems::diagnose_text as diagnose;
+    use crate::problems::ProblemKind;
+
+    #[test]
+    fn the_catalogue_is_in_code_order_without_repeats() {
+        for pair in CATALOGUE.windows(2) {
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} {}",
+                pair[0].code,
+                pair[1].code
+            );
+        }
+        for e in CATALOGUE {
+            assert!(
+                e.code.starts_with("LNK1") && e.code.len() == 7,
+                "{}",
+                e.code
+            );
+            assert!(!e.cause.is_empty() && !e.fix.is_empty(), "{}", e.code);
+        }
+    }
+
+    #[test]
+    fn every_catalogued_code_gets_its_kind_and_fix() {
+        for e in CATALOGUE {
+            let log = format!("LINK : fatal error {}: something failed\n", e.code);
+            let d = diagnose(&log);
+            let p = d
+                .problems
+                .first()
+                .unwrap_or_else(|| panic!("{}: no problem", e.code));
+            assert_eq!(p.kind, e.kind, "{}", e.code);
+            assert_eq!(p.lines, vec![1], "{}", e.code);
+            assert!(!p.fix.contains("{file}"), "{}: {}", e.code, p.fix);
+        }
+    }
+
+    #[test]
+    fn an_image_over_4_gb_and_a_tool_that_cannot_run() {
+        let d = diagnose(
+            "LINK : fatal error LNK1248: image size (8C9B8000) exceeds maximum allowable size (80000000)\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::ImageTooLarge);
+        assert!(d.problems[0].fix.contains("GPU architectures"));
+        assert!(
+            d.problems[0]
+                .summary
+                .contains("(2.20 GB, over the limit of 2 GB)"),
+            "{}",
+            d.problems[0].summary
+        );
+        // lib.exe writing a static library: the library is what to make smaller.
+        let d = diagnose(
+            "out\\big.lib : fatal error LNK1248: image size (1002B63D2) exceeds maximum allowable size (FFFFFFFF)\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::ImageTooLarge);
+        assert!(
+            p.summary.contains("static library out\\big.lib"),
+            "{}",
+            p.summary
+        );
+        assert!(p.fix.contains("/Zi"), "{}", p.fix);
+        let d = diagnose("LINK : fatal error LNK1158: cannot run 'rc.exe'\n");
+        assert_eq!(d.problems[0].kind, ProblemKind::ToolMissing);
+        assert_eq!(d.problems[0].summary, "the linker cannot run rc.exe");
+        assert_eq!(d.problems[0].subjects, vec!["rc.exe"]);
+        let d = diagnose(
+            "lld-link: error: image size (4306911232) exceeds maximum allowable size (4294967295)\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::ImageTooLarge);
+        assert!(
+            d.problems[0]
+                .summary
+                .contains("(4.01 GB, over the limit of 4 GB)"),
+            "{}",
+            d.problems[0].summary
+        );
+    }
+
+    #[test]
+    fn ltcg_across_compiler_versions_names_the_object() {
+        let d = diagnose(
+            "vendor.lib(codec.obj) : fatal error C1047: The object or library file 'vendor.lib(codec.obj)' was created by a different version of the compiler than other objects like 'main.obj'; rebuild all objects and libraries with the same compiler\nLINK : fatal error LNK1257: code generation failed\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::LtcgMismatch);
+        assert!(p.summary.contains("vendor.lib(codec.obj)"), "{}", p.summary);
+        assert!(p.fix.starts_with("rebuild vendor.lib with"), "{}", p.fix);
+        assert_eq!(p.lines, vec![1, 2]);
+        for s in ["vendor.lib(codec.obj)", "main.obj"] {
+            assert!(p.subjects.iter().any(|x| x == s), "{s}: {:?}", p.subjects);
+        }
+    }
+
+    #[test]
+    fn lld_link_cannot_read_gl_objects_or_newer_bitcode() {
+        let d = diagnose(
+            "lld-link: error: fast.obj: is not a native COFF file. Recompile without /GL\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::LtcgMismatch);
+        assert_eq!(d.problems[0].subjects, vec!["fast.obj"]);
+        let d = diagnose("lld-link: error: kern.obj: Unknown attribute kind (91) (Producer: 'LLVM19.1.7' Reader: 'LLVM 14.0.6')\n");
+        assert_eq!(d.problems[0].kind, ProblemKind::LtcgMismatch);
+        assert!(
+            d.problems[0].cause.contains("LLVM 14.0.6"),
+            "{}",
+            d.problems[0].cause
+        );
+    }
+}
