@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A full `lnkfix diagnose` of a 100-symbol log against a warm index of the SDK-sized corpus that
-# benches/index.sh generates (the "warm diagnose" figure in docs/GUIDE.md). Prints each of RUNS wall times
+# benches/index.sh generates ("Warm diagnose" in benches/README.md). Prints each of RUNS wall times
 # and the median. Usage: benches/diagnose_warm.sh [CORPUS_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
