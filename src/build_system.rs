@@ -126,7 +126,7 @@ fn cargo_compiling(lower: &str) -> bool {
 /// Every marker, in the order of the automaton that finds the next line with one (`any` in
 /// [`Markers`]). The order is part of the speed, as for the log reader's line filter: the SIMD
 /// scan puts pattern `i` in bucket `7 - i % 8`, and this order, found by measuring the scan on
-/// record-dense and compiler-noise logs and on real posted ones (docs/GUIDE.md, "Performance"),
+/// record-dense and compiler-noise logs and on real posted ones (benches/README.md, "Log reading"),
 /// scans the first two 1.5 to 1.7 times faster than the table's order, and the posted ones as
 /// fast. Which marker a line holds is
 /// decided by the other automaton, so the order changes no answer (a test checks that it holds

@@ -327,7 +327,7 @@ fn join(
 /// The order is part of the speed: the SIMD scan (Teddy) puts needle `i` in bucket `7 - i % 8`,
 /// and a bucket whose needles begin with unlike bytes matches more of the text that holds no
 /// needle. This order was chosen by measuring the scan on compiler and test-runner output
-/// (docs/GUIDE.md, "Performance"): three times faster than the order by meaning.
+/// (benches/README.md, "Log reading"): three times faster than the order by meaning.
 const FILTER_NEEDLES: &[&str] = &[
     "-MT",
     "Compiler Version",
