@@ -127,7 +127,27 @@ pub fn flavour_of_library(book: &RuleBook, library: &str) -> Option<Flavour> {
         format!("{name}.lib")
     };
     let found = book.crt_library_flavours(&name);
-    found.first().map(|(_, f)| *f)
+    found
+        .first()
+        .map(|(_, f)| *f)
+        .or_else(|| legacy_crt_flavour(&name))
+}
+
+/// The C runtimes of Visual C++ 2003 and older that current toolsets no longer ship, by the
+/// flavour a link sees them as: the single-threaded CRT (`/ML`: `libc.lib`, `libcp.lib`; `/MLd`:
+/// `libcd.lib`, `libcpd.lib`) is a static CRT, and the old iostream libraries (`libci`,
+/// `libcimt`, `msvcirt` and their debug `d`) follow their CRT (docs/RULES.md §3). A link that
+/// mixes one of them with a current CRT is a CRT mismatch like any other.
+pub fn legacy_crt_flavour(library: &str) -> Option<Flavour> {
+    let name = library.to_ascii_lowercase();
+    let stem = name.strip_suffix(".lib").unwrap_or(&name);
+    Some(match stem {
+        "libc" | "libcp" | "libci" | "libcimt" => Flavour::Static,
+        "libcd" | "libcpd" | "libcid" | "libcimtd" => Flavour::StaticDebug,
+        "msvcirt" => Flavour::Dynamic,
+        "msvcirtd" => Flavour::DynamicDebug,
+        _ => return None,
+    })
 }
 
 /// What a compiler option says: `/MD`, `-fms-runtime-lib=dll_dbg`, `--dependent-lib=msvcrt`.

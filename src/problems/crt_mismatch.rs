@@ -160,8 +160,37 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if let Some(output) = gathered.output.take() {
         problem.subject(output);
     }
+    note_legacy_runtimes(&mut problem, &gathered.rows);
     problem.table = gathered.rows;
     vec![problem]
+}
+
+/// A note for each C runtime of Visual C++ 2003 and older the table shows (`LIBCD.lib`, the
+/// single-threaded debug CRT): no current toolset has it, so what asks for it is old code.
+fn note_legacy_runtimes(problem: &mut Problem, rows: &[CrtRow]) {
+    let mut seen: Vec<String> = Vec::new();
+    for row in rows {
+        let name = library_file(&row.subject)
+            .map(str::to_string)
+            .unwrap_or_else(|| row.value.clone());
+        let Some(flavour) = crate::evidence::legacy_crt_flavour(&name) else {
+            continue;
+        };
+        let stem = name.to_ascii_lowercase();
+        let stem = stem.strip_suffix(".lib").unwrap_or(&stem).to_string();
+        if seen.contains(&stem) {
+            continue;
+        }
+        let what = match stem.as_str() {
+            "libc" | "libcp" => "the single-threaded C runtime (/ML)".to_string(),
+            "libcd" | "libcpd" => "the single-threaded debug C runtime (/MLd)".to_string(),
+            _ => format!("the old iostream library ({})", flavour.compiler_option()),
+        };
+        problem.notes.push(format!(
+            "{name} is {what} of Visual C++ 2003 and older, which no current toolset ships: the library or object that asks for it was built with such a toolset; rebuild it with the toolset of the link (or link it with its own)"
+        ));
+        seen.push(stem);
+    }
 }
 
 /// LNK2038 and lld-link's `/failifmismatch` on `RuntimeLibrary` and `_ITERATOR_DEBUG_LEVEL`:
@@ -734,6 +763,30 @@ mod tests {
     use crate::problems::ProblemKind;
 
     use crate::problems::diagnose_text as diagnose;
+
+    /// The C runtimes of Visual C++ 2003 and older are C runtimes: two of them defining the same
+    /// names is a CRT mismatch with a note on the old one, never a duplicate to rename.
+    #[test]
+    fn old_crt_names_are_c_runtimes() {
+        let d = diagnose(
+            "LIBCD.lib(dbgheap.obj) : error LNK2005: _malloc already defined in MSVCRTD.lib(MSVCR71D.dll)\n\
+             LINK : warning LNK4098: defaultlib 'LIBCD' conflicts with use of other libs; use /NODEFAULTLIB:library\n\
+             app.exe : fatal error LNK1169: one or more multiply defined symbols found\n",
+        );
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CrtMismatch, "{}", p.summary);
+        assert!(!p.fix.contains("rename"), "{}", p.fix);
+        assert!(
+            p.notes.iter().any(|n| n.contains("LIBCD") && n.contains("/MLd")),
+            "{:?}",
+            p.notes
+        );
+        let d = diagnose(
+            "LIBC.lib(crt0.obj) : error LNK2005: _exit already defined in MSVCRT.lib(MSVCR71.dll)\n",
+        );
+        assert_eq!(d.problems[0].kind, ProblemKind::CrtMismatch);
+        assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    }
 
     #[test]
     fn lnk4098_alone_gets_its_warning_and_lnk2038_never_gets_nodefaultlib() {

@@ -137,6 +137,16 @@ const EXCERPTS: &[Excerpt] = &[
         fix: &["one runtime option"],
         says: &["mixes C runtimes"],
     },
+    Excerpt {
+        // https://github.com/michaelrsweet/mxml/issues/34 (Visual Studio 2003): the single-
+        // threaded debug CRT of a prebuilt library against the DLL CRT: two C runtimes.
+        source: "michaelrsweet/mxml#34",
+        log: "Linking...\nMSVCRTD.lib(MSVCR71D.dll) : error LNK2005: _malloc already defined in LIBCD.lib(dbgheap.obj)\nMSVCRTD.lib(MSVCR71D.dll) : error LNK2005: _putc already defined in LIBCD.lib(fputc.obj)\nMSVCRTD.lib(MSVCR71D.dll) : error LNK2005: _free already defined in LIBCD.lib(dbgheap.obj)\n",
+        kind: ProblemKind::CrtMismatch,
+        subjects: &["LIBCD.lib(dbgheap.obj)", "MSVCRTD.lib(MSVCR71D.dll)"],
+        fix: &["one runtime option"],
+        says: &["C runtimes"],
+    },
     // ---- machine mismatch ----
     Excerpt {
         // https://github.com/zlgopen/awtk/issues/215 (zh, scons): TARGET_ARCH=x86 from a 32-bit
