@@ -310,10 +310,21 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if occurrences.is_empty() && summaries.is_empty() {
         return Vec::new();
     }
-    // Group by the pair of definers, in order of first appearance.
+    // Group by the pair of definers, in order of first appearance; members of the same two
+    // libraries are one pair (`zlib.lib(inflate.obj)` and `zlib.lib(deflate.obj)` against one
+    // other library is one library bundling another's code, not two problems).
     let mut groups: Vec<(Vec<String>, Vec<&Occurrence>)> = Vec::new();
     for o in &occurrences {
-        let mut key = o.definers.clone();
+        let mut key: Vec<String> = o
+            .definers
+            .iter()
+            .map(|d| {
+                library_file(d)
+                    .filter(|_| !is_import_member(d))
+                    .unwrap_or(d)
+                    .to_ascii_lowercase()
+            })
+            .collect();
         key.sort();
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(o),
@@ -471,6 +482,29 @@ fn cause_and_fix(
                 .find(|d| crt_flavour(book, d).is_none())
                 .map(String::as_str)
                 .unwrap_or("the project");
+            if is_import_member(other) {
+                let dll = member(other).unwrap_or(other);
+                let import = library_file(other).unwrap_or(other);
+                return (
+                    format!(
+                        "{dll} exports names the C runtime defines too ({crt}), and its import library {import} brings them into the link beside the CRT's"
+                    ),
+                    format!(
+                        "an import library cannot be changed: drop {import} if nothing else of {dll} is needed, or link a build of {dll} that does not export the C runtime's names"
+                    ),
+                );
+            }
+            if let Some(library) = library_file(other) {
+                return (
+                    format!(
+                        "{library} (its member {}) holds its own definitions of names the C runtime defines ({crt}): a library built with another runtime or toolset, or one that bundles a copy of C runtime code",
+                        member(other).unwrap_or(other)
+                    ),
+                    format!(
+                        "link a build of {library} made for this toolset and runtime (its vendor's build for your Visual Studio version and /MD or /MT), or rebuild it from source with the link's runtime option"
+                    ),
+                );
+            }
             (
                 format!(
                     "{other} defines names the C runtime defines too ({crt}): the linker brought in that CRT member for another name and found the project's definition already there"
@@ -480,12 +514,108 @@ fn cause_and_fix(
                 ),
             )
         }
-        Shape::TwoDefiners => (
-            format!("both {pair} define the names"),
+        Shape::TwoDefiners => two_libraries(definers, list)
+            .unwrap_or_else(|| {
+                (
+                    format!("both {pair} define the names"),
+                    format!(
+                        "keep one definition: link only one of {pair}, or rebuild one of them without these names"
+                    ),
+                )
+            }),
+    }
+}
+
+/// Name prefixes of libraries that other libraries often bundle a copy of, with the base names
+/// of the library that owns them (zlib's `inflate`, ICU's `uloc_`, SQLite's `sqlite3_`).
+const BUNDLED: &[(&[&str], &[&str])] = &[
+    (
+        &["inflate", "deflate", "crc32", "adler32", "compress", "uncompress", "gz", "zlib"],
+        &["zlib", "z"],
+    ),
+    (
+        &["u_", "uloc_", "ucnv_", "ubrk_", "ucol_", "udat_", "unum_", "ures_", "utext_", "uset_"],
+        &["icuuc", "icuin", "icui18n", "icudt", "icu"],
+    ),
+    (&["png_"], &["libpng", "png"]),
+    (&["jpeg_", "tj"], &["jpeg", "libjpeg", "turbojpeg"]),
+    (&["sqlite3"], &["sqlite3", "sqlite"]),
+    (
+        &["ssl_", "evp_", "crypto_", "bio_", "x509", "rsa_", "ec_"],
+        &["libcrypto", "libssl", "libeay", "ssleay", "openssl"],
+    ),
+];
+
+/// The library of `libraries` that owns `names`: its base name starts the names, or the names
+/// are those of a library it is (zlib's names and `zlibstatic.lib`).
+fn owner<'a>(libraries: &[&'a str], names: &[&str]) -> Option<&'a str> {
+    let plain = |n: &str| {
+        n.trim_start_matches("__imp_")
+            .trim_start_matches('_')
+            .to_ascii_lowercase()
+    };
+    let names: Vec<String> = names.iter().map(|n| plain(n)).collect();
+    let owns = |library: &str| {
+        let bases = base_names(library);
+        let by_prefix = bases
+            .iter()
+            .any(|b| b.len() >= 3 && names.iter().all(|n| n.starts_with(b.as_str())));
+        let by_table = BUNDLED.iter().any(|(prefixes, owners)| {
+            bases.iter().any(|b| {
+                owners
+                    .iter()
+                    .any(|o| b == o || (o.len() >= 3 && b.starts_with(o)))
+            })
+                && names
+                    .iter()
+                    .all(|n| prefixes.iter().any(|p| n.starts_with(p)))
+        });
+        by_prefix || by_table
+    };
+    let owning: Vec<&'a str> = libraries.iter().copied().filter(|l| owns(l)).collect();
+    match owning.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// Two libraries (static archives or import libraries) defining the same names: which two
+/// collide, and, when the names show whose they are, that the other bundles a copy of them.
+/// An import library cannot be rebuilt, so its fix is always to drop one.
+fn two_libraries(definers: &[String], list: &[&Occurrence]) -> Option<(String, String)> {
+    let [a, b, ..] = definers else {
+        return None;
+    };
+    let (la, lb) = (library_file(a)?, library_file(b)?);
+    let names: Vec<&str> = list.iter().map(|o| o.symbol.as_str()).collect();
+    let imports = is_import_member(a) && is_import_member(b);
+    let shown = some_of(
+        &names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+        3,
+    );
+    match owner(&[la, lb], &names) {
+        Some(own) => {
+            let bundler = if own == la { lb } else { la };
+            Some((
+                format!(
+                    "{bundler} bundles its own copy of {own}'s code ({shown}), and the link has {own} too"
+                ),
+                format!(
+                    "link one copy: drop {own} if {bundler}'s copy serves the rest of the link, or link a build of {bundler} that does not bundle {own} (many vendors ship one, or an option to leave it out)"
+                ),
+            ))
+        }
+        None if imports => Some((
             format!(
-                "keep one definition: link only one of {pair}, or rebuild one of them without these names"
+                "two DLLs export the same names: {} (through {la}) and {} (through {lb})",
+                member(a).unwrap_or(a),
+                member(b).unwrap_or(b)
             ),
-        ),
+            format!(
+                "import libraries cannot be rebuilt without names: link only one of {la} and {lb} for these names, keeping the one whose DLL the program must call"
+            ),
+        )),
+        None => None,
     }
 }
 
@@ -505,6 +635,15 @@ mod tests {
             Some("wordlist".into())
         );
         assert!(is_header("C:\\src\\util.h:3"));
+        assert_eq!(
+            owner(&["vendor_sdk.lib", "zlibstatic.lib"], &["inflate", "deflate"]),
+            Some("zlibstatic.lib")
+        );
+        assert_eq!(
+            owner(&["myapp.lib", "sqlite3.lib"], &["sqlite3_open"]),
+            Some("sqlite3.lib")
+        );
+        assert_eq!(owner(&["a.lib", "b.lib"], &["frobnicate"]), None);
         assert!(!is_header("C:\\src\\util.cpp:3"));
     }
 }
