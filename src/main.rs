@@ -3,6 +3,7 @@
 //! Where output goes, colour, and the progress bar are decided here, nowhere else.
 
 mod cli;
+mod manual;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
