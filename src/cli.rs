@@ -76,9 +76,18 @@ pub(crate) enum Command {
     /// `lnkfix completions powershell >> $PROFILE`).
     #[command(after_help = crate::manual::exit_help("completions"))]
     Completions(CompletionsArgs),
-    /// Print the man page (roff), e.g. `lnkfix man > lnkfix.1`.
+    /// Print the man page (roff), e.g. `lnkfix man > lnkfix.1`; with --dir, write every page:
+    /// lnkfix.1 and one page per command (lnkfix-diagnose.1, ...).
     #[command(after_help = crate::manual::exit_help("man"))]
-    Man,
+    Man(ManArgs),
+}
+
+/// `lnkfix man [--dir DIR]`.
+#[derive(clap::Args)]
+pub(crate) struct ManArgs {
+    /// Write every page into this directory (made when missing) instead of printing the top page.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// `lnkfix completions SHELL`.
