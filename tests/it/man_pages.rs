@@ -137,6 +137,7 @@ fn the_top_page_points_only_at_pages_written_and_is_what_man_prints() {
 }
 
 #[test]
+#[cfg(not(windows))] // groff is not a Windows program: the Wine run has none
 fn every_page_renders_without_a_warning() {
     let pages = written_pages();
     let dir = tempfile::tempdir().unwrap();
@@ -161,6 +162,7 @@ fn every_page_renders_without_a_warning() {
 }
 
 /// groff's man macros on `page`, every warning on, output thrown away.
+#[cfg(not(windows))]
 fn groff(page: &Path) -> Output {
     Command::new("groff")
         .args(["-man", "-Tutf8", "-ww", "-z"])
