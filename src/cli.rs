@@ -18,6 +18,7 @@ use lnkfix::verify::VerifyOptions;
 /// Turns a failed Windows link (LNK2019/LNK2001/LNK1120, lld-link "undefined symbol") into a fix.
 #[derive(Parser)]
 #[command(name = "lnkfix", bin_name = "lnkfix", version, about, long_about = None)]
+#[command(max_term_width = 100, after_help = crate::manual::exit_help(""))]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -30,23 +31,24 @@ pub(crate) enum Command {
     ///
     /// The libraries are read from disk: with no --lib-dir/--vc-lib/--sdk-lib/--hip-path/--lib,
     /// from LIB (as vcvars sets it), HIP_PATH, VCToolsInstallDir and the Windows SDK variables,
-    /// as link.exe does; with none of those either, the embedded tables answer. Exit 0: nothing
-    /// unresolved; 1: unresolved symbols diagnosed; 2: bad usage or unreadable input; 4: with
-    /// --verify, the link still fails with the flags (or could not be run again).
+    /// as link.exe does; with none of those either, the embedded tables answer.
+    #[command(after_help = crate::manual::exit_help("diagnose"))]
     Diagnose(DiagnoseArgs),
     /// Build the library index from the link environment and summarise it (or list every symbol).
+    #[command(after_help = crate::manual::exit_help("index"))]
     Index(IndexArgs),
     /// Explain one symbol: demangled, the library that provides it (ranked as diagnose ranks),
     /// and every other provider with its role.
     ///
-    /// Libraries as for diagnose; with none, the embedded tables answer. Exit 0: something
-    /// answers; 1: nothing does; 2: not a symbol name.
+    /// Libraries as for diagnose; with none, the embedded tables answer.
+    #[command(after_help = crate::manual::exit_help("explain"))]
     Explain(ExplainArgs),
     /// Classify a whole bring-up log by the rule book: stage, root-cause line, the one fix to apply
-    /// next (exit 0 success, 1 classified failure, 2 unreadable, 3 nothing matched).
+    /// next.
+    #[command(after_help = crate::manual::exit_help("triage"))]
     Triage(TriageArgs),
-    /// Check the rule book's step 0: the environment recipe and the libraries the link will need
-    /// (exit 0 only when every check passes).
+    /// Check the rule book's step 0: the environment recipe and the libraries the link will need.
+    #[command(after_help = crate::manual::exit_help("doctor"))]
     Doctor(DoctorArgs),
     /// Find the processes left over from an earlier attempt that hold the logs open, and the
     /// suspects by name (python, ft, ninja, clang, link, ...); end them and delete their logs.
@@ -54,25 +56,38 @@ pub(crate) enum Command {
     /// Lists every process that holds a file under PATH, and every suspect that started before the
     /// attempt. --kill ends the leftovers (never lnkfix's own shell or parents, never a process
     /// started after --since, never without --since or --started-after); --delete then deletes
-    /// the files they held and checks they are gone. Exit 0: nothing old remains; 1: leftovers or
-    /// held files remain; 2: bad usage, unreadable paths.
+    /// the files they held and checks they are gone.
+    #[command(after_help = crate::manual::exit_help("zombies"))]
     Zombies(ZombiesArgs),
     /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
     /// --apply): one block in the Windows branch of the ninja generator. With --verify, only
     /// when the failed link succeeds with the fix (else exit 4, unless --force).
+    #[command(after_help = crate::manual::exit_help("patch"))]
     Patch(PatchArgs),
     /// Find the Python code that formats an error message (its %-format, str.format or f-string,
     /// or the exception class that builds it) in the installed sources, ranked.
     ///
     /// Sources: the --site-packages directories, else the purelib, platlib and stdlib of
     /// --python (asked through sysconfig), else of python3/python on PATH, else VIRTUAL_ENV's
-    /// site-packages. Exit 0: a candidate found; 1: none; 2: bad usage or no sources.
+    /// site-packages.
+    #[command(after_help = crate::manual::exit_help("whence"))]
     Whence(WhenceArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish (e.g.
     /// `lnkfix completions powershell >> $PROFILE`).
+    #[command(after_help = crate::manual::exit_help("completions"))]
     Completions(CompletionsArgs),
-    /// Print the man page (roff), e.g. `lnkfix man > lnkfix.1`.
-    Man,
+    /// Print the man page (roff), e.g. `lnkfix man > lnkfix.1`; with --dir, write every page:
+    /// lnkfix.1 and one page per command (lnkfix-diagnose.1, ...).
+    #[command(after_help = crate::manual::exit_help("man"))]
+    Man(ManArgs),
+}
+
+/// `lnkfix man [--dir DIR]`.
+#[derive(clap::Args)]
+pub(crate) struct ManArgs {
+    /// Write every page into this directory (made when missing) instead of printing the top page.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// `lnkfix completions SHELL`.
@@ -139,6 +154,7 @@ impl From<CrtArg> for Flavour {
 
 /// What every diagnosing command accepts.
 #[derive(clap::Args)]
+#[command(next_help_heading = "Input")]
 pub(crate) struct DiagnoseInputs {
     /// Force the CRT flavour instead of reading it from the evidence.
     #[arg(long, value_enum)]
@@ -147,31 +163,36 @@ pub(crate) struct DiagnoseInputs {
     #[arg(long = "rules", value_name = "FILE")]
     pub(crate) rules: Vec<PathBuf>,
     /// Longest log line kept, in bytes; longer lines are cut with a warning.
-    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES", help_heading = "Limits")]
     pub(crate) max_line_bytes: usize,
     /// Longest mangled name handed to the demangler, in bytes (longer ones are shown raw).
-    #[arg(long, default_value_t = 4096, value_name = "BYTES")]
+    #[arg(
+        long,
+        default_value_t = 4096,
+        value_name = "BYTES",
+        help_heading = "Limits"
+    )]
     pub(crate) max_demangle_len: usize,
     /// Deepest template/function-type nesting handed to the demangler (deeper ones are shown raw;
     /// msvc-demangler overflows the stack on very deep names).
-    #[arg(long, default_value_t = 48, value_name = "LEVELS", value_parser = clap::value_parser!(u16).range(1..=64))]
+    #[arg(long, default_value_t = 48, value_name = "LEVELS", value_parser = clap::value_parser!(u16).range(1..=64), help_heading = "Limits")]
     pub(crate) max_demangle_depth: u16,
     /// Most distinct symbols kept; records of further symbols are counted, not kept (a log of
     /// endless distinct names cannot exhaust memory).
-    #[arg(long, default_value_t = lnkfix::linklog::DEFAULT_MAX_SYMBOLS, value_name = "N")]
+    #[arg(long, default_value_t = lnkfix::linklog::DEFAULT_MAX_SYMBOLS, value_name = "N", help_heading = "Limits")]
     pub(crate) max_symbols: usize,
     /// Largest output a demangling may produce, in bytes, bounded before it runs (names whose
     /// back-references could expand past it are shown raw).
-    #[arg(long, default_value_t = lnkfix::demangle::DEFAULT_MAX_OUTPUT, value_name = "BYTES")]
+    #[arg(long, default_value_t = lnkfix::demangle::DEFAULT_MAX_OUTPUT, value_name = "BYTES", help_heading = "Limits")]
     pub(crate) max_demangle_output: usize,
     #[command(flatten)]
     pub(crate) search: SearchArgs,
     /// A directory of the build's objects: their /DEFAULTLIB directives are CRT evidence.
-    #[arg(long = "objects", value_name = "DIR")]
+    #[arg(long = "objects", value_name = "DIR", help_heading = "Input")]
     pub(crate) objects: Vec<PathBuf>,
     /// The build directory: CRT options in its build.ninja are evidence; with --verify the link
     /// runs there, and build.ninja gives the command when the log does not.
-    #[arg(long = "build-dir", value_name = "DIR")]
+    #[arg(long = "build-dir", value_name = "DIR", help_heading = "Input")]
     pub(crate) build_dir: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) verify: VerifyArgs,
@@ -179,6 +200,7 @@ pub(crate) struct DiagnoseInputs {
 
 /// Running the failed link again with the answer.
 #[derive(clap::Args)]
+#[command(next_help_heading = "Verify")]
 pub(crate) struct VerifyArgs {
     /// Run the failed link again with the printed flags (outputs into a temporary directory) and
     /// report whether it links: VERIFIED, or NOT VERIFIED (exit 4) with what remains.
@@ -213,6 +235,7 @@ impl VerifyArgs {
 /// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
 /// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does.
 #[derive(clap::Args)]
+#[command(next_help_heading = "Libraries")]
 pub(crate) struct SearchArgs {
     /// A library directory (repeatable; searched in order, as the linker does).
     #[arg(long = "lib-dir", value_name = "DIR")]
@@ -253,13 +276,13 @@ pub(crate) struct DiagnoseArgs {
     #[command(flatten)]
     pub(crate) inputs: DiagnoseInputs,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: ReportFormat,
     /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub(crate) color: ColorChoice,
     /// Also print the patch for this extension.py (the JSON records its hash for `patch --apply`).
-    #[arg(long, value_name = "EXTENSION_PY")]
+    #[arg(long, value_name = "EXTENSION_PY", help_heading = "Output")]
     pub(crate) patch: Option<PathBuf>,
 }
 
@@ -268,34 +291,35 @@ pub(crate) struct TriageArgs {
     /// The supervisor/build log, or `-` for stdin.
     pub(crate) log: String,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: ReportFormat,
     /// Extra rows (same format as symbol-db/triage.json) or link-symbol rules.
-    #[arg(long = "rules", value_name = "FILE")]
+    #[arg(long = "rules", value_name = "FILE", help_heading = "Input")]
     pub(crate) rules: Vec<PathBuf>,
     /// When the attempt started (RFC 3339 with a zone, e.g. 2026-11-30T12:00:00Z): an older log is stale.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", help_heading = "Input")]
     pub(crate) since: Option<String>,
     /// A file touched when the attempt started: a log older than it is stale.
-    #[arg(long = "started-after", value_name = "FILE")]
+    #[arg(long = "started-after", value_name = "FILE", help_heading = "Input")]
     pub(crate) started_after: Option<PathBuf>,
     /// The GPU arch the build is for (e.g. gfx1201); else TVM_FFI_ROCM_ARCH_LIST.
-    #[arg(long = "arch-intended", value_name = "GFX")]
+    #[arg(long = "arch-intended", value_name = "GFX", help_heading = "Input")]
     pub(crate) arch_intended: Option<String>,
     /// Force the CRT flavour of the embedded link diagnosis.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Input")]
     pub(crate) crt: Option<CrtArg>,
     // Runtime stage: the code that raises each evidence line's Python exception, as `whence`
     // finds it.
     #[command(flatten)]
     pub(crate) python: PythonArgs,
     /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub(crate) color: ColorChoice,
 }
 
 /// Where the Python sources are (`whence`, and `triage`'s raisers).
 #[derive(clap::Args)]
+#[command(next_help_heading = "Python sources")]
 pub(crate) struct PythonArgs {
     /// A directory of Python sources to search for the code that raises an error message: a
     /// site-packages, a standard library (repeatable). For triage: the runtime stage's raisers.
@@ -325,13 +349,13 @@ pub(crate) struct WhenceArgs {
     #[command(flatten)]
     pub(crate) python: PythonArgs,
     /// Most candidates shown.
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", help_heading = "Output")]
     pub(crate) limit: usize,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: Format,
     /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub(crate) color: ColorChoice,
 }
 
@@ -349,21 +373,21 @@ impl WhenceArgs {
 #[derive(clap::Args)]
 pub(crate) struct DoctorArgs {
     /// Extra library directories to look in besides LIB.
-    #[arg(long = "lib-dir", value_name = "DIR")]
+    #[arg(long = "lib-dir", value_name = "DIR", help_heading = "Checks")]
     pub(crate) lib_dirs: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: Format,
     /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub(crate) color: ColorChoice,
     /// Check tvm-ffi's recipe (TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH) even when the
     /// environment does not look like a tvm-ffi one.
-    #[arg(long = "tvm-ffi")]
+    #[arg(long = "tvm-ffi", help_heading = "Checks")]
     pub(crate) tvm_ffi: bool,
     /// The log the next attempt writes: check that no leftover process holds a file in its
     /// directory or runs under a suspect name (as `lnkfix zombies DIR --since now`).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Checks")]
     pub(crate) log: Option<PathBuf>,
 }
 
@@ -374,30 +398,30 @@ pub(crate) struct ZombiesArgs {
     pub(crate) paths: Vec<PathBuf>,
     /// When the attempt started (as triage --since reads it, e.g. 2026-11-30T12:00:00Z): processes
     /// started before it are leftovers.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", help_heading = "Attempt")]
     pub(crate) since: Option<String>,
     /// A file touched when the attempt started: its modification time is the start.
-    #[arg(long = "started-after", value_name = "FILE")]
+    #[arg(long = "started-after", value_name = "FILE", help_heading = "Attempt")]
     pub(crate) started_after: Option<PathBuf>,
     /// End the leftovers: SIGTERM, then SIGKILL (TerminateProcess on Windows); needs --since or
     /// --started-after.
-    #[arg(long)]
+    #[arg(long, help_heading = "Actions")]
     pub(crate) kill: bool,
     /// With --kill: then delete the files the leftovers held, once nothing holds them.
-    #[arg(long)]
+    #[arg(long, help_heading = "Actions")]
     pub(crate) delete: bool,
     /// Another suspect program, by file name (e.g. ft-serve); repeatable.
-    #[arg(long = "name", value_name = "NAME")]
+    #[arg(long = "name", value_name = "NAME", help_heading = "Suspects")]
     pub(crate) names: Vec<String>,
     /// Leave out the shipped suspect names (symbol-db/suspects.txt): only processes that hold a
     /// file, and the --name programs, are listed (and ended).
-    #[arg(long = "no-default-names")]
+    #[arg(long = "no-default-names", help_heading = "Suspects")]
     pub(crate) no_default_names: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: Format,
     /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
     pub(crate) color: ColorChoice,
 }
 
@@ -408,10 +432,10 @@ pub(crate) struct IndexArgs {
     #[command(flatten)]
     pub(crate) search: SearchArgs,
     /// Print every symbol with its provider instead of the summary.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub(crate) list: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: Format,
 }
 
@@ -423,13 +447,13 @@ pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub(crate) search: SearchArgs,
     /// Rank providers for this CRT flavour (else: both flavours' libraries are shown).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Input")]
     pub(crate) crt: Option<CrtArg>,
     /// Add a rule file (same format as symbol-db/rules.json); may be repeated.
-    #[arg(long = "rules", value_name = "FILE")]
+    #[arg(long = "rules", value_name = "FILE", help_heading = "Input")]
     pub(crate) rules: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
     pub(crate) format: Format,
 }
 
@@ -438,24 +462,33 @@ pub(crate) struct PatchArgs {
     /// tvm-ffi's `tvm_ffi/cpp/extension.py` (the path is written into the diff headers as given).
     pub(crate) extension_py: PathBuf,
     /// The failed link's log, or a saved `diagnose --format json`.
-    #[arg(long = "from", value_name = "LOG|DIAGNOSIS.json")]
+    #[arg(
+        long = "from",
+        value_name = "LOG|DIAGNOSIS.json",
+        help_heading = "Input"
+    )]
     pub(crate) from: String,
     #[command(flatten)]
     pub(crate) inputs: DiagnoseInputs,
     /// Write the diff here instead of stdout.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Patch"
+    )]
     pub(crate) output: Option<PathBuf>,
     /// Change the file in place: atomically, with a backup (EXTENSION_PY.orig).
-    #[arg(long)]
+    #[arg(long, help_heading = "Patch")]
     pub(crate) apply: bool,
     /// With --apply: keep no backup.
-    #[arg(long, requires = "apply")]
+    #[arg(long, requires = "apply", help_heading = "Patch")]
     pub(crate) no_backup: bool,
     /// Bake the HIP library directory found now into the file instead of reading HIP_PATH at run time.
-    #[arg(long)]
+    #[arg(long, help_heading = "Patch")]
     pub(crate) literal_paths: bool,
     /// With --verify: write (or apply) the patch even when the fix did not verify.
-    #[arg(long, requires = "verify")]
+    #[arg(long, requires = "verify", help_heading = "Patch")]
     pub(crate) force: bool,
 }
 

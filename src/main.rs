@@ -3,6 +3,8 @@
 //! Where output goes, colour, and the progress bar are decided here, nowhere else.
 
 mod cli;
+mod man;
+mod manual;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -181,16 +183,34 @@ fn run(command: Command) -> ExitCode {
             clap_complete::generate(args.shell, &mut command, "lnkfix", &mut out);
             ExitCode::from(Status::Ok.code())
         }
-        Command::Man => {
-            let command = <Cli as clap::CommandFactory>::command();
-            let mut out = std::io::stdout().lock();
-            match clap_mangen::Man::new(command).render(&mut out) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    fail(format!("cannot write: {e}"))
-                }
-                _ => ExitCode::from(Status::Ok.code()),
+        Command::Man(args) => man(&args),
+    }
+}
+
+/// `man`: the top page on stdout, or every page written into `--dir`.
+fn man(args: &cli::ManArgs) -> ExitCode {
+    let Some(dir) = &args.dir else {
+        let mut out = std::io::stdout().lock();
+        return match out
+            .write_all(man::top_page().as_bytes())
+            .and_then(|()| out.flush())
+        {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                fail(format!("cannot write: {e}"))
             }
+            _ => ExitCode::from(Status::Ok.code()),
+        };
+    };
+    match man::write_pages(dir) {
+        Ok(written) => {
+            say(format_args!(
+                "lnkfix: {} pages written into {}",
+                written.len(),
+                dir.display()
+            ));
+            ExitCode::from(Status::Ok.code())
         }
+        Err(e) => fail(e),
     }
 }
 

@@ -340,3 +340,120 @@ fn unknown_flavour_gives_pasteable_lines_and_a_patch_refusal() {
         .assert_retrying()
         .code(0);
 }
+
+/// The README's exit-code table ("## Exit codes"): each command's codes and what they mean, as
+/// the table says them (backticks removed). A row may name several commands (`a`, `b`).
+fn readme_exit_codes() -> Vec<(String, std::collections::BTreeMap<u8, String>)> {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let section = readme
+        .split("\n## Exit codes\n")
+        .nth(1)
+        .expect("README has an Exit codes section");
+    let mut rows = Vec::new();
+    for line in section.lines().take_while(|l| !l.starts_with("## ")) {
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').collect();
+        if !line.starts_with("| `") || cells.len() != 6 {
+            continue;
+        }
+        let codes: std::collections::BTreeMap<u8, String> = (0u8..)
+            .zip(&cells[1..])
+            .filter(|(_, cell)| !cell.trim().is_empty())
+            .map(|(code, cell)| (code, cell.trim().replace('`', "")))
+            .collect();
+        for command in cells[0].split(',') {
+            rows.push((command.trim().replace('`', ""), codes.clone()));
+        }
+    }
+    rows
+}
+
+/// The "Exit status:" block of a help text: each code and its meaning (lines clap wrapped are
+/// joined again).
+fn help_exit_codes(help: &str) -> std::collections::BTreeMap<u8, String> {
+    let block = help
+        .split("Exit status:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Exit status in:\n{help}"));
+    let mut codes = std::collections::BTreeMap::new();
+    let mut last = None;
+    for line in block.lines() {
+        let entry = line.strip_prefix("  ").and_then(|rest| {
+            let (code, meaning) = rest.split_once("  ")?;
+            Some((code.parse::<u8>().ok()?, meaning))
+        });
+        match (entry, last) {
+            (Some((code, meaning)), _) => {
+                codes.insert(code, meaning.to_string());
+                last = Some(code);
+            }
+            (None, Some(code)) if !line.starts_with("Each command's") => {
+                let meaning: &mut String = codes.get_mut(&code).unwrap();
+                meaning.push(' ');
+                meaning.push_str(line.trim());
+            }
+            _ => {}
+        }
+    }
+    codes
+}
+
+fn help(args: &[&str], columns: &str) -> String {
+    let out = lnkfix()
+        .args(args)
+        .arg("--help")
+        .env("COLUMNS", columns)
+        .assert_retrying()
+        .code(0);
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn every_help_lists_the_readme_exit_codes() {
+    let rows = readme_exit_codes();
+    let commands: Vec<&str> = rows.iter().map(|(c, _)| c.as_str()).collect();
+    for command in [
+        "diagnose",
+        "explain",
+        "triage",
+        "whence",
+        "doctor",
+        "zombies",
+        "patch",
+        "completions",
+        "man",
+        "index",
+    ] {
+        assert!(commands.contains(&command), "README lists no {command}");
+    }
+    let mut every_code = std::collections::BTreeSet::new();
+    for (command, readme) in &rows {
+        // A narrow terminal: the meanings wrap and are joined again.
+        for columns in ["100", "50"] {
+            let listed = help_exit_codes(&help(&[command.as_str()], columns));
+            assert_eq!(&listed, readme, "{command} --help (COLUMNS={columns})");
+        }
+        every_code.extend(readme.keys().copied());
+    }
+    assert!(every_code.contains(&3), "{every_code:?}");
+    let top: Vec<u8> = help_exit_codes(&help(&[], "100")).into_keys().collect();
+    assert_eq!(
+        top,
+        every_code.into_iter().collect::<Vec<_>>(),
+        "lnkfix --help"
+    );
+}
+
+#[test]
+fn help_wraps_to_the_terminal_width() {
+    let narrow = help(&["diagnose"], "60");
+    let wide = help(&["diagnose"], "100");
+    let longest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest(&narrow) <= 60, "{narrow}");
+    assert!(longest(&wide) > 60 && longest(&wide) <= 100, "{wide}");
+    for heading in ["Input:", "Libraries:", "Limits:", "Verify:", "Output:"] {
+        assert!(
+            wide.lines().any(|l| l == heading),
+            "no {heading} in:\n{wide}"
+        );
+    }
+}

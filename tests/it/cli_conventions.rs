@@ -20,6 +20,8 @@ fn lnkfix(args: &[&str]) -> std::process::Output {
         .env_remove("HIP_PATH")
         .env_remove("VCToolsInstallDir")
         .env_remove("WindowsSdkDir")
+        // The help wraps to COLUMNS when stdout is not a terminal: the snapshots are at 100.
+        .env("COLUMNS", "100")
         .env("NO_COLOR", "1")
         .output_retrying()
         .expect("run lnkfix")

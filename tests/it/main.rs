@@ -32,6 +32,7 @@ mod link_failures;
 mod linker_texts;
 mod lld_logs;
 mod localized;
+mod man_pages;
 mod metamorphic;
 mod nothing_found;
 mod patch_cases;
