@@ -545,7 +545,7 @@ impl RuleBook {
         if key.import {
             hits.extend(names::chain_lookup(&format!("__imp_{}", key.name)));
         }
-        if let Some(first) = hits.first() {
+        if let Some(first) = hits.first().filter(|_| !old_stdio_import(key, &hits)) {
             let mut by_flavour = BTreeMap::new();
             // Bare hits first, then the `__imp_X` ones, which override for their flavours.
             for hit in &hits {
@@ -642,6 +642,21 @@ impl RuleBook {
     }
 }
 
+/// A dllimport reference (`__imp_fprintf`) to a printf/scanf name that only the static UCRT
+/// defines among the chain libraries: no DLL of the current CRT exports it (the headers made the
+/// family inline in Visual Studio 2015), so the reference comes from an object built against the
+/// older DLL CRT, and `legacy_stdio_definitions.lib` is its answer (the linker resolves the
+/// import to that library's definition, with LNK4217), not a flavour of the chain.
+fn old_stdio_import(key: SymbolKey<'_>, hits: &[names::ChainHit]) -> bool {
+    key.import
+        && hits
+            .iter()
+            .all(|h| h.flavours.iter().all(|f| !f.is_dynamic()))
+        && names::lookup(key.name)
+            .iter()
+            .any(|h| h.table == names::NameTable::SdkExtra && h.dll_name().is_none())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -652,6 +667,25 @@ mod tests {
             demangled,
             import,
         })
+    }
+
+    /// `__imp_fprintf` comes from an object built against the DLL CRT before 2015 (no current DLL
+    /// exports the printf family): legacy_stdio_definitions.lib, not the static UCRT's flavour;
+    /// a plain `fprintf` stays the UCRT's, by flavour.
+    #[test]
+    fn an_imported_old_stdio_name_is_legacy_stdio() {
+        let imported = classify("fprintf", "fprintf", true).unwrap();
+        assert_eq!(imported.family, "legacy-stdio");
+        assert_eq!(
+            imported.library.as_deref(),
+            Some("legacy_stdio_definitions.lib")
+        );
+        assert_eq!(
+            classify("fprintf", "fprintf", false).unwrap().family,
+            "ucrt"
+        );
+        // A name a current DLL exports keeps its chain answer when imported.
+        assert_eq!(classify("malloc", "malloc", true).unwrap().family, "ucrt");
     }
 
     #[test]

@@ -777,7 +777,9 @@ mod tests {
         assert_eq!(p.kind, ProblemKind::CrtMismatch, "{}", p.summary);
         assert!(!p.fix.contains("rename"), "{}", p.fix);
         assert!(
-            p.notes.iter().any(|n| n.contains("LIBCD") && n.contains("/MLd")),
+            p.notes
+                .iter()
+                .any(|n| n.contains("LIBCD") && n.contains("/MLd")),
             "{:?}",
             p.notes
         );

@@ -530,11 +530,22 @@ fn cause_and_fix(
 /// of the library that owns them (zlib's `inflate`, ICU's `uloc_`, SQLite's `sqlite3_`).
 const BUNDLED: &[(&[&str], &[&str])] = &[
     (
-        &["inflate", "deflate", "crc32", "adler32", "compress", "uncompress", "gz", "zlib"],
+        &[
+            "inflate",
+            "deflate",
+            "crc32",
+            "adler32",
+            "compress",
+            "uncompress",
+            "gz",
+            "zlib",
+        ],
         &["zlib", "z"],
     ),
     (
-        &["u_", "uloc_", "ucnv_", "ubrk_", "ucol_", "udat_", "unum_", "ures_", "utext_", "uset_"],
+        &[
+            "u_", "uloc_", "ucnv_", "ubrk_", "ucol_", "udat_", "unum_", "ures_", "utext_", "uset_",
+        ],
         &["icuuc", "icuin", "icui18n", "icudt", "icu"],
     ),
     (&["png_"], &["libpng", "png"]),
@@ -565,10 +576,9 @@ fn owner<'a>(libraries: &[&'a str], names: &[&str]) -> Option<&'a str> {
                 owners
                     .iter()
                     .any(|o| b == o || (o.len() >= 3 && b.starts_with(o)))
-            })
-                && names
-                    .iter()
-                    .all(|n| prefixes.iter().any(|p| n.starts_with(p)))
+            }) && names
+                .iter()
+                .all(|n| prefixes.iter().any(|p| n.starts_with(p)))
         });
         by_prefix || by_table
     };
@@ -589,10 +599,7 @@ fn two_libraries(definers: &[String], list: &[&Occurrence]) -> Option<(String, S
     let (la, lb) = (library_file(a)?, library_file(b)?);
     let names: Vec<&str> = list.iter().map(|o| o.symbol.as_str()).collect();
     let imports = is_import_member(a) && is_import_member(b);
-    let shown = some_of(
-        &names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
-        3,
-    );
+    let shown = some_of(&names.iter().map(|n| n.to_string()).collect::<Vec<_>>(), 3);
     match owner(&[la, lb], &names) {
         Some(own) => {
             let bundler = if own == la { lb } else { la };
@@ -636,7 +643,10 @@ mod tests {
         );
         assert!(is_header("C:\\src\\util.h:3"));
         assert_eq!(
-            owner(&["vendor_sdk.lib", "zlibstatic.lib"], &["inflate", "deflate"]),
+            owner(
+                &["vendor_sdk.lib", "zlibstatic.lib"],
+                &["inflate", "deflate"]
+            ),
             Some("zlibstatic.lib")
         );
         assert_eq!(

@@ -187,7 +187,11 @@ fn our_logs_get_provider_backed_answers_from_real_libraries() {
     provider_backed_answers(LogSet::Ours, OUR_IMPORTS);
 }
 
-const OUR_IMPORTS: &[ImportCase] = &[];
+const OUR_IMPORTS: &[ImportCase] = &[
+    ("037", "__imp_RegEnumKeyExW", "advapi32.dll"),
+    ("073", "__imp_LoadLibraryExW", "KERNEL32.dll"),
+    ("045", "__imp_getaddrinfo", "ws2_32.dll"),
+];
 
 #[test]
 #[ignore = "reads the posted logs: LNKFIX_POSTED_LOGS=DIR cargo test -- --ignored"]

@@ -209,7 +209,27 @@ fn posted_unresolved_logs_other_failures() {
     );
 }
 
-const OUR_OTHER_FAILURES: &[OtherFailure] = &[];
+const OUR_OTHER_FAILURES: &[OtherFailure] = &[
+    ("093", "cannot-open", &["python312.lib"]),
+    (
+        "013",
+        "toolset-mismatch",
+        &[
+            "__CxxFrameHandler4",
+            "D:\\build\\kiosk\\deps\\webview_wrapper.lib(browser_view_ctocpp.obj)",
+        ],
+    ),
+    (
+        "031",
+        "toolset-mismatch",
+        &[
+            "__std_count_trivial_1",
+            "__std_find_last_trivial_1",
+            "textkit.lib(scan.cpp.obj)",
+        ],
+    ),
+    ("026", "crt-mismatch", &["MSVCRTD"]),
+];
 
 fn other_failures(set: LogSet, cases: &[OtherFailure]) {
     let dir = common::unresolved_logs(set);

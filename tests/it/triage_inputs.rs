@@ -263,7 +263,7 @@ fn unresolved_logs_are_link_stage_with_a_diagnosis(set: LogSet) {
             }
         };
         // The class of each log's failure (cases.jsonl's fix_source): 093 cannot open
-        // python310.lib; 013 and 031 are prebuilt libraries from a newer toolset; 026 warns
+        // a Python library; 013 and 031 are prebuilt libraries from a newer toolset; 026 warns
         // LNK4098 (a debug library in a release link); the rest are missing libraries.
         let want_rule = match id.as_str() {
             "093" => "link-cannot-open",

@@ -196,7 +196,54 @@ fn our_logs_name_their_failed_link_commands() {
     logs_name_their_failed_link_commands(&common::root().join("tests/logs"), OUR_LINK_COMMANDS);
 }
 
-const OUR_LINK_COMMANDS: &[Case] = &[];
+const OUR_LINK_COMMANDS: &[Case] = &[
+    (
+        "unresolved/005.log",
+        "line 4, CMake's `LINK: command`",
+        Some(r"CMakeFiles\geokit_gpu.rsp"),
+        r"C:\rocm\llvm\bin\lld-link.exe",
+        &[r"bin\geokit_gpu.dll", r"lib\geokit_gpu.lib", r"bin\geokit_gpu.pdb"],
+    ),
+    (
+        "unresolved/028.log",
+        "line 3, under ninja's `FAILED: bin/RelWithDebInfo/soundfx.dll lib/RelWithDebInfo/soundfx.lib`",
+        Some(r"CMakeFiles\soundfx.RelWithDebInfo.rsp"),
+        r"C:\LLVM18\bin\clang++.exe",
+        &[r"bin\RelWithDebInfo\soundfx.dll", r"lib\RelWithDebInfo\soundfx.lib", r"bin\RelWithDebInfo\soundfx.pdb"],
+    ),
+    (
+        "unresolved/057.log",
+        "line 3, under ninja's `FAILED: bin/libgpuk_filters.dll src/filters/gpuk_filters.lib`",
+        Some("CMakeFiles/gpuk_filters.rsp"),
+        r"C:\PROGRA~2\MICROS~2.0\VC\bin\amd64\link.exe",
+        &[r"bin\libgpuk_filters.dll", r"src\filters\gpuk_filters.lib", r"bin\libgpuk_filters.pdb"],
+    ),
+    (
+        "unresolved/060.log",
+        "line 5, under ninja's `FAILED: blur_ext.pyd`",
+        None,
+        r"C:\Program Files\Microsoft Visual Studio\2019\Community\VC\Tools\MSVC\14.29.30133\bin\Hostx64\x64/link.exe",
+        &["blur_ext.pyd"],
+    ),
+    ("unresolved/074.log", "line 4, ninja's `FAILED:` line", Some("notes.exe.rsp"), "link.exe", &["notes.exe"]),
+    // gyp's wrapper in an old ninja's FAILED: line, hard-wrapped by the console.
+    (
+        "failures/logs/008.log",
+        "line 3, ninja's `FAILED:` line",
+        Some("mediacore.dll.rsp"),
+        "link.exe",
+        &["mediacore.dll.lib", "mediacore.dll"],
+    ),
+    // MSBuild's `Link:` echo: an unquoted program path with spaces, wrapped, then the inputs one
+    // per line.
+    (
+        "failures/logs/016.log",
+        "line 2",
+        None,
+        r"C:\Program Files (x86)\Microsoft Visual Studio 12.0\VC\bin\link.exe",
+        &[r"..\..\out\KRt.dll", r"..\..\out\KRt.pdb", r"..\..\out\KRt.lib"],
+    ),
+];
 
 fn logs_name_their_failed_link_commands(root: &Path, cases: &[Case]) {
     assert!(cases.len() >= 7, "{} cases", cases.len());
