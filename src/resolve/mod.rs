@@ -346,7 +346,8 @@ pub fn diagnose_with(
         linked: &linked,
     };
     let (link_flags, link_flags_by_flavour) = link_flags(&inputs, flavour);
-    let warnings = failure_warnings(&failure, &symbols, tally.unresolved, &chain, context);
+    // LNK1120 counts every unresolved name, those another problem explains included.
+    let warnings = failure_warnings(&failure, &symbols, symbols.len(), &chain, context);
     let summary = verdict_summary(
         &symbols,
         verdict_kind,

@@ -123,3 +123,40 @@ fn limit_warnings(failure: &LinkFailure, warnings: &mut Vec<String>) {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::resolve::{diagnose, DiagnoseOptions};
+    use crate::rules::RuleBook;
+
+    fn warnings_of(log: &str) -> Vec<String> {
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        diagnose(failure, &RuleBook::builtin(), &DiagnoseOptions::default()).warnings
+    }
+
+    /// LNK1120 counts every unresolved name, those another problem explains (here a name of the
+    /// CRT before 2015) included: no warning when the log shows them all.
+    #[test]
+    fn the_lnk1120_count_includes_names_another_problem_explains() {
+        let log = "a.obj : error LNK2019: unresolved external symbol __iob_func referenced in function f\n\
+                   a.obj : error LNK2019: unresolved external symbol my_helper referenced in function f\n\
+                   app.exe : fatal error LNK1120: 2 unresolved externals\n";
+        let warnings = warnings_of(log);
+        assert!(
+            !warnings.iter().any(|w| w.contains("LNK1120 reports")),
+            "{warnings:?}"
+        );
+        let cut = log.replace("2 unresolved", "5 unresolved");
+        assert!(
+            warnings_of(&cut)
+                .iter()
+                .any(|w| w.contains("LNK1120 reports 5 unresolved externals but the log shows 2")),
+            "{:?}",
+            warnings_of(&cut)
+        );
+    }
+}
