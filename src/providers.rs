@@ -514,7 +514,8 @@ fn difference_cause(wanted: &str, found: &str) -> String {
     "another signature: the declaration and the definition disagree".into()
 }
 
-/// Definitions that almost match a symbol nothing defines (at most 8, a library's name once):
+/// Definitions that almost match a symbol nothing defines (at most 3, best first, a library's
+/// name once; collected up to 8):
 /// the same name for another machine, only as `__imp_`, and names whose unqualified part is the
 /// same (C against C++, another signature, another scope), each with its likely cause.
 fn near_misses(
@@ -540,7 +541,29 @@ fn near_misses(
         misses.by_linker_name(linker);
     }
     misses.by_unqualified_name(demangled_index);
+    // Best first (the same name for another machine or only as __imp_, then another signature
+    // of the same function, then C against C++, then another scope), at most three.
+    misses.out.sort_by_key(|m| near_miss_rank(&m.cause));
+    misses.out.truncate(MAX_NEAR_MISSES);
     misses.out
+}
+
+/// Most near misses shown for one symbol.
+const MAX_NEAR_MISSES: usize = 3;
+
+/// How close a near miss is, by its cause: lower is closer.
+fn near_miss_rank(cause: &str) -> u8 {
+    if cause.starts_with("only in a library for another machine")
+        || cause.starts_with("only as __imp_")
+    {
+        0
+    } else if cause.starts_with("a C") {
+        2
+    } else if cause.starts_with("defined in another namespace") {
+        3
+    } else {
+        1
+    }
 }
 
 /// The near misses of one symbol, as they are found.
@@ -634,7 +657,11 @@ impl NearMisses<'_> {
                 if qualified_head(&text) == qualified_head(&symbol.demangled) {
                     let cause = difference_cause(&symbol.demangled, &text);
                     self.add(name, text, library, cause);
-                } else {
+                } else if !qualified_head(&symbol.demangled).contains("::") {
+                    // Another scope is a near miss only for a name wanted at global scope (a
+                    // declaration that lost its namespace); a name wanted in one scope and
+                    // defined in an unrelated one (`__sanitizer::`, `Concurrency::`) is another
+                    // function of the same name, not this one.
                     let cause = format!(
                         "defined in another namespace or class ({}): the declaration's scope differs",
                         qualified_head(&text)
@@ -795,6 +822,39 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// A name wanted in one scope is not matched with the same name in unrelated scopes, and at
+    /// most three near misses are shown, the closest first.
+    #[test]
+    fn near_misses_share_the_scope_and_are_few() {
+        let unrelated = [
+            "?Allocate@__sanitizer@@YAPEAX_K@Z",
+            "?Allocate@Concurrency@@YAPEAX_K@Z",
+            "?Allocate@other@@YAPEAX_K@Z",
+        ];
+        let mut library: Vec<LibrarySymbol> = unrelated
+            .iter()
+            .map(|n| symbol(n, "lib.lib", SymbolKind::Defined, Machine::X64))
+            .collect();
+        let m = find_in(library.clone(), "?Allocate@pool@@YAPEAX_K@Z", None);
+        assert!(m.near_misses.is_empty(), "{:?}", m.near_misses);
+        // Same scope, other signatures (five of them), and the other machine's exact name.
+        for (i, t) in ["H", "I", "J", "K", "M"].iter().enumerate() {
+            let name = format!("?Allocate@pool@@YAPEAX{t}@Z");
+            let lib = format!("lib{i}.lib");
+            library.push(symbol(&name, &lib, SymbolKind::Defined, Machine::X64));
+        }
+        library.push(symbol(
+            "?Allocate@pool@@YAPEAX_K@Z",
+            "x86.lib",
+            SymbolKind::Defined,
+            Machine::X86,
+        ));
+        let m = find_in(library, "?Allocate@pool@@YAPEAX_K@Z", None);
+        assert_eq!(m.near_misses.len(), 3, "{:?}", m.near_misses);
+        assert!(m.near_misses[0].cause.contains("another machine"));
+        assert!(m.near_misses.iter().all(|n| !n.found.contains("__sanitizer")));
     }
 
     #[test]
