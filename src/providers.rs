@@ -854,7 +854,10 @@ mod tests {
         let m = find_in(library, "?Allocate@pool@@YAPEAX_K@Z", None);
         assert_eq!(m.near_misses.len(), 3, "{:?}", m.near_misses);
         assert!(m.near_misses[0].cause.contains("another machine"));
-        assert!(m.near_misses.iter().all(|n| !n.found.contains("__sanitizer")));
+        assert!(m
+            .near_misses
+            .iter()
+            .all(|n| !n.found.contains("__sanitizer")));
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub struct LogContext {
     /// C1900, C1905):
     /// the line's text (up to 2,000 characters), first mentions.
     pub compiler_errors: Vec<Mention<String>>,
+    /// Assembler command lines and the object format they ask for (`nasm -f win32`: `win32`),
+    /// first mention of each format: a generated object's machine is the format's.
+    pub assembler_formats: Vec<Mention<String>>,
 }
 
 /// A log's context, read from the log the first time a problem asks for it: most diagnoses (a
@@ -166,6 +169,9 @@ fn filter(failures: bool) -> &'static LineFilter {
             "C1047",
             "C1900",
             "C1905",
+            "nasm",
+            "yasm",
+            "NASM",
         ];
         if failures {
             needles.extend([
@@ -235,6 +241,31 @@ fn shows_failure(text: &str) -> bool {
     code || text.contains("linker command failed")
         || text.contains("lld-link: error")
         || text.contains("lld: error")
+}
+
+/// The object format of an assembler command line (`nasm -f win32 x.asm`, `yasm -fwin64`,
+/// `nasm.exe --format=win32`): `win32`, `win64`, `elf64`, ...
+fn assembler_format(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let at = ["nasm", "yasm"]
+        .iter()
+        .filter_map(|a| lower.find(a))
+        .min()?;
+    let mut words = lower[at..].split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        let value = match word {
+            "-f" | "--format" => words.peek().map(|w| w.to_string()),
+            w if w.starts_with("--format=") => Some(w["--format=".len()..].to_string()),
+            w if w.starts_with("-f") && w.len() > 2 => Some(w[2..].to_string()),
+            _ => None,
+        };
+        if let Some(v) =
+            value.filter(|v| v.starts_with("win") || v.starts_with("elf") || v.starts_with("macho"))
+        {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// The machine of a matched word (`Win32` → x86, `vcvars64` → x64; for a cross environment,
@@ -322,6 +353,17 @@ impl LogContext {
             if !known && self.machines.len() < MAX_MENTIONS {
                 self.machines.push(Mention {
                     value: MachineMention { machine, shown_by },
+                    line,
+                    text: short.clone(),
+                });
+            }
+        }
+        if let Some(format) = assembler_format(text) {
+            if self.assembler_formats.len() < MAX_MENTIONS
+                && !self.assembler_formats.iter().any(|m| m.value == format)
+            {
+                self.assembler_formats.push(Mention {
+                    value: format,
                     line,
                     text: short.clone(),
                 });
