@@ -291,8 +291,20 @@ const CASES: &[Case] = &[
         fix: &["/SUBSYSTEM:CONSOLE", "/DLL"],
         arch_intended: None,
     },
+    // A fatal code of the catalogue: the linker crashed.
     Case {
         log: "link_other_ninja.log",
+        stage: Stage::Link,
+        rule: Some("link-error"),
+        evidence: &[8],
+        attempt: (1, 1, 1),
+        cause: &["internal error"],
+        fix: &["/INCREMENTAL:NO"],
+        arch_intended: None,
+    },
+    // A fatal code outside the catalogue (LNK1276, a bad directive in an object).
+    Case {
+        log: "link_unknown_ninja.log",
         stage: Stage::Link,
         rule: Some("link-error"),
         evidence: &[8],
