@@ -502,7 +502,13 @@ impl<'s, 'w> Reading<'s, 'w> {
         {
             // Read only because it may continue the held record: the filter says the parser
             // would find nothing in it, and without escapes or a Python repr it is one piece.
-            let (piece, width) = lens::paste(&self.physical, &mut self.stats.lensed_lines);
+            // The rest of a line the console cut at its width gets no tool lens (see
+            // `take_piece`).
+            let (piece, width) = if self.held_cut_inside_name() {
+                lens::copied(&self.physical, &mut self.stats.lensed_lines)
+            } else {
+                lens::paste(&self.physical, &mut self.stats.lensed_lines)
+            };
             if !join(&mut self.held, &piece, width, false, &mut self.stats) {
                 self.flush();
             }
@@ -544,11 +550,33 @@ impl<'s, 'w> Reading<'s, 'w> {
         self.physical = physical;
     }
 
+    /// Whether a record is held that the console cut inside a name: its last piece ended at a
+    /// console width, inside a template's argument list (`mul_mat_q_case<1`). The next line is
+    /// then the rest of that name, whatever it starts with.
+    fn held_cut_inside_name(&self) -> bool {
+        self.held.as_ref().is_some_and(|(_, text, last_chars, _)| {
+            let last_word = text.rsplit(char::is_whitespace).next().unwrap_or("");
+            at_console_width(*last_chars)
+                && last_word.matches('<').count() > last_word.matches('>').count()
+        })
+    }
+
     /// Takes one piece of line `number` (`width` characters on the console; `plain` when it is
     /// known to be [`lens::is_plain`]): undoes what the build tools did, then joins it to the held
     /// record, or holds it or parses it at once.
     fn take_piece(&mut self, number: u64, piece: &str, width: usize, plain: bool) {
-        let piece = lens::tool(piece, plain, &mut self.stats.lensed_lines);
+        // The rest of a name the console cut is text of that line, never the start of one a tool
+        // printed: the tools' lenses must not read it (`6>(struct a &)` after a name cut at `<1`
+        // is not MSBuild's project prefix).
+        let cut_inside_name = self.held_cut_inside_name() && !is_anchor(piece);
+        let lensed = lens::tool(piece, plain, &mut self.stats.lensed_lines);
+        if cut_inside_name
+            && !is_anchor(&lensed)
+            && join(&mut self.held, piece, width, false, &mut self.stats)
+        {
+            return;
+        }
+        let piece = lensed;
         let anchor = is_anchor(&piece);
         if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
             return;
@@ -715,6 +743,24 @@ mod tests {
         );
         assert_eq!(stats.joined_lines, 3);
         assert_eq!(events[1].line, 4);
+    }
+
+    /// The rest of a line the console cut at 80 columns that starts like MSBuild's project
+    /// prefix (`6>` after a name cut at `<1`) is the rest of the name, not a prefix to strip.
+    #[test]
+    fn a_cut_that_looks_like_a_tool_prefix_is_joined_as_is() {
+        let prefix = "clang++: error: lld-link: error: undefined symbol: void __cdecl make_";
+        let pad = "x".repeat(80 - prefix.len() - "tile<1".len());
+        let head = format!("{prefix}{pad}tile<1");
+        assert_eq!(head.len(), 80);
+        let log = format!("{head}\n6>(int)\n>>> referenced by a.obj:(f)\n");
+        assert_eq!(
+            symbols(&log),
+            [format!("void __cdecl make_{pad}tile<16>(int)")]
+        );
+        // Cut before any console width, the next line is a line of its own.
+        let short = format!("{prefix}tile<1\n6>(int)\n>>> referenced by a.obj:(f)\n");
+        assert_ne!(symbols(&short), ["void __cdecl make_tile<16>(int)"]);
     }
 
     #[test]

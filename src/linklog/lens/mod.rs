@@ -258,6 +258,14 @@ pub fn paste<'a>(line: &'a str, applied: &mut u64) -> (Cow<'a, str>, usize) {
     (text, width)
 }
 
+/// Undoes only what the copy did (Markdown, quotes) to a line: for the rest of a line the console
+/// cut, which no build tool printed on its own. With its width on the console.
+pub fn copied<'a>(line: &'a str, applied: &mut u64) -> (Cow<'a, str>, usize) {
+    let copied = apply_all(COPY_LENSES, line, applied);
+    let width = super::console_width(&copied);
+    (copied, width)
+}
+
 /// Applies the record lenses to one logical line, just before it is parsed.
 pub fn record<'a>(line: &'a str, applied: &mut u64) -> Cow<'a, str> {
     if !needs_record_lenses(line) {
