@@ -246,6 +246,15 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
         in_use(u, &lower)
     } else if let Some((variable, kind)) = unexpanded_variable(file) {
         never_expanded(file, &variable, kind)
+    } else if let Some(start) = cut_at_space(file) {
+        (
+            format!("cannot open {file}: a path cut at a space"),
+            format!(
+                "{start} is the part before the first space of a path with spaces in it (as C:\\Program Files\\... has) that reached the linker unquoted, so it was split into two arguments{}",
+                if start.len() < file.len() { " (link.exe adds .obj to a name without extension)" } else { "" }
+            ),
+            "quote the path where the build writes it into the link (CMake: a path pasted into LINK_FLAGS, CMAKE_*_LINKER_FLAGS or target_link_options without quotes; MSBuild: AdditionalDependencies or AdditionalLibraryDirectories; a script: the variable that holds it), or use its short 8.3 name".into(),
+        )
     } else if name.contains(['*', '?']) {
         (
             format!("cannot open {file}: a wildcard"),
@@ -280,6 +289,96 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
     }
     problem.subject(file.to_string());
     problem
+}
+
+/// First words of directories with spaces that an unquoted path is cut at (`C:\\Program` from
+/// `C:\\Program Files\\...`).
+const SPACED_DIRECTORY_STARTS: &[&str] = &[
+    "program",
+    "microsoft",
+    "windows",
+    "visual",
+    "documents",
+    "my",
+    "common",
+    "intel",
+    "nvidia",
+    "amd",
+    "onedrive",
+];
+
+/// A path the linker got cut at a space: a rooted path whose last part is the first word of a
+/// directory name with spaces (`C:\\Program`, and `C:\\Program.obj`: link.exe adds `.obj` to an
+/// input without extension). Returns the path as it was cut.
+fn cut_at_space(file: &str) -> Option<&str> {
+    let cut = file
+        .strip_suffix(".obj")
+        .or_else(|| file.strip_suffix(".OBJ"))
+        .unwrap_or(file);
+    let rooted = cut.starts_with(['\\', '/'])
+        || (cut.len() > 2 && cut.as_bytes()[1] == b':' && cut.as_bytes()[0].is_ascii_alphabetic());
+    let last = cut.rsplit(['\\', '/']).next()?;
+    (rooted
+        && !last.contains('.')
+        && SPACED_DIRECTORY_STARTS.contains(&last.to_ascii_lowercase().as_str()))
+    .then_some(cut)
+}
+
+/// The library of another name in a directory searched: the same library as its build named it
+/// (a debug `d` suffix, a version, `lib` in front, `-shared`/`-static`), compared by
+/// [`library_stem`].
+fn differently_named(scan: &Scan<'_>, name: &str) -> Option<std::path::PathBuf> {
+    let search = scan.inputs.search?;
+    let want = library_stem(name)?;
+    let mut found: Vec<std::path::PathBuf> = Vec::new();
+    for dir in search.dirs {
+        let Ok(entries) = std::fs::read_dir(&dir.path) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+                continue;
+            };
+            if !file.eq_ignore_ascii_case(name)
+                && file.to_ascii_lowercase().ends_with(".lib")
+                && library_stem(file).as_deref() == Some(want.as_str())
+                && !found.contains(&path)
+            {
+                found.push(path);
+            }
+        }
+    }
+    // One candidate decides; several (a d and a release copy of another name) are listed by the
+    // caller's notes instead.
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+/// A library name without what builds add to it: lower case, no extension, no `lib` in front, no
+/// `-shared`/`_static`-style suffix, no version digits and no debug `d` after them
+/// (`libpng16d.lib` → `png`, `zlibstatic.lib` → `zlib`, `foo-shared.lib` → `foo`).
+fn library_stem(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let mut stem = lower.strip_suffix(".lib")?.to_string();
+    if let Some(rest) = stem.strip_prefix("lib").filter(|r| r.len() >= 2) {
+        stem = rest.to_string();
+    }
+    for suffix in [
+        "-shared", "_shared", "-static", "_static", "static", "-dll", "_dll",
+    ] {
+        if let Some(rest) = stem.strip_suffix(suffix).filter(|r| r.len() >= 2) {
+            stem = rest.to_string();
+        }
+    }
+    let trim = |s: &str| {
+        s.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
+            .to_string()
+    };
+    stem = trim(&stem);
+    if let Some(rest) = stem.strip_suffix('d').filter(|r| r.len() >= 2) {
+        stem = trim(rest);
+    }
+    (stem.len() >= 2).then_some(stem)
 }
 
 /// The link's output (or its program database) cannot be written: a process holds it.
@@ -351,6 +450,21 @@ fn located(
                 libpath_fix(&dir),
             );
         }
+        if let Some(other) = differently_named(scan, name) {
+            let on_disk = other
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let dir = other
+                .parent()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            return (
+                format!("cannot open {file}: the library is named {on_disk}"),
+                format!("no directory searched holds {name}, but {dir} holds {on_disk}: the same library under the name its build wrote (a debug d suffix, a version, lib in front, -shared or -static)"),
+                format!("link {on_disk} (the name in the build's link inputs), or build the variant named {name}; check that it is the configuration you want (Debug libraries end in d)"),
+            );
+        }
         // Another machine's copy.
         for dir in search.dirs {
             for machine in [Machine::X86, Machine::X64, Machine::Arm64] {
@@ -410,6 +524,45 @@ mod tests {
         let mut d = crate::problems::diagnose_text(log);
         assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
         d.problems.remove(0)
+    }
+
+    /// An unquoted `C:\Program Files\...` reaches the linker as `C:\Program` (link.exe adds
+    /// `.obj`); a real file of that name elsewhere is not mistaken for one.
+    #[test]
+    fn a_path_cut_at_a_space() {
+        for log in [
+            "LINK : fatal error LNK1181: cannot open input file 'C:\\Program.obj'\n",
+            "LINK : fatal error LNK1104: cannot open file 'C:\\Program'\n",
+            "lld-link: error: could not open 'D:\\Microsoft': no such file or directory\n",
+        ] {
+            let p = first(log);
+            assert!(
+                p.summary.ends_with("a path cut at a space"),
+                "{log}: {}",
+                p.summary
+            );
+            assert!(p.fix.starts_with("quote the path"), "{}", p.fix);
+        }
+        let p = first("LINK : fatal error LNK1181: cannot open input file 'build\\program.obj'\n");
+        assert!(!p.summary.contains("cut at a space"), "{}", p.summary);
+    }
+
+    #[test]
+    fn library_names_as_builds_write_them() {
+        use super::library_stem;
+        for (a, b) in [
+            ("zlibd.lib", "zlib.lib"),
+            ("libpng16.lib", "png.lib"),
+            ("foo-shared.lib", "libfoo.lib"),
+            ("zlibstatic.lib", "zlib.lib"),
+            ("SDL2d.lib", "SDL2.lib"),
+        ] {
+            assert_eq!(library_stem(a), library_stem(b), "{a} {b}");
+        }
+        assert_ne!(library_stem("user32.lib"), library_stem("kernel32.lib"));
+        // Two versions of an API are two libraries, never one under two names.
+        let (a, b) = (library_stem("d3d11.lib"), library_stem("d3d12.lib"));
+        assert!(!(a.is_some() && a == b), "{a:?} {b:?}");
     }
 
     #[test]

@@ -457,3 +457,41 @@ fn help_wraps_to_the_terminal_width() {
         );
     }
 }
+
+/// A library asked for under another name than the one its build wrote (the debug `d` suffix):
+/// the directory searched holds the other, and the answer names it.
+#[test]
+fn cannot_open_names_the_library_under_its_other_name() {
+    let dir = tempfile::tempdir().unwrap();
+    // An empty archive is a valid library.
+    std::fs::write(dir.path().join("zlib.lib"), b"!<arch>\n").unwrap();
+    let log = dir.path().join("link.log");
+    std::fs::write(
+        &log,
+        "LINK : fatal error LNK1104: cannot open file 'zlibd.lib'\r\n",
+    )
+    .unwrap();
+    let out = lnkfix()
+        .args(["diagnose", "--format", "json", "--no-cache", "--lib-dir"])
+        .arg(dir.path())
+        .arg(&log)
+        .assert_retrying()
+        .code(1);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let problem = &json["problems"][0];
+    assert_eq!(problem["kind"], "cannot-open");
+    assert!(
+        problem["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("the library is named zlib.lib"),
+        "{problem}"
+    );
+    assert!(
+        problem["fix"]
+            .as_str()
+            .unwrap()
+            .starts_with("link zlib.lib"),
+        "{problem}"
+    );
+}
