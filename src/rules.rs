@@ -111,6 +111,12 @@ pub struct RuleMatch {
     /// A regular expression on the demangled name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub demangled_regex: Option<String>,
+    /// A regular expression on the symbol's own name in the demangled text, from its outermost
+    /// scope on ([`own_name`]: `ui::Widget::name(void) const`, never the return type before it),
+    /// so that a function of a third-party library that returns `std::string` is not the C++
+    /// library's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope_regex: Option<String>,
     /// Matches dllimport references (`__imp_`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub import: Option<bool>,
@@ -255,6 +261,9 @@ struct Matchers {
     /// Demangled-name patterns and the rule of each.
     demangled: Option<PatternSet>,
     demangled_rules: Vec<usize>,
+    /// Own-name patterns ([`own_name`]) and the rule of each.
+    scopes: Option<PatternSet>,
+    scope_rules: Vec<usize>,
     /// The first rule matching every dllimport reference.
     import: Option<usize>,
 }
@@ -262,7 +271,7 @@ struct Matchers {
 impl Matchers {
     fn new(rules: &[CompiledRule]) -> Result<Matchers, PatternError> {
         let mut matchers = Matchers::default();
-        let (mut names, mut demangled) = (Vec::new(), Vec::new());
+        let (mut names, mut demangled, mut scopes) = (Vec::new(), Vec::new(), Vec::new());
         for (index, rule) in rules.iter().enumerate() {
             let m = &rule.rule.matcher;
             for name in &rule.exact {
@@ -282,12 +291,17 @@ impl Matchers {
                 demangled.push(pattern.as_str());
                 matchers.demangled_rules.push(index);
             }
+            if let Some(pattern) = &m.scope_regex {
+                scopes.push(pattern.as_str());
+                matchers.scope_rules.push(index);
+            }
             if m.import == Some(true) && matchers.import.is_none() {
                 matchers.import = Some(index);
             }
         }
         matchers.names = PatternSet::build(&names)?;
         matchers.demangled = PatternSet::build(&demangled)?;
+        matchers.scopes = PatternSet::build(&scopes)?;
         Ok(matchers)
     }
 
@@ -311,12 +325,54 @@ impl Matchers {
         };
         let by_name = first_in(&self.names, &self.name_rules, key.name);
         let by_demangled = first_in(&self.demangled, &self.demangled_rules, key.demangled);
+        let by_scope = self
+            .scopes
+            .as_ref()
+            .and_then(|_| first_in(&self.scopes, &self.scope_rules, own_name(key.demangled)));
         let by_import = self.import.filter(|_| key.import);
-        [by_prefix, by_name, by_demangled, by_import]
+        [by_prefix, by_name, by_demangled, by_scope, by_import]
             .into_iter()
             .flatten()
             .min()
     }
+}
+
+/// The calling conventions a demangled function shows before its own name.
+const CALLING_CONVENTIONS: &[&str] = &[
+    " __cdecl ",
+    " __stdcall ",
+    " __fastcall ",
+    " __thiscall ",
+    " __vectorcall ",
+    " __clrcall ",
+];
+
+/// The symbol's own name in a demangled text, from its outermost scope on: what follows the
+/// calling convention of a function (`class std::string __cdecl ui::Widget::name(void) const` →
+/// `ui::Widget::name(void) const`), or the last word of a variable's declaration outside
+/// template arguments (`class std::locale::id std::ctype<char>::id` → `std::ctype<char>::id`).
+/// A C name is its own name.
+pub fn own_name(demangled: &str) -> &str {
+    let params = demangled.find('(').unwrap_or(demangled.len());
+    if let Some(end) = CALLING_CONVENTIONS
+        .iter()
+        .filter_map(|cc| demangled[..params].rfind(cc).map(|at| at + cc.len()))
+        .max()
+    {
+        return &demangled[end..];
+    }
+    // A variable: the last space at template depth 0 ends its type.
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in demangled.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ' ' if depth == 0 => start = i + 1,
+            _ => {}
+        }
+    }
+    &demangled[start..]
 }
 
 /// Regular expressions matched together, answering the lowest-numbered pattern that matches:
@@ -466,7 +522,7 @@ impl RuleBook {
     fn bad_pattern(&self, path: &Path, set_error: PatternError) -> RuleError {
         let bad_rule = self.rules.iter().find_map(|compiled| {
             let m = &compiled.rule.matcher;
-            [&m.regex, &m.demangled_regex]
+            [&m.regex, &m.demangled_regex, &m.scope_regex]
                 .into_iter()
                 .flatten()
                 .find_map(|pattern| PatternSet::check(pattern).err())
@@ -669,6 +725,34 @@ mod tests {
         })
     }
 
+    /// A rule on the C++ library's scope decides by the symbol's own name: a third-party
+    /// function that returns `std::string` is not the C++ library's.
+    #[test]
+    fn the_symbols_own_scope_decides() {
+        assert_eq!(
+            own_name("public: class std::basic_string<char, struct std::char_traits<char>, class std::allocator<char> > __cdecl ui::Widget::name(void) const"),
+            "ui::Widget::name(void) const"
+        );
+        assert_eq!(
+            own_name("public: static class std::locale::id std::ctype<char>::id"),
+            "std::ctype<char>::id"
+        );
+        assert_eq!(own_name("hipMalloc"), "hipMalloc");
+        let third_party = classify(
+            "?name@Widget@ui@@QEBA?AV?$basic_string@DU?$char_traits@D@std@@V?$allocator@D@2@@std@@XZ",
+            "public: class std::basic_string<char, struct std::char_traits<char>, class std::allocator<char> > __cdecl ui::Widget::name(void) const",
+            false,
+        );
+        assert!(third_party.is_none(), "{third_party:?}");
+        let own = classify(
+            "??0?$basic_string@DU?$char_traits@D@std@@VArena@@@std@@QEAA@XZ",
+            "public: __cdecl std::basic_string<char, struct std::char_traits<char>, class Arena>::basic_string<char, struct std::char_traits<char>, class Arena>(void)",
+            false,
+        )
+        .unwrap();
+        assert_eq!(own.family, "cxx-stdlib");
+    }
+
     /// `__imp_fprintf` comes from an object built against the DLL CRT before 2015 (no current DLL
     /// exports the printf family): legacy_stdio_definitions.lib, not the static UCRT's flavour;
     /// a plain `fprintf` stays the UCRT's, by flavour.
@@ -761,7 +845,13 @@ mod tests {
         let book = RuleBook::builtin();
         let mut patterns: Vec<&str> = book
             .rules()
-            .flat_map(|rule| [&rule.matcher.regex, &rule.matcher.demangled_regex])
+            .flat_map(|rule| {
+                [
+                    &rule.matcher.regex,
+                    &rule.matcher.demangled_regex,
+                    &rule.matcher.scope_regex,
+                ]
+            })
             .flatten()
             .map(String::as_str)
             .collect();
