@@ -118,6 +118,66 @@ impl Gathered {
 
 /// The CRT mismatch of the diagnosis, when its evidence shows one.
 pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
+    let mut out = from_records(scan);
+    out.extend(prebuilt_library_runtime(scan));
+    out
+}
+
+/// A prebuilt library built for the DLL C runtime in a link of the static one: the names the
+/// resolver marked (its dllimport references to the runtime, and only its), as one problem.
+fn prebuilt_library_runtime(scan: &Scan<'_>) -> Option<Problem> {
+    let book = scan.inputs.book;
+    let marked: Vec<&crate::resolve::ResolvedSymbol> = scan
+        .diagnosis
+        .symbols
+        .iter()
+        .filter(|s| {
+            s.explained_by
+                .as_ref()
+                .is_some_and(|e| e.kind == crate::resolve::ExplainedKind::CrtMismatch)
+        })
+        .collect();
+    let first = marked.first()?;
+    let member = first.symbol.references.first()?.object.clone()?;
+    let library = library_file(&member)?.to_string();
+    let debug = marked
+        .iter()
+        .any(|s| book.is_debug_only(&s.symbol.lookup_name));
+    let (dll, static_) = if debug {
+        (Flavour::DynamicDebug, Flavour::StaticDebug)
+    } else {
+        (Flavour::Dynamic, Flavour::Static)
+    };
+    let (dll, static_) = (dll.compiler_option(), static_.compiler_option());
+    let names: Vec<String> = marked.iter().map(|s| s.symbol.name.clone()).collect();
+    let mut problem = Problem::new(
+        ProblemKind::CrtMismatch,
+        format!("{library} was built for the DLL C runtime ({dll}), the link uses the static one ({static_})"),
+        format!(
+            "only {library} asks for the C runtime names left ({}), and always through dllimport (__imp_): it was compiled with {dll}, while the rest of the link uses {static_}, whose libraries define no __imp_ names",
+            some_of(&names, 3)
+        ),
+        format!(
+            "rebuild {library} with {static_} (or get its {static_} build), or build the project with {dll} to match it; adding the {dll} libraries to the link would put two C runtimes in the program"
+        ),
+    );
+    for s in &marked {
+        problem.line(s.symbol.first_line);
+    }
+    problem.subject(library);
+    for s in &marked {
+        for r in &s.symbol.references {
+            if let Some(object) = &r.object {
+                problem.subject(object.clone());
+            }
+        }
+    }
+    problem.subjects_from(names);
+    Some(problem)
+}
+
+/// The CRT mismatch the linker's records show: LNK2038, LNK4098, CRT duplicates, directives.
+fn from_records(scan: &mut Scan<'_>) -> Vec<Problem> {
     let mut gathered = Gathered::default();
     mismatch_records(scan, &mut gathered);
     default_library_conflicts(scan, &mut gathered);
@@ -763,6 +823,35 @@ mod tests {
     use crate::problems::ProblemKind;
 
     use crate::problems::diagnose_text as diagnose;
+
+    /// The C runtime names only one prebuilt library asks for, all through dllimport: that
+    /// library was built for the DLL runtime. A compile line that shows the project is /MD too
+    /// makes it the missing chain instead.
+    #[test]
+    fn a_prebuilt_library_of_the_other_runtime() {
+        let records = "ZXing.lib(BitMatrix.obj) : error LNK2019: unresolved external symbol __imp_malloc referenced in function f\n\
+             ZXing.lib(BitMatrix.obj) : error LNK2019: unresolved external symbol __imp_free referenced in function g\n\
+             ZXing.lib(Content.obj) : error LNK2001: unresolved external symbol __imp_strtol\n\
+             app.exe : fatal error LNK1120: 3 unresolved externals\n";
+        let d = diagnose(records);
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CrtMismatch, "{}", p.summary);
+        assert!(
+            p.summary
+                .starts_with("ZXing.lib was built for the DLL C runtime (/MD)"),
+            "{}",
+            p.summary
+        );
+        assert!(p.fix.starts_with("rebuild ZXing.lib with /MT"), "{}", p.fix);
+        assert!(d.link_flags.is_empty(), "{:?}", d.link_flags);
+        let d = diagnose(&format!("cl /nologo /MD /c app.cpp\n{records}"));
+        assert_eq!(
+            d.problems[0].kind,
+            ProblemKind::Unresolved,
+            "{}",
+            d.problems[0].summary
+        );
+    }
 
     /// The C runtimes of Visual C++ 2003 and older are C runtimes: two of them defining the same
     /// names is a CRT mismatch with a note on the old one, never a duplicate to rename.

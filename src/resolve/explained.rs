@@ -1,6 +1,7 @@
 //! Names another failure class explains (docs/RULES.md §20, §21): a machine mismatch (x86 names
-//! against x64 libraries, or the reverse) or a toolset mismatch (names of newer toolsets, names
-//! only the CRT before Visual Studio 2015 had). No library of the link line satisfies them.
+//! against x64 libraries, or the reverse), a toolset mismatch (names of newer toolsets, names
+//! only the CRT before Visual Studio 2015 had), or a CRT mismatch (a prebuilt library's dllimport
+//! references to the DLL runtime in a link of the static one). No library of the link line satisfies them.
 
 use super::{Answerer, DiagnoseOptions, Explained, ExplainedKind, ResolvedSymbol, SearchContext};
 use crate::discover;
@@ -16,11 +17,93 @@ pub(super) fn mark_explained(
     context: Option<&SearchContext<'_>>,
     options: &DiagnoseOptions,
     log_machines: &[crate::index::Machine],
+    crt: &crate::evidence::CrtDecision,
 ) {
     if let Some(c) = context {
         mark_machine(symbols, c, options, log_machines);
     }
     mark_toolset(book, symbols, context);
+    mark_library_runtime(book, symbols, crt);
+}
+
+/// The C runtime names that one prebuilt library (`ZXing.lib`) asks for, all through dllimport
+/// (`__imp_`), when no object of the project's own misses the runtime and they are most of the
+/// names left, and nothing else in the log says the link is for the DLL runtime: that library
+/// was built for the DLL C runtime (/MD), the rest of the link uses the static one (/MT), whose
+/// libraries define no `__imp_` names. Linking the DLL chain as well would
+/// put two runtimes in the program, so these names are the CRT mismatch's, not the chain's.
+fn mark_library_runtime(
+    book: &RuleBook,
+    symbols: &mut [ResolvedSymbol],
+    crt: &crate::evidence::CrtDecision,
+) {
+    use crate::evidence::EvidenceSource;
+    // Evidence other than the names themselves that the link is for the DLL runtime (a /MD
+    // compile line, the objects' directives): then the chain is what is missing.
+    let link_is_dynamic = crt.evidence.iter().any(|e| {
+        e.dynamic == Some(true)
+            && !matches!(
+                e.source,
+                EvidenceSource::DllimportCrtSymbol
+                    | EvidenceSource::PlainUcrtReference
+                    | EvidenceSource::DebugOnlySymbol
+            )
+    });
+    if link_is_dynamic {
+        return;
+    }
+    let is_crt = |s: &ResolvedSymbol| book.family(&s.family).is_some_and(|f| f.crt);
+    let left = symbols.iter().filter(|s| s.explained_by.is_none()).count();
+    let crt: Vec<&ResolvedSymbol> = symbols
+        .iter()
+        .filter(|s| s.explained_by.is_none() && is_crt(s))
+        .collect();
+    if crt.is_empty() || crt.len() * 2 <= left || crt.iter().any(|s| !s.symbol.import) {
+        return;
+    }
+    let mut library: Option<String> = None;
+    for s in &crt {
+        if s.symbol.references.is_empty() {
+            return;
+        }
+        for r in &s.symbol.references {
+            let Some(lib) = r
+                .object
+                .as_deref()
+                .filter(|o| o.contains('('))
+                .and_then(crate::problems::text::library_file)
+            else {
+                return;
+            };
+            if crate::evidence::flavour_of_library(book, lib).is_some()
+                || library
+                    .as_deref()
+                    .is_some_and(|l| !l.eq_ignore_ascii_case(lib))
+            {
+                return;
+            }
+            library = Some(lib.to_string());
+        }
+    }
+    let Some(library) = library else {
+        return;
+    };
+    for s in symbols
+        .iter_mut()
+        .filter(|s| s.explained_by.is_none() && is_crt(s))
+    {
+        s.explained_by = Some(Explained {
+            kind: ExplainedKind::CrtMismatch,
+            note: format!(
+                "only {library} asks for {} and through dllimport: {library} was built for the DLL C runtime",
+                s.symbol.lookup_name
+            ),
+            generation: None,
+            name_machine: None,
+            library_machine: None,
+            other_form: None,
+        });
+    }
 }
 
 /// The name of `symbol` in the other machine's form, for a library index of `arch`: an x86 name

@@ -133,6 +133,8 @@ pub enum ExplainedKind {
     ToolsetMismatch,
     /// The referencing code was built for another machine than the libraries searched.
     MachineMismatch,
+    /// The referencing library was built for another C runtime than the rest of the link.
+    CrtMismatch,
 }
 
 /// Why a name is explained by another failure class.
@@ -425,7 +427,14 @@ fn answer_all(
     let mut lacking = note_log_evidence(&mut symbols, &linked, context);
 
     // Names another failure class explains are no library's to answer.
-    mark_explained(book, &mut symbols, context, options, &failure.machines);
+    mark_explained(
+        book,
+        &mut symbols,
+        context,
+        options,
+        &failure.machines,
+        &crt,
+    );
     lacking.retain(|library| {
         symbols.iter().any(|s| {
             s.explained_by.is_none()
