@@ -526,7 +526,24 @@ impl<'s, 'w> Reading<'s, 'w> {
         } else {
             clean::strip_escapes(&physical)
         };
-        let copied = lens::copy(&text, plain, &mut self.stats.lensed_lines);
+        if let Some(pieces) = lens::html::split_breaks(&text) {
+            // A log that went through an HTML page: its lines, joined by `<br>`, each read as a
+            // line of its own.
+            self.stats.lensed_lines += 1;
+            for piece in pieces {
+                self.take_text(number, piece, lens::is_plain(piece));
+            }
+        } else {
+            self.take_text(number, &text, plain);
+        }
+        self.physical = physical;
+    }
+
+    /// Takes the text of one line of the log (escapes stripped; `plain` when it
+    /// [`lens::is_plain`]): undoes what the copy did, then takes a Python repr's lines one by
+    /// one, or the line as one piece.
+    fn take_text(&mut self, number: u64, text: &str, plain: bool) {
+        let copied = lens::copy(text, plain, &mut self.stats.lensed_lines);
         // The copy lenses add no backslash, no ESC and no non-ASCII text.
         if !plain && clean::looks_like_python_repr(&copied) {
             self.stats.python_repr_lines += 1;
@@ -547,7 +564,6 @@ impl<'s, 'w> Reading<'s, 'w> {
             };
             self.take_piece(number, &copied, width, plain);
         }
-        self.physical = physical;
     }
 
     /// Whether a record is held that the console cut inside a name: its last piece ended at a

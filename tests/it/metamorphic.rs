@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 /// A paste shape, in reverse: the text of a clean log to the text a paste shows.
 struct Shape {
     name: &'static str,
-    /// When in a paste it happens: 0 the tool's output, 1 the console, 2 the copy, 3 Markdown.
+    /// When in a paste it happens: 0 the tool's output, 1 the console, 2 the copy, 3 Markdown,
+    /// 4 an HTML page.
     layer: u8,
     apply: fn(&str, &mut Rng) -> String,
 }
@@ -54,6 +55,26 @@ fn backticks(text: &str, _: &mut Rng) -> String {
             format!("``{l}``")
         }
     })
+}
+
+/// The log as an HTML page shows its source: character references for `&`, `<`, `>` and
+/// quotes, and `<br />` where lines ended (up to 20 lines on one line).
+fn html(text: &str, _: &mut Rng) -> String {
+    let escaped: Vec<String> = text
+        .lines()
+        .map(|l| {
+            l.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+                .replace('\'', "&#39;")
+        })
+        .collect();
+    escaped
+        .chunks(20)
+        .map(|chunk| chunk.join("<br />"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn markdown_quote(text: &str, _: &mut Rng) -> String {
@@ -333,6 +354,11 @@ const SHAPES: &[Shape] = &[
         name: "backticks",
         layer: 3,
         apply: backticks,
+    },
+    Shape {
+        name: "html",
+        layer: 4,
+        apply: html,
     },
 ];
 

@@ -24,6 +24,7 @@ pub mod decorations;
 pub mod driver;
 pub mod elided;
 pub mod error_list;
+pub mod html;
 pub mod localized_code;
 pub mod markdown;
 pub mod msbuild_origin;
@@ -52,6 +53,10 @@ impl std::fmt::Debug for Lens {
 /// client, Markdown), in the order they are applied: the outermost wrapping first. A console's
 /// width is measured after them.
 pub const COPY_LENSES: &[Lens] = &[
+    Lens {
+        name: "html",
+        apply: html::apply,
+    },
     Lens {
         name: "markdown",
         apply: markdown::apply,
@@ -231,6 +236,7 @@ fn needs_copy_lenses(line: &str, plain: bool) -> bool {
                 })))
         || crate::linklog::parse::lnk_positions(bytes)
             .any(|at| matches!(bytes.get(at + 3), Some(b' ' | b'-' | b'_')))
+        || (memchr::memchr(b'&', bytes).is_some() && html::has_reference(line))
 }
 
 /// Applies the tool lenses to one physical line (or one line of an expanded repr); `plain` says
