@@ -224,3 +224,185 @@ fn help_texts_match_their_snapshots() {
         differ.join("\n")
     );
 }
+
+/// Inputs for every command, written into `dir`, large enough that the reports of `diagnose`,
+/// `triage`, `index --list` and `whence` fill a pipe many times over: a log of 3,000 unresolved
+/// symbols, a `.def` library of 5,000 exports, 3,000 Python functions raising one message, and a
+/// cut-down `extension.py` for `patch`.
+fn write_big_inputs(dir: &Path) {
+    use std::fmt::Write as _;
+    let name = |i: usize| format!("big_function_number_{i:05}_{}", "x".repeat(40));
+    let mut log = String::from("[2/2] lld-link app.obj /DLL /out:big.dll\nFAILED: big.dll\n");
+    for i in 0..3000 {
+        let _ = write!(
+            log,
+            "lld-link: error: undefined symbol: {}\n>>> referenced by C:\\src\\app.cpp:{}\n\
+             >>>               obj/app.obj:(caller_{i})\n\n",
+            name(i),
+            i + 1
+        );
+    }
+    std::fs::write(dir.join("big.log"), log).unwrap();
+    let mut def = String::from("LIBRARY big.dll\nEXPORTS\n");
+    for i in 0..5000 {
+        let _ = writeln!(def, "{}", name(i));
+    }
+    std::fs::create_dir_all(dir.join("libs")).unwrap();
+    std::fs::write(dir.join("libs/big.def"), def).unwrap();
+    let mut python = String::new();
+    for i in 0..3000 {
+        let _ = write!(
+            python,
+            "def f{i}(x):\n    raise KeyError(f\"no such kernel: {{x}}\")\n"
+        );
+    }
+    std::fs::create_dir_all(dir.join("site")).unwrap();
+    std::fs::write(dir.join("site/kernels.py"), python).unwrap();
+    std::fs::create_dir_all(dir.join("tvm_ffi/cpp")).unwrap();
+    std::fs::write(
+        dir.join("tvm_ffi/cpp/extension.py"),
+        crate::patch_common::EXTENSION_PY,
+    )
+    .unwrap();
+}
+
+/// Every command that writes to stdout, in every format it has, run in the directory of
+/// [`write_big_inputs`].
+fn every_command_and_format() -> Vec<Vec<String>> {
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for format in ["text", "json", "github", "sarif"] {
+        runs.push(vec![
+            "diagnose",
+            "big.log",
+            "--lib-dir",
+            "libs",
+            "--no-cache",
+            "--format",
+            format,
+        ]);
+        runs.push(vec!["triage", "big.log", "--format", format]);
+    }
+    for format in ["text", "json"] {
+        runs.push(vec![
+            "index",
+            "--list",
+            "libs",
+            "--no-cache",
+            "--format",
+            format,
+        ]);
+        runs.push(vec!["index", "libs", "--no-cache", "--format", format]);
+        runs.push(vec!["explain", "hipMalloc", "--format", format]);
+        runs.push(vec!["doctor", "--format", format]);
+        runs.push(vec![
+            "zombies",
+            "--no-default-names",
+            "libs",
+            "--format",
+            format,
+        ]);
+        runs.push(vec![
+            "whence",
+            "KeyError: 'no such kernel: abc'",
+            "--site-packages",
+            "site",
+            "--limit",
+            "10000",
+            "--format",
+            format,
+        ]);
+    }
+    runs.push(vec![
+        "patch",
+        "--from",
+        "big.log",
+        "--lib-dir",
+        "libs",
+        "tvm_ffi/cpp/extension.py",
+    ]);
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        runs.push(vec!["completions", shell]);
+    }
+    runs.push(vec!["man"]);
+    runs.push(vec!["--help"]);
+    runs.push(vec!["diagnose", "--help"]);
+    runs.into_iter()
+        .map(|args| args.into_iter().map(str::to_owned).collect())
+        .collect()
+}
+
+/// lnkfix in `dir` with `args`, no link environment, caches under `dir`.
+fn lnkfix_in(dir: &Path, args: &[String]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lnkfix"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .env_remove("LIB")
+        .env_remove("HIP_PATH")
+        .env_remove("VCToolsInstallDir")
+        .env_remove("WindowsSdkDir")
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("LOCALAPPDATA", dir.join("cache"))
+        .env("NO_COLOR", "1");
+    command
+}
+
+/// Runs lnkfix with stdout into a pipe whose reader takes `read` bytes and then closes it while
+/// lnkfix still writes; returns the exit status and what lnkfix wrote on stderr.
+fn closed_early(mut command: Command, read: usize) -> (std::process::ExitStatus, String) {
+    use common::SpawnRetrying;
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn_retrying()
+        .expect("start lnkfix");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut taken = vec![0; read];
+    stdout.read_exact(&mut taken).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A reader that goes away (`| head`) ends every command quietly with success, as ripgrep and fd
+/// do: exit 0, nothing more on stderr than a complete run writes (nothing at all but `patch`'s
+/// notes). Where the whole output is over 1 MiB, the reader takes 16 bytes first, so lnkfix is
+/// surely still writing when the pipe closes; smaller outputs are cut before their first byte.
+#[test]
+fn a_closed_pipe_ends_every_command_quietly_with_success() {
+    let dir = tempfile::tempdir().unwrap();
+    write_big_inputs(dir.path());
+    let mut large = Vec::new();
+    let mut failures = Vec::new();
+    for args in every_command_and_format() {
+        let complete = lnkfix_in(dir.path(), &args).output_retrying().unwrap();
+        let size = complete.stdout.len();
+        assert!(size > 0, "{args:?} writes nothing");
+        let want_stderr = String::from_utf8_lossy(&complete.stderr).into_owned();
+        assert!(
+            want_stderr.is_empty() || args[0] == "patch",
+            "{args:?} writes on stderr: {want_stderr}"
+        );
+        let read = if size > 1 << 20 { 16 } else { 0 };
+        if read > 0 {
+            large.push(args.join(" "));
+        }
+        let (status, stderr) = closed_early(lnkfix_in(dir.path(), &args), read);
+        if status.code() != Some(0) || stderr != want_stderr {
+            failures.push(format!("{args:?}: {status}, stderr {stderr:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for command in ["diagnose", "triage", "index --list", "whence"] {
+        assert!(
+            large.iter().any(|run| run.starts_with(command)),
+            "no output of {command} is over 1 MiB: {large:?}"
+        );
+    }
+}
