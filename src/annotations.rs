@@ -182,9 +182,12 @@ pub fn from_triage(report: &TriageReport) -> Vec<Annotation> {
     out
 }
 
-/// Escapes the data of a workflow command (`%`, CR, LF).
+/// Escapes the data of a workflow command: control characters, bidirectional overrides and the
+/// like shown escaped as the text report shows them (they cannot drive the log viewer or hide
+/// text), then `%`, CR and LF as the workflow command syntax wants.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    crate::terminal::neutralise(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -194,26 +197,67 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Writes GitHub Actions workflow commands, one line per annotation.
+/// GitHub shows at most this many error and warning annotations of one step (and as many
+/// notices); the rest would be dropped without a word.
+pub const GITHUB_SHOWN: usize = 10;
+
+/// Writes GitHub Actions workflow commands, one line per annotation: at most [`GITHUB_SHOWN`]
+/// errors and warnings (the first ones, in the report's order), at most one fewer notices, then,
+/// when any were left out, one notice that says how many and where to read them all.
 pub fn write_github(annotations: &[Annotation], out: &mut dyn Write) -> io::Result<()> {
-    for a in annotations {
-        let mut properties = Vec::new();
-        if let Some(file) = &a.file {
-            properties.push(format!("file={}", escape_property(file)));
-        }
-        if let Some(line) = a.line {
-            properties.push(format!("line={line}"));
-        }
-        properties.push(format!("title={}", escape_property(&a.title)));
-        writeln!(
-            out,
-            "::{} {}::{}",
-            a.level.github(),
-            properties.join(","),
-            escape_data(&a.message)
-        )?;
+    let (notices, problems): (Vec<&Annotation>, Vec<&Annotation>) =
+        annotations.iter().partition(|a| a.level == Level::Notice);
+    let summarised = problems.len() > GITHUB_SHOWN || notices.len() > GITHUB_SHOWN;
+    // The summary is a notice too: it takes the last place.
+    let notices_shown = if summarised {
+        notices.len().min(GITHUB_SHOWN - 1)
+    } else {
+        notices.len()
+    };
+    let shown = problems
+        .iter()
+        .take(GITHUB_SHOWN)
+        .chain(notices.iter().take(notices_shown));
+    for a in shown {
+        write_workflow_command(a, out)?;
     }
-    Ok(())
+    let left_problems = problems.len().saturating_sub(GITHUB_SHOWN);
+    let left_notices = notices.len() - notices_shown;
+    if !summarised {
+        return Ok(());
+    }
+    let summary = Annotation {
+        rule_id: "more".into(),
+        level: Level::Notice,
+        file: annotations.iter().find_map(|a| a.file.clone()),
+        line: None,
+        title: format!("{} more findings", left_problems + left_notices),
+        message: format!(
+            "{left_problems} more errors and warnings and {left_notices} more notices are not \
+             shown here (a step shows only the first {GITHUB_SHOWN} of each): lnkfix --format \
+             text or --format json lists them all"
+        ),
+    };
+    write_workflow_command(&summary, out)
+}
+
+/// Writes one annotation as one workflow command line.
+fn write_workflow_command(a: &Annotation, out: &mut dyn Write) -> io::Result<()> {
+    let mut properties = Vec::new();
+    if let Some(file) = &a.file {
+        properties.push(format!("file={}", escape_property(file)));
+    }
+    if let Some(line) = a.line {
+        properties.push(format!("line={line}"));
+    }
+    properties.push(format!("title={}", escape_property(&a.title)));
+    writeln!(
+        out,
+        "::{} {}::{}",
+        a.level.github(),
+        properties.join(","),
+        escape_data(&a.message)
+    )
 }
 
 /// Writes one SARIF 2.1.0 log with one run: the rules seen, and one result per annotation.
@@ -314,6 +358,75 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "::error file=C%3A\\b%2Cd.log,line=7,title=a%3A b::50%25 done%0Anext\n"
+        );
+    }
+
+    fn annotation(level: Level, message: &str) -> Annotation {
+        Annotation {
+            rule_id: "x".into(),
+            level,
+            file: Some("build.log".into()),
+            line: Some(1),
+            title: "t".into(),
+            message: message.into(),
+        }
+    }
+
+    fn github(annotations: &[Annotation]) -> String {
+        let mut out = Vec::new();
+        write_github(annotations, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn github_controls_are_shown_escaped_as_in_the_text_report() {
+        let text = github(&[annotation(
+            Level::Error,
+            "bel\x07 bs\x08 vt\x0b ff\x0c del\x7f rlo\u{202e} lri\u{2066} esc\x1b[31m cr\r",
+        )]);
+        assert_eq!(
+            text,
+            "::error file=build.log,line=1,title=t::bel\\x07 bs\\x08 vt\\x0b ff\\x0c \
+             del\\x7f rlo\\u{202e} lri\\u{2066} esc\\x1b[31m cr\\x0d\n"
+        );
+    }
+
+    #[test]
+    fn github_shows_ten_problems_then_one_summary() {
+        let mut all: Vec<Annotation> = (0..25)
+            .map(|i| annotation(Level::Error, &format!("e{i}")))
+            .collect();
+        all.push(annotation(Level::Warning, "w"));
+        all.push(annotation(Level::Notice, "flags"));
+        let text = github(&all);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 12, "{text}");
+        assert!(
+            lines[..10].iter().all(|l| l.starts_with("::error ")),
+            "{text}"
+        );
+        assert!(lines[9].ends_with("::e9"), "{text}");
+        assert!(lines[10].ends_with("::flags"), "the notice stays: {text}");
+        assert!(
+            lines[11].starts_with("::notice file=build.log,title=16 more findings::16 more errors and warnings and 0 more notices"),
+            "{text}"
+        );
+        assert!(lines[11].contains("--format json"), "{text}");
+
+        let few = github(&all[..10]);
+        assert_eq!(few.lines().count(), 10, "ten fit: no summary: {few}");
+
+        let notices: Vec<Annotation> = (0..12)
+            .map(|i| annotation(Level::Notice, &format!("n{i}")))
+            .collect();
+        let text = github(&notices);
+        assert_eq!(text.lines().count(), 10, "{text}");
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .contains("0 more errors and warnings and 3 more notices"),
+            "{text}"
         );
     }
 
