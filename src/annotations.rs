@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::json;
 
 use crate::resolve::Diagnosis;
@@ -305,21 +306,61 @@ pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Resul
     crate::terminal::write_json(&log, out)
 }
 
-/// A relative URI reference for a file path (forward slashes, spaces and `%` escaped).
-fn file_uri(path: &str) -> String {
-    let mut uri = String::with_capacity(path.len());
-    for c in path.replace('\\', "/").chars() {
-        match c {
-            ' ' => uri.push_str("%20"),
-            '%' => uri.push_str("%25"),
-            '#' => uri.push_str("%23"),
-            '?' => uri.push_str("%3F"),
-            c => uri.push(c),
-        }
-    }
-    uri
+/// Everything but RFC 3986's unreserved characters, its sub-delimiters and `@` is
+/// percent-encoded in a path segment; so is `:`, which in a relative reference's first segment
+/// would read as a scheme (`a:b.log`).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
+
+/// `/`-separated segments, each percent-encoded (UTF-8 for letters beyond ASCII).
+fn encode_segments(path: &str) -> String {
+    path.split('/')
+        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
+/// The SARIF `uri` of a log path, as RFC 3986 wants it, whatever system lnkfix runs on (a log
+/// made on Windows is often read on Linux): a Windows drive path (`C:\x.log`, `C:/x.log`) is
+/// `file:///C:/x.log`, a UNC path (`\\host\share\x.log`) `file://host/share/x.log`, an
+/// absolute POSIX path `file:///...`, and a relative path a relative reference; backslashes are
+/// separators, every segment percent-encoded. The `url` crate follows the WHATWG URL standard
+/// instead: it leaves `[ ] | ^` raw in a path (not allowed by RFC 3986, so a `uri-reference`
+/// validator refuses them) and writes a drive path only when it runs on Windows.
+fn file_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive && (bytes.len() == 2 || bytes[2] == b'/') {
+        let rest = path[2..].trim_start_matches('/');
+        return format!("file:///{}:/{}", &path[..1], encode_segments(rest));
+    }
+    if let Some(unc) = path.strip_prefix("//") {
+        let (host, rest) = unc.split_once('/').unwrap_or((unc, ""));
+        return format!("file://{}/{}", encode_segments(host), encode_segments(rest));
+    }
+    if let Some(absolute) = path.strip_prefix('/') {
+        return format!("file:///{}", encode_segments(absolute));
+    }
+    encode_segments(&path)
+}
+
+/// The short description of a SARIF rule.
 fn rule_description(id: &str) -> String {
     match id {
         "unresolved-symbol" => {
@@ -335,7 +376,14 @@ fn rule_description(id: &str) -> String {
             "Code built by another Visual C++ toolset than the libraries linked".into()
         }
         "problem/entry-point" => "The entry point or the subsystem is wrong".into(),
-        other => format!("Triage row {}", other.trim_start_matches("triage/")),
+        "problem/other" => "Another link failure: mismatched #pragma detect_mismatch values, a \
+                            file the linker cannot read as an object or library, a program \
+                            database it cannot write"
+            .into(),
+        other => match other.strip_prefix("triage/") {
+            Some(row) => format!("Triage row {row}"),
+            None => format!("lnkfix finding {other}"),
+        },
     }
 }
 
@@ -431,7 +479,32 @@ mod tests {
     }
 
     #[test]
-    fn uris_are_relative_references() {
+    fn every_problem_kind_has_its_own_rule_description() {
+        assert!(rule_description("problem/other").starts_with("Another link failure"));
+        assert_eq!(
+            rule_description("triage/compile-arch"),
+            "Triage row compile-arch"
+        );
+        for id in ["problem/other", "problem/crt-mismatch", "unresolved-symbol"] {
+            assert!(!rule_description(id).contains("Triage"), "{id}");
+        }
+    }
+
+    #[test]
+    fn uris_are_rfc_3986_file_uris_or_relative_references() {
         assert_eq!(file_uri("logs\\my build.log"), "logs/my%20build.log");
+        assert_eq!(file_uri("C:\\x.log"), "file:///C:/x.log");
+        assert_eq!(file_uri("C:/build/x.log"), "file:///C:/build/x.log");
+        assert_eq!(
+            file_uri("\\\\server\\share\\x.log"),
+            "file://server/share/x.log"
+        );
+        assert_eq!(file_uri("/tmp/b#1/x?.log"), "file:///tmp/b%231/x%3F.log");
+        assert_eq!(file_uri("a:b.log"), "a%3Ab.log");
+        assert_eq!(
+            file_uri("[]{}|^`<>\"%.log"),
+            "%5B%5D%7B%7D%7C%5E%60%3C%3E%22%25.log"
+        );
+        assert_eq!(file_uri("journal/été.log"), "journal/%C3%A9t%C3%A9.log");
     }
 }

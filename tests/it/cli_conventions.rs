@@ -161,16 +161,59 @@ fn sarif_output_is_valid_sarif_2_1_0() {
         std::fs::write(&path, text).unwrap();
         files.push(path);
     }
-    // The validator must be able to say no: a broken copy is refused.
-    let broken = dir.path().join("broken.sarif");
-    let mut json: serde_json::Value =
+    // Logs whose names a URI must escape: a Windows drive path, a name that would read as a
+    // scheme, the characters RFC 3986 leaves out, letters beyond ASCII, an absolute path.
+    let log = std::fs::read(common::root().join("examples/tvm-ffi-hip-lld-link.log")).unwrap();
+    let absolute = dir.path().join("abs olute.log");
+    for (name, uri) in [
+        (
+            "C:\\build.log".to_owned(),
+            "file:///C:/build.log".to_owned(),
+        ),
+        ("a:b.log".to_owned(), "a%3Ab.log".to_owned()),
+        (
+            "[]{}|^`<>\"é.log".to_owned(),
+            "%5B%5D%7B%7D%7C%5E%60%3C%3E%22%C3%A9.log".to_owned(),
+        ),
+        (
+            absolute.display().to_string(),
+            format!("file://{}/abs%20olute.log", dir.path().display()),
+        ),
+    ] {
+        std::fs::write(dir.path().join(&name), &log).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .current_dir(dir.path())
+            .args(["diagnose", &name, "--format", "sarif"])
+            .env_remove("LIB")
+            .output_retrying()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let location = &json["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], uri.as_str(), "{name}");
+        let path = dir.path().join(format!("named{}.sarif", files.len()));
+        std::fs::write(&path, &output.stdout).unwrap();
+        files.push(path);
+    }
+    // The validator must be able to say no: broken copies are refused, by the schema's structure
+    // and by its formats (a URI with a space and brackets, a time that is no RFC 3339 time).
+    let original: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
-    json["runs"][0]["results"][0]["level"] = "fatal".into();
-    std::fs::write(&broken, json.to_string()).unwrap();
-    assert!(
-        !validate(&[broken.as_path()]),
-        "the schema check accepts anything"
-    );
+    let mut level = original.clone();
+    level["runs"][0]["results"][0]["level"] = "fatal".into();
+    let mut uri = original.clone();
+    uri["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] =
+        "my build[1].log".into();
+    let mut time = original.clone();
+    time["runs"][0]["invocations"] =
+        serde_json::json!([{"executionSuccessful": true, "startTimeUtc": "yesterday"}]);
+    for (name, broken) in [("level", level), ("uri", uri), ("time", time)] {
+        let path = dir.path().join(format!("broken-{name}.sarif"));
+        std::fs::write(&path, broken.to_string()).unwrap();
+        assert!(
+            !validate(&[path.as_path()]),
+            "the schema check accepts a broken {name}"
+        );
+    }
     let paths: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
     assert!(validate(&paths), "lnkfix's SARIF does not validate");
 }
