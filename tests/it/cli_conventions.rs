@@ -400,22 +400,29 @@ fn lnkfix_in(dir: &Path, args: &[String]) -> Command {
 }
 
 /// Runs lnkfix with stdout into a pipe whose reader takes `read` bytes and then closes it while
-/// lnkfix still writes; returns the exit status and what lnkfix wrote on stderr.
+/// lnkfix still writes; with `read` 0, a pipe whose reader is closed before lnkfix starts (so the
+/// first write fails however fast lnkfix is). Returns the exit status and what lnkfix wrote on
+/// stderr.
 fn closed_early(mut command: Command, read: usize) -> (std::process::ExitStatus, String) {
     use common::SpawnRetrying;
     use std::io::Read;
     use std::process::Stdio;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn_retrying()
-        .expect("start lnkfix");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut taken = vec![0; read];
-    stdout.read_exact(&mut taken).unwrap();
-    drop(stdout);
-    let output = child.wait_with_output().unwrap();
+    command.stdin(Stdio::null()).stderr(Stdio::piped());
+    let output = if read == 0 {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        command.stdout(writer).output_retrying().unwrap()
+    } else {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn_retrying()
+            .expect("start lnkfix");
+        let mut stdout = child.stdout.take().unwrap();
+        let mut taken = vec![0; read];
+        stdout.read_exact(&mut taken).unwrap();
+        drop(stdout);
+        child.wait_with_output().unwrap()
+    };
     (
         output.status,
         String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -425,7 +432,8 @@ fn closed_early(mut command: Command, read: usize) -> (std::process::ExitStatus,
 /// A reader that goes away (`| head`) ends every command quietly with success, as ripgrep and fd
 /// do: exit 0, nothing more on stderr than a complete run writes (nothing at all but `patch`'s
 /// notes). Where the whole output is over 1 MiB, the reader takes 16 bytes first, so lnkfix is
-/// surely still writing when the pipe closes; smaller outputs are cut before their first byte.
+/// surely still writing when the pipe closes; smaller outputs go to a pipe closed before lnkfix
+/// starts.
 #[test]
 fn a_closed_pipe_ends_every_command_quietly_with_success() {
     let dir = tempfile::tempdir().unwrap();
@@ -455,6 +463,63 @@ fn a_closed_pipe_ends_every_command_quietly_with_success() {
         assert!(
             large.iter().any(|run| run.starts_with(command)),
             "no output of {command} is over 1 MiB: {large:?}"
+        );
+    }
+}
+
+/// Every JSON document lnkfix writes says its `schema_version`: each command's `--format json`,
+/// the `index` summary and `--list` included.
+#[test]
+fn every_json_document_has_a_schema_version() {
+    let dir = tempfile::tempdir().unwrap();
+    write_big_inputs(dir.path());
+    let mut commands = Vec::new();
+    for args in every_command_and_format() {
+        if !args
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+        {
+            continue;
+        }
+        let output = lnkfix_in(dir.path(), &args).output_retrying().unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON: {e}"));
+        assert_eq!(json["schema_version"], 1, "{args:?}");
+        commands.push(args[0].clone());
+    }
+    commands.dedup();
+    assert_eq!(
+        commands,
+        ["diagnose", "triage", "index", "explain", "doctor", "zombies", "whence"]
+    );
+}
+
+/// A rule file of a `schema_version` this lnkfix does not read is refused, naming the file and
+/// the version it reads, by every command that takes `--rules`.
+#[test]
+fn a_rule_file_of_an_unknown_schema_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_big_inputs(dir.path());
+    let rules = r#"{"schema_version": 99, "rules": []}"#;
+    let rows = r#"{"schema_version": 99, "rows": []}"#;
+    std::fs::write(dir.path().join("future-rules.json"), rules).unwrap();
+    std::fs::write(dir.path().join("future-rows.json"), rows).unwrap();
+    for args in [
+        vec!["diagnose", "big.log", "--rules", "future-rules.json"],
+        vec!["explain", "hipMalloc", "--rules", "future-rules.json"],
+        vec!["triage", "big.log", "--rules", "future-rules.json"],
+        vec!["triage", "big.log", "--rules", "future-rows.json"],
+    ] {
+        let args: Vec<String> = args.into_iter().map(str::to_owned).collect();
+        let output = lnkfix_in(dir.path(), &args).output_retrying().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{}: rule file schema_version 99 is not one this lnkfix understands (it reads 1)",
+                args[3]
+            )),
+            "{args:?}: {stderr}"
         );
     }
 }
