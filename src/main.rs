@@ -108,7 +108,9 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let annotations = || report.annotations().unwrap_or_default();
         match format {
-            ReportFormat::Github => lnkfix::annotations::write_github(&annotations(), &mut out),
+            ReportFormat::Github => {
+                lnkfix::annotations::write_github(&annotations().findings, &mut out)
+            }
             ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
             _ => report.write_json(&mut out),
         }

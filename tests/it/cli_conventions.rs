@@ -194,6 +194,35 @@ fn sarif_output_is_valid_sarif_2_1_0() {
         std::fs::write(&path, &output.stdout).unwrap();
         files.push(path);
     }
+    // With --verify, the verdict is an invocation's property and the first result: here no
+    // linker is on PATH, so no link runs, and the run exits 4.
+    let empty = dir.path().join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let example = common::root().join("examples/tvm-ffi-hip-lld-link.log");
+    let verify = lnkfix_in(
+        dir.path(),
+        &[
+            "diagnose".to_owned(),
+            example.display().to_string(),
+            "--verify".to_owned(),
+            "--format".to_owned(),
+            "sarif".to_owned(),
+        ],
+    )
+    .env("PATH", &empty)
+    .output_retrying()
+    .unwrap();
+    assert_eq!(verify.status.code(), Some(4));
+    let json: serde_json::Value = serde_json::from_slice(&verify.stdout).unwrap();
+    let run = &json["runs"][0];
+    let verdict = &run["invocations"][0]["properties"]["verification"];
+    assert_eq!(verdict["verified"], false, "{verdict}");
+    assert_eq!(verdict["rounds"], 0, "{verdict}");
+    assert_eq!(run["results"][0]["ruleId"], "verification");
+    assert_eq!(run["results"][0]["level"], "error");
+    let path = dir.path().join("verify.sarif");
+    std::fs::write(&path, &verify.stdout).unwrap();
+    files.push(path);
     // The validator must be able to say no: broken copies are refused, by the schema's structure
     // and by its formats (a URI with a space and brackets, a time that is no RFC 3339 time).
     let original: serde_json::Value =
