@@ -129,7 +129,7 @@ fn github_annotations_point_at_each_unresolved_symbol() {
 }
 
 #[test]
-#[cfg(not(windows))] // the validator needs npm and python3, which Wine has not
+#[cfg(not(windows))] // the validator needs python3 with pip, which Wine has not
 fn sarif_output_is_valid_sarif_2_1_0() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
@@ -257,7 +257,7 @@ fn validate(files: &[&Path]) -> bool {
         .expect("run validate_sarif.sh");
     assert!(
         status.code() == Some(0) || status.code() == Some(1),
-        "validate_sarif.sh could not run ({status}): it needs npm, python3 with pip and the network"
+        "validate_sarif.sh could not run ({status}): it needs python3 with pip and the network"
     );
     status.success()
 }
