@@ -62,9 +62,11 @@ fn env_var(name: &str) -> Option<String> {
 }
 
 /// Prints one line on stderr, neutralised: whatever it quotes (paths, names, log text, saved
-/// JSON) cannot drive the terminal.
+/// JSON) cannot drive the terminal. A stderr that cannot be written (`2>&1 | head` after the
+/// reader went away) loses the line; `eprintln!` would panic.
 fn say(line: std::fmt::Arguments<'_>) {
-    eprintln!("{}", lnkfix::terminal::neutralise(&line.to_string()));
+    let line = lnkfix::terminal::neutralise(&line.to_string()).into_owned();
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Prints an error and returns the usage status.
@@ -217,9 +219,9 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
     }
     if !report.may_write(args.force) {
-        eprintln!(
+        say(format_args!(
             "lnkfix: {target} not patched: the fix did not verify (--force writes the patch anyway)"
-        );
+        ));
         return ExitCode::from(report.status().code());
     }
     let (diff, new_text, notes) = match &report.outcome {

@@ -488,6 +488,19 @@ fn a_closed_pipe_ends_every_command_quietly_with_success() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // `2>&1 | head`: the warning `explain` writes after its report goes to the same closed pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let args = ["explain", "hipMalloc", "--lib-dir", "nothing-here"].map(str::to_owned);
+    let status = {
+        use common::SpawnRetrying;
+        lnkfix_in(dir.path(), &args)
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .status_retrying()
+            .unwrap()
+    };
+    assert_eq!(status.code(), Some(0), "{args:?} with stderr closed too");
     for command in ["diagnose", "triage", "index --list", "whence"] {
         assert!(
             large.iter().any(|run| run.starts_with(command)),
