@@ -5,10 +5,12 @@
 
 use std::io::{self, Write};
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::json;
 
-use crate::resolve::Diagnosis;
+use crate::resolve::{Diagnosis, ResolvedSymbol};
 use crate::triage::{Stage, TriageReport};
+use crate::verify::Verification;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,58 +63,123 @@ fn log_file(log: &str) -> Option<String> {
     (log != "-" && !log.is_empty()).then(|| log.to_string())
 }
 
-/// One annotation per problem other than unresolved symbols (at its first evidence line, rule
-/// `problem/<kind>`), one per unresolved symbol (at the line it was first reported), one per
-/// warning, and a notice with the linker arguments to add.
-pub fn from_diagnosis(diagnosis: &Diagnosis) -> Vec<Annotation> {
-    let file = log_file(&diagnosis.log);
-    let mut out = Vec::new();
-    for p in diagnosis
-        .problems
-        .iter()
-        .filter(|p| p.kind != crate::problems::ProblemKind::Unresolved)
-    {
-        let mut message = format!("{}; fix: {}", p.cause, p.fix);
-        if let Some(warning) = &p.warning {
-            message.push_str(&format!("; warning: {warning}"));
-        }
-        if !p.subjects.is_empty() {
-            message.push_str(&format!("; involved: {}", p.subjects.join(", ")));
-        }
-        out.push(Annotation {
-            rule_id: format!("problem/{}", p.kind),
-            level: Level::Error,
-            file: file.clone(),
-            line: p.lines.first().copied(),
-            title: format!("{}: {}", p.kind.title(), p.summary),
-            message,
-        });
-    }
-    for s in &diagnosis.symbols {
-        let answer = match (&s.library, &s.libraries_by_flavour) {
-            (Some(library), _) => format!("link {library} ({})", s.family),
-            (None, Some(by)) => {
-                let each: Vec<String> = by
-                    .iter()
-                    .map(|(f, l)| format!("{} {l}", f.compiler_option()))
-                    .collect();
-                format!("link, by CRT flavour: {}", each.join(", "))
-            }
-            (None, None) => format!("no library known ({})", s.family),
+/// A report's findings for the CI formats, with the `--verify` verdict when there is one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// Every finding, in the report's order (the verdict first).
+    pub findings: Vec<Annotation>,
+    /// The verdict, which SARIF also carries as a property of the run's invocation.
+    pub verification: Option<VerifyVerdict>,
+}
+
+/// What `--verify` found, as the CI formats carry it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerifyVerdict {
+    /// The link succeeded with the flags.
+    pub verified: bool,
+    /// How many runs were made (0: none could be; the flags were then not tried).
+    pub rounds: u32,
+    /// The round that succeeded.
+    pub verified_round: Option<u32>,
+    /// The flags the last run appended (verified ones when `verified`).
+    pub flags: Vec<String>,
+    /// One line: VERIFIED or NOT VERIFIED, and why.
+    pub summary: String,
+}
+
+impl VerifyVerdict {
+    /// The verdict of a verification.
+    pub fn of(v: &Verification) -> VerifyVerdict {
+        let summary = if v.ok {
+            format!(
+                "VERIFIED in round {} of {}: the link succeeds {}",
+                v.verified_round.unwrap_or(v.rounds),
+                v.rounds,
+                if v.flags.is_empty() {
+                    "as it is"
+                } else {
+                    "with the flags"
+                }
+            )
+        } else if v.rounds == 0 {
+            format!(
+                "NOT VERIFIED: no link was run: {}",
+                v.error.as_deref().unwrap_or("unknown reason")
+            )
+        } else {
+            let still: Vec<&str> = v
+                .remaining
+                .iter()
+                .take(3)
+                .map(|r| r.text.as_str())
+                .collect();
+            format!(
+                "NOT VERIFIED after {} round{}: the link still fails with the flags (still: {})",
+                v.rounds,
+                if v.rounds == 1 { "" } else { "s" },
+                still.join("; ")
+            )
         };
-        let mut message = format!("{}: {answer}", s.symbol.demangled);
-        if let Some(note) = &s.match_note {
-            message.push_str(&format!("; {note}"));
+        VerifyVerdict {
+            verified: v.ok,
+            rounds: v.rounds,
+            verified_round: v.verified_round,
+            flags: v.flags.clone(),
+            summary,
         }
-        out.push(Annotation {
-            rule_id: "unresolved-symbol".into(),
-            level: Level::Error,
-            file: file.clone(),
-            line: Some(s.symbol.first_line).filter(|l| *l > 0),
-            title: format!("unresolved external symbol {}", s.symbol.name),
-            message,
-        });
     }
+
+    /// The flags were run and the link still failed: they must not be advised.
+    fn flags_failed(&self) -> bool {
+        !self.verified && self.rounds > 0
+    }
+
+    fn annotation(&self, file: Option<String>) -> Annotation {
+        let mut message = self.summary.clone();
+        if !self.flags.is_empty() {
+            let verb = if self.verified { "verified" } else { "tried" };
+            message.push_str(&format!("; flags {verb}: {}", self.flags.join(" ")));
+        }
+        Annotation {
+            rule_id: "verification".into(),
+            level: if self.verified {
+                Level::Notice
+            } else {
+                Level::Error
+            },
+            file,
+            line: None,
+            title: if self.verified {
+                "VERIFIED".into()
+            } else {
+                "NOT VERIFIED".into()
+            },
+            message,
+        }
+    }
+}
+
+/// With `--verify`, the verdict first; one annotation per problem other than unresolved symbols
+/// (at its first evidence line, rule `problem/<kind>`), one per unresolved symbol (at the line it
+/// was first reported), one per warning, and a notice with the linker arguments to add: the
+/// verified ones, and none when the flags were run and the link still failed (the symbols then
+/// say their library was tried, not "link it").
+pub fn from_diagnosis(diagnosis: &Diagnosis, verification: Option<&Verification>) -> Annotations {
+    with_verdict(diagnosis, verification.map(VerifyVerdict::of))
+}
+
+/// [`from_diagnosis`] with the verdict already drawn.
+fn with_verdict(diagnosis: &Diagnosis, verdict: Option<VerifyVerdict>) -> Annotations {
+    let failed = verdict.as_ref().is_some_and(VerifyVerdict::flags_failed);
+    let file = log_file(&diagnosis.log);
+    let mut out: Vec<Annotation> = verdict.iter().map(|v| v.annotation(file.clone())).collect();
+    out.extend(problem_annotations(diagnosis, &file));
+    out.extend(
+        diagnosis
+            .symbols
+            .iter()
+            .map(|s| symbol_annotation(s, &file, failed)),
+    );
     for warning in &diagnosis.warnings {
         out.push(Annotation {
             rule_id: "warning".into(),
@@ -123,24 +190,87 @@ pub fn from_diagnosis(diagnosis: &Diagnosis) -> Vec<Annotation> {
             message: warning.clone(),
         });
     }
-    if !diagnosis.link_flags.is_empty() {
+    let flags = match &verdict {
+        Some(v) if v.verified => Some((&v.flags, "append to the link command (verified)")),
+        Some(v) if v.flags_failed() => None,
+        _ => Some((&diagnosis.link_flags, "append to the link command")),
+    };
+    if let Some((flags, what)) = flags.filter(|(flags, _)| !flags.is_empty()) {
         out.push(Annotation {
             rule_id: "link-flags".into(),
             level: Level::Notice,
             file: file.clone(),
             line: None,
             title: diagnosis.verdict.summary.clone(),
-            message: format!(
-                "append to the link command: {}",
-                diagnosis.link_flags.join(" ")
-            ),
+            message: format!("{what}: {}", flags.join(" ")),
         });
     }
-    out
+    Annotations {
+        findings: out,
+        verification: verdict,
+    }
+}
+
+/// One error per problem other than unresolved symbols, at its first evidence line.
+fn problem_annotations(diagnosis: &Diagnosis, file: &Option<String>) -> Vec<Annotation> {
+    diagnosis
+        .problems
+        .iter()
+        .filter(|p| p.kind != crate::problems::ProblemKind::Unresolved)
+        .map(|p| {
+            let mut message = format!("{}; fix: {}", p.cause, p.fix);
+            if let Some(warning) = &p.warning {
+                message.push_str(&format!("; warning: {warning}"));
+            }
+            if !p.subjects.is_empty() {
+                message.push_str(&format!("; involved: {}", p.subjects.join(", ")));
+            }
+            Annotation {
+                rule_id: format!("problem/{}", p.kind),
+                level: Level::Error,
+                file: file.clone(),
+                line: p.lines.first().copied(),
+                title: format!("{}: {}", p.kind.title(), p.summary),
+                message,
+            }
+        })
+        .collect()
+}
+
+/// One error for an unresolved symbol, at the line it was first reported, with its library;
+/// `tried`: the flags were run and still failed, so the library is not advised.
+fn symbol_annotation(s: &ResolvedSymbol, file: &Option<String>, tried: bool) -> Annotation {
+    let answer = match (&s.library, &s.libraries_by_flavour) {
+        (Some(library), _) if tried => format!(
+            "{library} ({}) was tried with the other flags and the link still fails",
+            s.family
+        ),
+        (Some(library), _) => format!("link {library} ({})", s.family),
+        (None, Some(by)) => {
+            let each: Vec<String> = by
+                .iter()
+                .map(|(f, l)| format!("{} {l}", f.compiler_option()))
+                .collect();
+            format!("link, by CRT flavour: {}", each.join(", "))
+        }
+        (None, None) => format!("no library known ({})", s.family),
+    };
+    let mut message = format!("{}: {answer}", s.symbol.demangled);
+    if let Some(note) = &s.match_note {
+        message.push_str(&format!("; {note}"));
+    }
+    Annotation {
+        rule_id: "unresolved-symbol".into(),
+        level: Level::Error,
+        file: file.clone(),
+        line: Some(s.symbol.first_line).filter(|l| *l > 0),
+        title: format!("unresolved external symbol {}", s.symbol.name),
+        message,
+    }
 }
 
 /// The root-cause lines as errors (their cause and the one fix), cascades as notices.
-pub fn from_triage(report: &TriageReport) -> Vec<Annotation> {
+pub fn from_triage(report: &TriageReport) -> Annotations {
     let file = log_file(&report.log);
     let rule = report.rule.clone().unwrap_or_else(|| "unknown".into());
     let level = match report.stage {
@@ -179,12 +309,18 @@ pub fn from_triage(report: &TriageReport) -> Vec<Annotation> {
             message: seen.text.clone(),
         });
     }
-    out
+    Annotations {
+        findings: out,
+        verification: None,
+    }
 }
 
-/// Escapes the data of a workflow command (`%`, CR, LF).
+/// Escapes the data of a workflow command: control characters, bidirectional overrides and the
+/// like shown escaped as the text report shows them (they cannot drive the log viewer or hide
+/// text), then `%`, CR and LF as the workflow command syntax wants.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    crate::terminal::neutralise(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -194,30 +330,73 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Writes GitHub Actions workflow commands, one line per annotation.
+/// GitHub shows at most this many error and warning annotations of one step (and as many
+/// notices); the rest would be dropped without a word.
+pub const GITHUB_SHOWN: usize = 10;
+
+/// Writes GitHub Actions workflow commands, one line per annotation: at most [`GITHUB_SHOWN`]
+/// errors and warnings (the first ones, in the report's order), at most one fewer notices, then,
+/// when any were left out, one notice that says how many and where to read them all.
 pub fn write_github(annotations: &[Annotation], out: &mut dyn Write) -> io::Result<()> {
-    for a in annotations {
-        let mut properties = Vec::new();
-        if let Some(file) = &a.file {
-            properties.push(format!("file={}", escape_property(file)));
-        }
-        if let Some(line) = a.line {
-            properties.push(format!("line={line}"));
-        }
-        properties.push(format!("title={}", escape_property(&a.title)));
-        writeln!(
-            out,
-            "::{} {}::{}",
-            a.level.github(),
-            properties.join(","),
-            escape_data(&a.message)
-        )?;
+    let (notices, problems): (Vec<&Annotation>, Vec<&Annotation>) =
+        annotations.iter().partition(|a| a.level == Level::Notice);
+    let summarised = problems.len() > GITHUB_SHOWN || notices.len() > GITHUB_SHOWN;
+    // The summary is a notice too: it takes the last place.
+    let notices_shown = if summarised {
+        notices.len().min(GITHUB_SHOWN - 1)
+    } else {
+        notices.len()
+    };
+    let shown = problems
+        .iter()
+        .take(GITHUB_SHOWN)
+        .chain(notices.iter().take(notices_shown));
+    for a in shown {
+        write_workflow_command(a, out)?;
     }
-    Ok(())
+    let left_problems = problems.len().saturating_sub(GITHUB_SHOWN);
+    let left_notices = notices.len() - notices_shown;
+    if !summarised {
+        return Ok(());
+    }
+    let summary = Annotation {
+        rule_id: "more".into(),
+        level: Level::Notice,
+        file: annotations.iter().find_map(|a| a.file.clone()),
+        line: None,
+        title: format!("{} more findings", left_problems + left_notices),
+        message: format!(
+            "{left_problems} more errors and warnings and {left_notices} more notices are not \
+             shown here (a step shows only the first {GITHUB_SHOWN} of each): lnkfix --format \
+             text or --format json lists them all"
+        ),
+    };
+    write_workflow_command(&summary, out)
 }
 
-/// Writes one SARIF 2.1.0 log with one run: the rules seen, and one result per annotation.
-pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Result<()> {
+/// Writes one annotation as one workflow command line.
+fn write_workflow_command(a: &Annotation, out: &mut dyn Write) -> io::Result<()> {
+    let mut properties = Vec::new();
+    if let Some(file) = &a.file {
+        properties.push(format!("file={}", escape_property(file)));
+    }
+    if let Some(line) = a.line {
+        properties.push(format!("line={line}"));
+    }
+    properties.push(format!("title={}", escape_property(&a.title)));
+    writeln!(
+        out,
+        "::{} {}::{}",
+        a.level.github(),
+        properties.join(","),
+        escape_data(&a.message)
+    )
+}
+
+/// Writes one SARIF 2.1.0 log with one run: the rules seen, one result per annotation, and with
+/// `--verify` an invocation whose `verification` property holds the verdict.
+pub fn write_sarif(report: &Annotations, out: &mut dyn Write) -> io::Result<()> {
+    let annotations = &report.findings;
     let mut rules: Vec<&str> = Vec::new();
     for a in annotations {
         if !rules.contains(&a.rule_id.as_str()) {
@@ -243,7 +422,7 @@ pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Resul
             result
         })
         .collect();
-    let log = json!({
+    let mut log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -258,24 +437,70 @@ pub fn write_sarif(annotations: &[Annotation], out: &mut dyn Write) -> io::Resul
             "results": results,
         }],
     });
+    if let Some(verdict) = &report.verification {
+        log["runs"][0]["invocations"] = json!([{
+            "executionSuccessful": true,
+            "properties": { "verification": verdict },
+        }]);
+    }
     crate::terminal::write_json(&log, out)
 }
 
-/// A relative URI reference for a file path (forward slashes, spaces and `%` escaped).
-fn file_uri(path: &str) -> String {
-    let mut uri = String::with_capacity(path.len());
-    for c in path.replace('\\', "/").chars() {
-        match c {
-            ' ' => uri.push_str("%20"),
-            '%' => uri.push_str("%25"),
-            '#' => uri.push_str("%23"),
-            '?' => uri.push_str("%3F"),
-            c => uri.push(c),
-        }
-    }
-    uri
+/// Everything but RFC 3986's unreserved characters, its sub-delimiters and `@` is
+/// percent-encoded in a path segment; so is `:`, which in a relative reference's first segment
+/// would read as a scheme (`a:b.log`).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
+
+/// `/`-separated segments, each percent-encoded (UTF-8 for letters beyond ASCII).
+fn encode_segments(path: &str) -> String {
+    path.split('/')
+        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
+/// The SARIF `uri` of a log path, as RFC 3986 wants it, whatever system lnkfix runs on (a log
+/// made on Windows is often read on Linux): a Windows drive path (`C:\x.log`, `C:/x.log`) is
+/// `file:///C:/x.log`, a UNC path (`\\host\share\x.log`) `file://host/share/x.log`, an
+/// absolute POSIX path `file:///...`, and a relative path a relative reference; backslashes are
+/// separators, every segment percent-encoded. The `url` crate follows the WHATWG URL standard
+/// instead: it leaves `[ ] | ^` raw in a path (not allowed by RFC 3986, so a `uri-reference`
+/// validator refuses them) and writes a drive path only when it runs on Windows.
+fn file_uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive && (bytes.len() == 2 || bytes[2] == b'/') {
+        let rest = path[2..].trim_start_matches('/');
+        return format!("file:///{}:/{}", &path[..1], encode_segments(rest));
+    }
+    if let Some(unc) = path.strip_prefix("//") {
+        let (host, rest) = unc.split_once('/').unwrap_or((unc, ""));
+        return format!("file://{}/{}", encode_segments(host), encode_segments(rest));
+    }
+    if let Some(absolute) = path.strip_prefix('/') {
+        return format!("file:///{}", encode_segments(absolute));
+    }
+    encode_segments(&path)
+}
+
+/// The short description of a SARIF rule.
 fn rule_description(id: &str) -> String {
     match id {
         "unresolved-symbol" => {
@@ -291,7 +516,28 @@ fn rule_description(id: &str) -> String {
             "Code built by another Visual C++ toolset than the libraries linked".into()
         }
         "problem/entry-point" => "The entry point or the subsystem is wrong".into(),
-        other => format!("Triage row {}", other.trim_start_matches("triage/")),
+        "verification" => "Whether the failed link succeeds when run again with the flags \
+                           (--verify)"
+            .into(),
+        "problem/ltcg-mismatch" => {
+            "Link-time code generation across compiler versions (/GL objects, LLVM bitcode)".into()
+        }
+        "problem/image-too-large" => "An image or static library over its size limit".into(),
+        "problem/tool-missing" => {
+            "A tool the linker runs (rc.exe, cvtres.exe, mt.exe) cannot be started".into()
+        }
+        "problem/pdb" => "The program database cannot be read or written".into(),
+        "problem/corrupt-input" => {
+            "An input that is no valid object or library for this linker".into()
+        }
+        "problem/other" => "Another link failure: mismatched #pragma detect_mismatch values, the \
+                            linker's internal error, a warning turned into an error, and the \
+                            other fatal errors of the catalogue"
+            .into(),
+        other => match other.strip_prefix("triage/") {
+            Some(row) => format!("Triage row {row}"),
+            None => format!("lnkfix finding {other}"),
+        },
     }
 }
 
@@ -317,8 +563,210 @@ mod tests {
         );
     }
 
+    fn annotation(level: Level, message: &str) -> Annotation {
+        Annotation {
+            rule_id: "x".into(),
+            level,
+            file: Some("build.log".into()),
+            line: Some(1),
+            title: "t".into(),
+            message: message.into(),
+        }
+    }
+
+    fn github(annotations: &[Annotation]) -> String {
+        let mut out = Vec::new();
+        write_github(annotations, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
-    fn uris_are_relative_references() {
+    fn github_controls_are_shown_escaped_as_in_the_text_report() {
+        let text = github(&[annotation(
+            Level::Error,
+            "bel\x07 bs\x08 vt\x0b ff\x0c del\x7f rlo\u{202e} lri\u{2066} esc\x1b[31m cr\r",
+        )]);
+        assert_eq!(
+            text,
+            "::error file=build.log,line=1,title=t::bel\\x07 bs\\x08 vt\\x0b ff\\x0c \
+             del\\x7f rlo\\u{202e} lri\\u{2066} esc\\x1b[31m cr\\x0d\n"
+        );
+    }
+
+    #[test]
+    fn github_shows_ten_problems_then_one_summary() {
+        let mut all: Vec<Annotation> = (0..25)
+            .map(|i| annotation(Level::Error, &format!("e{i}")))
+            .collect();
+        all.push(annotation(Level::Warning, "w"));
+        all.push(annotation(Level::Notice, "flags"));
+        let text = github(&all);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 12, "{text}");
+        assert!(
+            lines[..10].iter().all(|l| l.starts_with("::error ")),
+            "{text}"
+        );
+        assert!(lines[9].ends_with("::e9"), "{text}");
+        assert!(lines[10].ends_with("::flags"), "the notice stays: {text}");
+        assert!(
+            lines[11].starts_with("::notice file=build.log,title=16 more findings::16 more errors and warnings and 0 more notices"),
+            "{text}"
+        );
+        assert!(lines[11].contains("--format json"), "{text}");
+
+        let few = github(&all[..10]);
+        assert_eq!(few.lines().count(), 10, "ten fit: no summary: {few}");
+
+        let notices: Vec<Annotation> = (0..12)
+            .map(|i| annotation(Level::Notice, &format!("n{i}")))
+            .collect();
+        let text = github(&notices);
+        assert_eq!(text.lines().count(), 10, "{text}");
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .contains("0 more errors and warnings and 3 more notices"),
+            "{text}"
+        );
+    }
+
+    /// The bundled example's diagnosis (45 unresolved symbols, no libraries searched).
+    fn example() -> Diagnosis {
+        let env = crate::app::Environment {
+            var: &|_| None,
+            progress: None,
+        };
+        let request = crate::app::DiagnoseRequest {
+            log: "examples/tvm-ffi-hip-lld-link.log".into(),
+            ..Default::default()
+        };
+        crate::app::diagnose(&request, &env).unwrap().diagnosis
+    }
+
+    fn verdict(verified: bool, rounds: u32, flags: &[String]) -> VerifyVerdict {
+        VerifyVerdict {
+            verified,
+            rounds,
+            verified_round: verified.then_some(rounds),
+            flags: flags.to_vec(),
+            summary: if verified {
+                "VERIFIED ..."
+            } else {
+                "NOT VERIFIED ..."
+            }
+            .into(),
+        }
+    }
+
+    fn sarif(annotations: &Annotations) -> serde_json::Value {
+        let mut out = Vec::new();
+        write_sarif(annotations, &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn a_failed_verification_is_an_error_and_its_flags_are_never_advised() {
+        let diagnosis = example();
+        let flags = diagnosis.link_flags.clone();
+        assert!(flags.iter().any(|f| f == "amdhip64.lib"), "{flags:?}");
+        let failed = with_verdict(&diagnosis, Some(verdict(false, 1, &flags)));
+        let text = github(&failed.findings);
+        let first = text.lines().next().unwrap();
+        assert!(
+            first
+                .starts_with("::error file=examples/tvm-ffi-hip-lld-link.log,title=NOT VERIFIED::"),
+            "{text}"
+        );
+        assert!(!text.contains("append to the link command"), "{text}");
+        assert!(!text.contains("link amdhip64.lib"), "{text}");
+        assert!(
+            text.contains("amdhip64.lib (hip-runtime) was tried with the other flags and the link still fails"),
+            "{text}"
+        );
+        let log = sarif(&failed);
+        let run = &log["runs"][0];
+        assert_eq!(
+            run["invocations"][0]["properties"]["verification"]["verified"],
+            false
+        );
+        assert_eq!(run["results"][0]["ruleId"], "verification");
+        assert_eq!(run["results"][0]["level"], "error");
+        let all = run["results"].to_string();
+        assert!(!all.contains("append to the link command"), "{all}");
+    }
+
+    #[test]
+    fn a_verified_fix_is_a_notice_with_the_verified_flags() {
+        let diagnosis = example();
+        let verified_flags = vec!["amdhip64.lib".to_owned(), "msvcrt.lib".to_owned()];
+        let verified = with_verdict(&diagnosis, Some(verdict(true, 2, &verified_flags)));
+        let text = github(&verified.findings);
+        assert!(
+            text.lines().any(|l| l
+                .starts_with("::notice file=examples/tvm-ffi-hip-lld-link.log,title=VERIFIED::")),
+            "{text}"
+        );
+        assert!(
+            text.contains("::append to the link command (verified): amdhip64.lib msvcrt.lib\n"),
+            "{text}"
+        );
+        let log = sarif(&verified);
+        let run = &log["runs"][0];
+        assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+        let property = &run["invocations"][0]["properties"]["verification"];
+        assert_eq!(property["verified"], true);
+        assert_eq!(property["verified_round"], 2);
+        assert_eq!(run["results"][0]["level"], "note");
+
+        // A verification that could not run tried no flag: the answer is still advised.
+        let not_run = with_verdict(&diagnosis, Some(verdict(false, 0, &[])));
+        let text = github(&not_run.findings);
+        assert!(text.starts_with("::error "), "{text}");
+        assert!(text.contains("append to the link command: "), "{text}");
+        // Without --verify: no verdict, no invocation.
+        let plain = with_verdict(&diagnosis, None);
+        assert_eq!(plain.findings, from_diagnosis(&diagnosis, None).findings);
+        assert!(sarif(&plain)["runs"][0].get("invocations").is_none());
+    }
+
+    #[test]
+    fn every_problem_kind_has_its_own_rule_description() {
+        assert!(rule_description("problem/other").starts_with("Another link failure"));
+        assert_eq!(
+            rule_description("triage/compile-arch"),
+            "Triage row compile-arch"
+        );
+        for id in [
+            "problem/other",
+            "problem/crt-mismatch",
+            "problem/ltcg-mismatch",
+            "problem/image-too-large",
+            "problem/tool-missing",
+            "problem/pdb",
+            "problem/corrupt-input",
+            "unresolved-symbol",
+        ] {
+            assert!(!rule_description(id).contains("Triage"), "{id}");
+        }
+    }
+
+    #[test]
+    fn uris_are_rfc_3986_file_uris_or_relative_references() {
         assert_eq!(file_uri("logs\\my build.log"), "logs/my%20build.log");
+        assert_eq!(file_uri("C:\\x.log"), "file:///C:/x.log");
+        assert_eq!(file_uri("C:/build/x.log"), "file:///C:/build/x.log");
+        assert_eq!(
+            file_uri("\\\\server\\share\\x.log"),
+            "file://server/share/x.log"
+        );
+        assert_eq!(file_uri("/tmp/b#1/x?.log"), "file:///tmp/b%231/x%3F.log");
+        assert_eq!(file_uri("a:b.log"), "a%3Ab.log");
+        assert_eq!(
+            file_uri("[]{}|^`<>\"%.log"),
+            "%5B%5D%7B%7D%7C%5E%60%3C%3E%22%25.log"
+        );
+        assert_eq!(file_uri("journal/été.log"), "journal/%C3%A9t%C3%A9.log");
     }
 }

@@ -696,19 +696,20 @@ mod tests {
 
     #[test]
     fn newest_version_compares_numbers() {
-        let root = std::env::temp_dir().join(format!("lnkfix-discover-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
         for version in ["10.0.9.0", "10.0.22621.0", "10.0.100.0", "wdf"] {
-            let _ = fs::create_dir_all(root.join(version));
+            fs::create_dir_all(root.join(version)).unwrap();
         }
-        assert_eq!(newest_version(&root), Some(root.join("10.0.22621.0")));
-        let _ = fs::remove_dir_all(&root);
+        assert_eq!(newest_version(root), Some(root.join("10.0.22621.0")));
     }
 
     #[test]
     fn a_directory_without_libraries_warns_and_points_at_its_lib() {
-        let root = std::env::temp_dir().join(format!("lnkfix-empty-{}", std::process::id()));
-        let _ = fs::create_dir_all(root.join("sdk/lib"));
-        let _ = fs::create_dir_all(root.join("nothing"));
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("sdk/lib")).unwrap();
+        fs::create_dir_all(root.join("nothing")).unwrap();
         fs::write(root.join("sdk/lib/amdhip64.lib"), b"!<arch>\n").unwrap();
         let env = |_: &str| None;
         let found = discover(
@@ -718,7 +719,6 @@ mod tests {
             },
             &env,
         );
-        let _ = fs::remove_dir_all(&root);
         assert!(
             found.warnings.iter().any(|w| w.contains("no .lib here")
                 && w.contains("did you mean")

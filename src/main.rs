@@ -64,9 +64,11 @@ fn env_var(name: &str) -> Option<String> {
 }
 
 /// Prints one line on stderr, neutralised: whatever it quotes (paths, names, log text, saved
-/// JSON) cannot drive the terminal.
+/// JSON) cannot drive the terminal. A stderr that cannot be written (`2>&1 | head` after the
+/// reader went away) loses the line; `eprintln!` would panic.
 fn say(line: std::fmt::Arguments<'_>) {
-    eprintln!("{}", lnkfix::terminal::neutralise(&line.to_string()));
+    let line = lnkfix::terminal::neutralise(&line.to_string()).into_owned();
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Prints an error and returns the usage status.
@@ -84,10 +86,21 @@ impl From<Format> for ReportFormat {
     }
 }
 
+/// The exit code of a command whose output went to stdout: a reader that went away (`| head`)
+/// ends the command quietly with success, as ripgrep and fd do: the reader took what it wanted.
+/// Any other write error is the usage status with a message.
+fn written(result: std::io::Result<()>, status: Status) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::from(status.code()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(Status::Ok.code()),
+        Err(e) => fail(format!("cannot write: {e}")),
+    }
+}
+
 /// Renders a report on a buffered stdout; a closed pipe (`| head`) is not an error.
 fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoice) -> ExitCode {
     let format = format.into();
-    let written = if let ReportFormat::Text = format {
+    let result = if let ReportFormat::Text = format {
         // The report always styles; the stream keeps or strips the escapes.
         let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
         // Whatever the report quotes cannot drive the terminal; only its own styles pass.
@@ -99,16 +112,15 @@ fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoi
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let annotations = || report.annotations().unwrap_or_default();
         match format {
-            ReportFormat::Github => lnkfix::annotations::write_github(&annotations(), &mut out),
+            ReportFormat::Github => {
+                lnkfix::annotations::write_github(&annotations().findings, &mut out)
+            }
             ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
             _ => report.write_json(&mut out),
         }
         .and_then(|_| out.flush())
     };
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => fail(format!("cannot write: {e}")),
-        _ => ExitCode::from(report.status().code()),
-    }
+    written(result, report.status())
 }
 
 fn warn_all(warnings: &[String]) {
@@ -178,10 +190,12 @@ fn run(command: Command) -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Completions(args) => {
+            // clap_complete panics when a write fails: the script is built in memory first.
             let mut command = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut command, "lnkfix", &mut script);
             let mut out = std::io::stdout().lock();
-            clap_complete::generate(args.shell, &mut command, "lnkfix", &mut out);
-            ExitCode::from(Status::Ok.code())
+            written(out.write_all(&script).and_then(|_| out.flush()), Status::Ok)
         }
         Command::Man(args) => man(&args),
     }
@@ -227,9 +241,9 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
     }
     if !report.may_write(args.force) {
-        eprintln!(
+        say(format_args!(
             "lnkfix: {target} not patched: the fix did not verify (--force writes the patch anyway)"
-        );
+        ));
         return ExitCode::from(report.status().code());
     }
     let (diff, new_text, notes) = match &report.outcome {
@@ -251,14 +265,13 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     for note in notes {
         say(format_args!("lnkfix: note: {note}"));
     }
-    let done = if args.apply {
-        apply_patch(args, &report, new_text)
+    if args.apply {
+        match apply_patch(args, &report, new_text) {
+            Ok(()) => ExitCode::from(report.status().code()),
+            Err(e) => fail(e),
+        }
     } else {
-        write_diff(args, diff)
-    };
-    match done {
-        Ok(()) => ExitCode::from(report.status().code()),
-        Err(e) => fail(e),
+        write_diff(args, diff, report.status())
     }
 }
 
@@ -295,10 +308,11 @@ fn apply_patch(
 }
 
 /// Writes the diff to `-o`'s file (never onto the patch's inputs) or to stdout: exact for a file
-/// or a pipe (`git apply`), neutralised like any text on a terminal.
-fn write_diff(args: &cli::PatchArgs, diff: &str) -> Result<(), String> {
+/// or a pipe (`git apply`), neutralised like any text on a terminal; exits with `status` once
+/// written (success when the reader of stdout went away).
+fn write_diff(args: &cli::PatchArgs, diff: &str, status: Status) -> ExitCode {
     match &args.output {
-        Some(path) => lnkfix::patch::check_output_path(
+        Some(path) => match lnkfix::patch::check_output_path(
             path,
             &[&args.extension_py, std::path::Path::new(&args.from)],
         )
@@ -306,7 +320,10 @@ fn write_diff(args: &cli::PatchArgs, diff: &str) -> Result<(), String> {
         .and_then(|()| {
             std::fs::write(path, diff.as_bytes())
                 .map_err(|e| format!("{}: cannot write: {e}", path.display()))
-        }),
+        }) {
+            Ok(()) => ExitCode::from(status.code()),
+            Err(e) => fail(e),
+        },
         None => {
             let mut out = std::io::stdout().lock();
             // Exact for a file or a pipe (`git apply`); on a terminal, neutralised like any text.
@@ -318,12 +335,7 @@ fn write_diff(args: &cli::PatchArgs, diff: &str) -> Result<(), String> {
             } else {
                 out.write_all(diff.as_bytes()).and_then(|_| out.flush())
             };
-            match result {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(format!("cannot write: {e}"))
-                }
-                _ => Ok(()),
-            }
+            written(result, status)
         }
     }
 }

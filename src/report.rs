@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use crate::problems::{Problem, ProblemKind};
 use crate::resolve::{Diagnosis, ResolvedSymbol, VerdictKind};
 use crate::rules::RuleBook;
+use crate::verify::winargs;
 
 /// ANSI styling, off unless the binary decided the output is a colour terminal.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,32 +50,11 @@ impl Style {
     }
 }
 
-/// Quotes a linker argument for a Windows command line when it holds spaces or quotes.
+/// Quotes a linker argument for a Windows command line when it holds spaces, tabs, line ends or
+/// quotes: the one Windows quoter, [`crate::verify::winargs::quote_argument`] (the C runtime's
+/// rules, which `--verify` runs commands by), as an owned string for callers that keep it.
 pub fn quote_windows_argument(argument: &str) -> String {
-    if !argument.is_empty() && !argument.contains([' ', '\t', '"']) {
-        return argument.to_string();
-    }
-    // CommandLineToArgvW rules: backslashes before a quote are doubled, quotes escaped.
-    let mut out = String::from("\"");
-    let mut backslashes = 0;
-    for c in argument.chars() {
-        match c {
-            '\\' => backslashes += 1,
-            '"' => {
-                out.push_str(&"\\".repeat(backslashes * 2 + 1));
-                out.push('"');
-                backslashes = 0;
-            }
-            _ => {
-                out.push_str(&"\\".repeat(backslashes));
-                out.push(c);
-                backslashes = 0;
-            }
-        }
-    }
-    out.push_str(&"\\".repeat(backslashes * 2));
-    out.push('"');
-    out
+    winargs::quote_argument(argument).into_owned()
 }
 
 fn symbol_line(symbol: &ResolvedSymbol) -> String {

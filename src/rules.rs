@@ -146,9 +146,11 @@ pub struct Rule {
     pub note: Option<String>,
 }
 
+/// The `schema_version` of the rule files this lnkfix reads.
+pub const RULE_SCHEMA_VERSION: u32 = 1;
+
 #[derive(Debug, Deserialize)]
 struct RuleFile {
-    #[allow(dead_code)]
     schema_version: u32,
     #[serde(default)]
     families: BTreeMap<String, Family>,
@@ -178,6 +180,17 @@ pub enum RuleError {
         path: PathBuf,
         /// The JSON error.
         source: serde_json::Error,
+    },
+    /// The file is of a `schema_version` this lnkfix does not read.
+    #[error(
+        "{path}: rule file schema_version {found} is not one this lnkfix understands (it reads \
+         {RULE_SCHEMA_VERSION})"
+    )]
+    SchemaVersion {
+        /// The file.
+        path: PathBuf,
+        /// The version it says.
+        found: u32,
     },
     /// A rule's regular expression does not compile.
     #[error("{path}: rule {rule}: bad regular expression: {source}")]
@@ -474,6 +487,12 @@ impl RuleBook {
             path: path.to_path_buf(),
             source,
         })?;
+        if file.schema_version != RULE_SCHEMA_VERSION {
+            return Err(RuleError::SchemaVersion {
+                path: path.to_path_buf(),
+                found: file.schema_version,
+            });
+        }
         self.families.extend(file.families);
         self.chain.extend(file.chain);
         self.debug_only.extend(file.debug_only);

@@ -251,7 +251,8 @@ pub fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut dyn Write) 
     serde_json::to_writer(io::sink(), value).map_err(io::Error::other)?;
     let formatter = SafeJson(serde_json::ser::PrettyFormatter::new());
     let mut serializer = serde_json::Serializer::with_formatter(&mut *out, formatter);
-    value.serialize(&mut serializer).map_err(io::Error::other)?;
+    // `From` keeps an I/O error's kind (a closed pipe stays `BrokenPipe`).
+    value.serialize(&mut serializer).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }
 

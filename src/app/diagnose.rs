@@ -147,8 +147,11 @@ impl Report for DiagnoseReport {
         }
     }
 
-    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
-        Some(crate::annotations::from_diagnosis(&self.diagnosis))
+    fn annotations(&self) -> Option<crate::annotations::Annotations> {
+        Some(crate::annotations::from_diagnosis(
+            &self.diagnosis,
+            self.verify.as_ref(),
+        ))
     }
 }
 

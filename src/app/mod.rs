@@ -70,7 +70,7 @@ pub trait Report {
     fn status(&self) -> Status;
     /// The findings as annotations for CI formats (GitHub workflow commands, SARIF); `None`
     /// for reports that have none (`index`, `explain`, `doctor`).
-    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
+    fn annotations(&self) -> Option<crate::annotations::Annotations> {
         None
     }
 }

@@ -21,7 +21,7 @@ impl Report for crate::triage::TriageReport {
         }
     }
 
-    fn annotations(&self) -> Option<Vec<crate::annotations::Annotation>> {
+    fn annotations(&self) -> Option<crate::annotations::Annotations> {
         Some(crate::annotations::from_triage(self))
     }
 }

@@ -64,8 +64,12 @@ fn with_role(info: &LibraryInfo) -> FileWithRole<'_> {
     }
 }
 
+/// The `schema_version` of `index --format json` (the summary and `--list`).
+pub const SCHEMA_VERSION: u32 = 1;
+
 #[derive(Serialize)]
 struct Summary<'a> {
+    schema_version: u32,
     arch: String,
     files: usize,
     members: usize,
@@ -91,6 +95,7 @@ pub fn write_summary(
         return json(
             out,
             &Summary {
+                schema_version: SCHEMA_VERSION,
                 arch: index.arch().to_string(),
                 files: libraries.len(),
                 members,
@@ -162,6 +167,7 @@ pub fn write_list(index: &Index, out: &mut impl Write, format: OutputFormat) -> 
     if format == OutputFormat::Json {
         #[derive(Serialize)]
         struct List<'a> {
+            schema_version: u32,
             arch: String,
             symbols: Vec<&'a LibrarySymbol>,
             other_machines: Vec<&'a LibrarySymbol>,
@@ -169,6 +175,7 @@ pub fn write_list(index: &Index, out: &mut impl Write, format: OutputFormat) -> 
         return json(
             out,
             &List {
+                schema_version: SCHEMA_VERSION,
                 arch: index.arch().to_string(),
                 symbols: index.symbols().collect(),
                 other_machines: index.other_machine_symbols().collect(),
@@ -196,6 +203,7 @@ pub fn write_explain(
     if format == OutputFormat::Json {
         #[derive(Serialize)]
         struct Explain<'a> {
+            schema_version: u32,
             symbol: &'a str,
             demangled: Option<&'a str>,
             arch: String,
@@ -205,6 +213,7 @@ pub fn write_explain(
         return json(
             out,
             &Explain {
+                schema_version: SCHEMA_VERSION,
                 symbol: linker_name,
                 demangled,
                 arch: index.arch().to_string(),

@@ -1,76 +1,15 @@
-//! SHA-256 (FIPS 180-4), small and dependency-free: the diagnosis JSON records the hash of the
-//! `extension.py` it was made against, and `--apply` refuses when the file no longer matches.
+//! SHA-256 of an `extension.py`: the diagnosis JSON records the hash of the file it was made
+//! against, and `--apply` refuses when the file no longer matches. The digest is the `sha2`
+//! crate's; this module only gives it the hex form the JSON and the refusal message use.
 
-const ROUND_CONSTANTS: [u32; 64] = [
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-];
-
-const INITIAL_STATE: [u32; 8] = [
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-];
+use sha2::{Digest, Sha256};
 
 /// The SHA-256 digest of `bytes` as 64 lowercase hex digits.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let mut state = INITIAL_STATE;
-    let bit_length = (bytes.len() as u64).wrapping_mul(8);
-    let mut padded = bytes.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&bit_length.to_be_bytes());
-    for block in padded.chunks_exact(64) {
-        compress(&mut state, block);
-    }
-    state.iter().map(|word| format!("{word:08x}")).collect()
-}
-
-fn compress(state: &mut [u32; 8], block: &[u8]) {
-    let mut schedule = [0u32; 64];
-    for (word, chunk) in schedule.iter_mut().zip(block.chunks_exact(4)) {
-        *word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-    }
-    for index in 16..64 {
-        let before15 = schedule[index - 15];
-        let before2 = schedule[index - 2];
-        let sigma0 = before15.rotate_right(7) ^ before15.rotate_right(18) ^ (before15 >> 3);
-        let sigma1 = before2.rotate_right(17) ^ before2.rotate_right(19) ^ (before2 >> 10);
-        schedule[index] = schedule[index - 16]
-            .wrapping_add(sigma0)
-            .wrapping_add(schedule[index - 7])
-            .wrapping_add(sigma1);
-    }
-    let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for (constant, word) in ROUND_CONSTANTS.iter().zip(schedule.iter()) {
-        let sum1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-        let choose = (e & f) ^ (!e & g);
-        let temporary1 = h
-            .wrapping_add(sum1)
-            .wrapping_add(choose)
-            .wrapping_add(*constant)
-            .wrapping_add(*word);
-        let sum0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-        let majority = (a & b) ^ (a & c) ^ (b & c);
-        let temporary2 = sum0.wrapping_add(majority);
-        h = g;
-        g = f;
-        f = e;
-        e = d.wrapping_add(temporary1);
-        d = c;
-        c = b;
-        b = a;
-        a = temporary1.wrapping_add(temporary2);
-    }
-    for (slot, value) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        *slot = slot.wrapping_add(value);
-    }
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

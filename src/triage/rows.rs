@@ -95,7 +95,6 @@ pub struct AttemptMarker {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RowFile {
-    #[allow(dead_code)]
     schema_version: u32,
     #[serde(default)]
     #[allow(dead_code)]
@@ -243,10 +242,21 @@ impl RowBook {
 }
 
 fn parse(text: &str, path: &Path) -> Result<RowFile, TriageError> {
-    serde_json::from_str(text).map_err(|e| TriageError::Rules {
+    let file: RowFile = serde_json::from_str(text).map_err(|e| TriageError::Rules {
         path: path.to_path_buf(),
         message: format!("not a valid triage rule file: {e}"),
-    })
+    })?;
+    if file.schema_version != crate::rules::RULE_SCHEMA_VERSION {
+        return Err(TriageError::Rules {
+            path: path.to_path_buf(),
+            message: format!(
+                "rule file schema_version {} is not one this lnkfix understands (it reads {})",
+                file.schema_version,
+                crate::rules::RULE_SCHEMA_VERSION
+            ),
+        });
+    }
+    Ok(file)
 }
 
 /// A pattern with its word boundaries (`\b`, `\B`) made ASCII ones (`(?-u:\b)`). A Unicode

@@ -1,10 +1,10 @@
 //! The log as a source that can be read more than once (the link stage and the arch analysis
-//! read it a second time): a file, bytes in memory, or a stream spooled to a temporary file.
+//! read it a second time): a file, bytes in memory, or a stream spooled to a temporary file
+//! (`tempfile`'s: created exclusively, removed when the source is dropped).
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 /// Bytes kept in memory before a stream is spilled to a temporary file.
 pub(super) const SPOOL_MEMORY: usize = 16 << 20;
@@ -13,7 +13,7 @@ pub(super) const SPOOL_MEMORY: usize = 16 << 20;
 pub(super) enum Source {
     Memory(Arc<Vec<u8>>),
     File(PathBuf),
-    Spooled(TempFile),
+    Spooled(tempfile::NamedTempFile),
 }
 
 struct SharedBytes(Arc<Vec<u8>>);
@@ -29,20 +29,13 @@ impl Source {
         Ok(match self {
             Source::Memory(bytes) => Box::new(io::Cursor::new(SharedBytes(bytes.clone()))),
             Source::File(path) => Box::new(std::fs::File::open(path)?),
-            Source::Spooled(temp) => Box::new(std::fs::File::open(&temp.0)?),
+            // A handle of its own: each reading starts at the beginning.
+            Source::Spooled(temp) => Box::new(temp.reopen()?),
         })
     }
 }
 
-/// A temporary file removed when dropped.
-pub(super) struct TempFile(PathBuf);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
+/// `reader` as a [`Source`]: in memory up to `limit` bytes, else spooled to a temporary file.
 pub(super) fn spool<R: Read>(mut reader: R, limit: usize) -> io::Result<Source> {
     let mut memory = Vec::new();
     (&mut reader)
@@ -51,23 +44,37 @@ pub(super) fn spool<R: Read>(mut reader: R, limit: usize) -> io::Result<Source> 
     if memory.len() <= limit {
         return Ok(Source::Memory(Arc::new(memory)));
     }
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let path = std::env::temp_dir().join(format!(
-        "lnkfix-triage-{}-{nanos}-{}.log",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    let temp = TempFile(path);
+    let mut temp = tempfile::Builder::new()
+        .prefix("lnkfix-triage-")
+        .suffix(".log")
+        .tempfile()?;
+    let file = temp.as_file_mut();
     file.write_all(&memory)?;
     drop(memory);
-    io::copy(&mut reader, &mut file)?;
+    io::copy(&mut reader, file)?;
     file.flush()?;
     Ok(Source::Spooled(temp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_stream_is_spooled_read_twice_and_removed() {
+        let text = b"0123456789".repeat(3);
+        let source = spool(&text[..], 8).unwrap();
+        let Source::Spooled(temp) = &source else {
+            panic!("30 bytes over a limit of 8 stay in memory");
+        };
+        let path = temp.path().to_path_buf();
+        for _ in 0..2 {
+            let mut read = Vec::new();
+            source.open().unwrap().read_to_end(&mut read).unwrap();
+            assert_eq!(read, text);
+        }
+        drop(source);
+        assert!(!path.exists(), "{} is left behind", path.display());
+        assert!(matches!(spool(&text[..], 30).unwrap(), Source::Memory(_)));
+    }
 }
