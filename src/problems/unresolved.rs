@@ -45,7 +45,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .as_ref()
         .filter(|b| b.kind != crate::build_system::BuildSystem::TvmFfi)
     {
-        if let Some(first) = build.fix.first() {
+        if let Some(first) = build.fix.first().filter(|f| !f.trim().is_empty()) {
             problem
                 .notes
                 .push(format!("in {} terms: {first}", build.kind.name()));

@@ -4,11 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use super::linked::lnk4098_libraries;
-use super::{ExplainedKind, LinkedLibrary, ResolvedSymbol, SearchContext, VerdictKind};
+use super::{ExplainedKind, ResolvedSymbol, SearchContext, VerdictKind};
 use crate::discover;
-use crate::evidence::{self, CrtDecision};
-use crate::linklog::Finding;
+use crate::evidence::CrtDecision;
 use crate::rules::{Flavour, RuleBook};
 
 /// Accumulates linker arguments: `/LIBPATH:` entries first, then libraries, without repeats.
@@ -77,8 +75,6 @@ pub(super) struct FlagInputs<'a, 'c> {
     pub(super) context: Option<&'a SearchContext<'c>>,
     pub(super) verdict_kind: VerdictKind,
     pub(super) crt: &'a CrtDecision,
-    pub(super) findings: &'a [Finding],
-    pub(super) linked: &'a [LinkedLibrary],
 }
 
 /// Whether a symbol's family is a CRT one.
@@ -95,8 +91,6 @@ fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
         context,
         verdict_kind,
         crt,
-        findings,
-        linked,
     } = *inputs;
     let is_crt = |s: &ResolvedSymbol| is_crt_symbol(book, s);
     let mut line = LinkLine::default();
@@ -150,20 +144,8 @@ fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
         let (file, dir) = locate(context, &name);
         line.add(&file, dir);
     }
-    if mixed {
-        // Keep out the other flavours' CRT libraries that an LNK4098 names, and only those:
-        // /NODEFAULTLIB answers that warning (with the CRT mismatch problem's warning), and
-        // cannot clear an LNK2038, a mismatch the objects themselves carry.
-        for name in lnk4098_libraries(book, findings, linked, crt) {
-            if evidence::flavour_of_library(book, &name) == Some(f) {
-                continue;
-            }
-            let flag = format!("/NODEFAULTLIB:{name}");
-            if !line.libraries.iter().any(|l| l.eq_ignore_ascii_case(&flag)) {
-                line.libraries.push(flag);
-            }
-        }
-    }
+    // No /NODEFAULTLIB: for an LNK4098: it silences the warning and links objects against a CRT
+    // they were not compiled for (the CRT mismatch problem says so, and to rebuild them).
     line.flags()
 }
 
@@ -222,6 +204,7 @@ mod tests {
         );
         assert!(d.crt.conflict.is_some());
         assert_eq!(d.crt.flavour, Some(Flavour::Dynamic));
-        assert_eq!(d.link_flags, vec!["ucrt.lib", "/NODEFAULTLIB:libcmt.lib"]);
+        // The symbol's library in the chosen flavour, and no /NODEFAULTLIB: for the LNK4098.
+        assert_eq!(d.link_flags, vec!["ucrt.lib"]);
     }
 }

@@ -5,9 +5,6 @@ use serde::Serialize;
 
 use super::{Answerer, ResolvedSymbol, SearchContext};
 use crate::discover;
-use crate::evidence::CrtDecision;
-use crate::linklog::Finding;
-use crate::rules::RuleBook;
 use crate::symbols::LinkFailure;
 
 /// A library the log shows in the link.
@@ -19,40 +16,6 @@ pub struct LinkedLibrary {
     pub line: u64,
     /// What shows it (`a member of it references a symbol`, `LNK4217 names it`).
     pub evidence: String,
-}
-
-/// The CRT libraries the log shows in the link: libraries already linked, and CRT library names
-/// in the evidence (`/DEFAULTLIB:LIBCMT`, LNK4098's `'LIBCMT'`), as `libcmt.lib`, first seen first.
-fn shown_crt_libraries(
-    book: &RuleBook,
-    linked: &[LinkedLibrary],
-    crt: &CrtDecision,
-) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |name: &str| {
-        let lower = name.to_ascii_lowercase();
-        let lower = if lower.ends_with(".lib") {
-            lower
-        } else {
-            format!("{lower}.lib")
-        };
-        if !book.crt_library_flavours(&lower).is_empty() && !out.contains(&lower) {
-            out.push(lower);
-        }
-    };
-    for library in linked {
-        add(&library.library);
-    }
-    for evidence in &crt.evidence {
-        for word in evidence
-            .detail
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
-            .filter(|w| !w.is_empty())
-        {
-            add(word);
-        }
-    }
-    out
 }
 
 /// The file name of a library in `lib.lib(member.obj)` or a path to it, when `text` names one.
@@ -156,37 +119,6 @@ pub(super) fn note_log_evidence(
     }
 
     lacking
-}
-
-/// The CRT libraries an LNK4098 names (`defaultlib 'LIBCMT' conflicts ...`, in any language and
-/// quotes), as `libcmt.lib`: the only ones `/NODEFAULTLIB:` may keep out.
-pub(super) fn lnk4098_libraries(
-    book: &RuleBook,
-    findings: &[Finding],
-    linked: &[LinkedLibrary],
-    crt: &CrtDecision,
-) -> Vec<String> {
-    let named: Vec<String> = findings
-        .iter()
-        .filter(|f| f.code == "LNK4098")
-        .flat_map(|f| {
-            crate::problems::text::quoted(&f.text)
-                .into_iter()
-                .chain(f.values.iter().cloned())
-        })
-        .map(|l| {
-            let lower = l.to_ascii_lowercase();
-            if lower.ends_with(".lib") {
-                lower
-            } else {
-                format!("{lower}.lib")
-            }
-        })
-        .collect();
-    shown_crt_libraries(book, linked, crt)
-        .into_iter()
-        .filter(|l| named.contains(l))
-        .collect()
 }
 
 #[cfg(test)]

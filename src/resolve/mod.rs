@@ -330,7 +330,6 @@ pub fn diagnose_with(
     let Answered {
         symbols,
         crt,
-        linked,
         lacking,
     } = answer_all(&mut failure, book, options, context);
     let flavour = crt.flavour;
@@ -344,8 +343,6 @@ pub fn diagnose_with(
         context,
         verdict_kind,
         crt: &crt,
-        findings: &failure.findings,
-        linked: &linked,
     };
     let (link_flags, link_flags_by_flavour) = link_flags(&inputs, flavour);
     // LNK1120 counts every unresolved name, those another problem explains included.
@@ -398,8 +395,6 @@ struct Answered {
     symbols: Vec<ResolvedSymbol>,
     /// The CRT flavour and its evidence.
     crt: CrtDecision,
-    /// The libraries the log shows already in the link.
-    linked: Vec<LinkedLibrary>,
     /// Installed libraries that lack names the code uses (of names no other problem explains).
     lacking: Vec<String>,
 }
@@ -445,7 +440,6 @@ fn answer_all(
     Answered {
         symbols,
         crt,
-        linked,
         lacking,
     }
 }
