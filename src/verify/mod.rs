@@ -22,6 +22,7 @@ pub mod ninja;
 pub mod redirect;
 pub mod rsp;
 pub mod run;
+pub mod trust;
 pub mod winargs;
 
 use std::io::{self, Write};
@@ -48,6 +49,9 @@ pub struct VerifyOptions {
     pub rounds: u32,
     /// The time limit of each run (`--verify-timeout`).
     pub timeout: Duration,
+    /// Linkers the user allows to run from the log's or the build's directories
+    /// (`--allow-linker`).
+    pub allow_linker: Vec<PathBuf>,
 }
 
 impl Default for VerifyOptions {
@@ -57,6 +61,7 @@ impl Default for VerifyOptions {
             build_dir: None,
             rounds: 2,
             timeout: Duration::from_secs(120),
+            allow_linker: Vec::new(),
         }
     }
 }
@@ -592,16 +597,58 @@ enum Ran {
     Failed(PathBuf),
 }
 
+/// What every round runs with: the options, the scratch directory, which programs may start.
+struct Rounds<'a> {
+    options: &'a VerifyOptions,
+    scratch: &'a Path,
+    trust: trust::Trust,
+}
+
+/// The directories a log may have planted a program in: the log's own, `--build-dir`, and the
+/// one the command runs in.
+fn trust_for(subject: &Subject<'_>, options: &VerifyOptions, located: &Located) -> trust::Trust {
+    let mut untrusted = Vec::new();
+    if let Some(dir) = subject.log.and_then(|log| absolute(log).parent().map(Path::to_path_buf)) {
+        untrusted.push((dir, "the log's directory"));
+    }
+    if let Some(dir) = &options.build_dir {
+        untrusted.push((absolute(dir), "the --build-dir"));
+    }
+    untrusted.push((absolute(&located.command.directory), "the build's directory"));
+    trust::Trust {
+        untrusted,
+        allowed: options.allow_linker.clone(),
+        from_user: located.found == "--link-command",
+    }
+}
+
+/// Why the program cannot start, with what may help.
+fn start_error(command: &LinkCommand, reason: String) -> String {
+    let mut error = format!("cannot start {}: {reason}", command.program);
+    if file_name_only(&command.program) {
+        error.push_str(
+            " (run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
+        );
+    } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
+        error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
+    }
+    error
+}
+
+fn file_name_only(program: &str) -> bool {
+    !program.contains(['/', '\\'])
+}
+
 /// Runs `command` with `flags` once (round `round`, which added `added`), and records the run.
 fn run_round(
     command: &LinkCommand,
     flags: &[String],
     added: Vec<String>,
     round: u32,
-    options: &VerifyOptions,
-    scratch: &Path,
+    rounds: &Rounds<'_>,
     verification: &mut Verification,
 ) -> Result<Ran, String> {
+    let (options, scratch) = (rounds.options, rounds.scratch);
     let prepared = redirect::prepare(command, &flags_for_run(flags), scratch)
         .map_err(|e| VerifyError::Scratch(e).to_string())?;
     verification.command_line = winargs::join_command_line(&prepared.argv);
@@ -609,22 +656,16 @@ fn run_round(
     verification.redirected = prepared.redirected;
     verification.response_files = prepared.response_files;
     verification.flags = flags.to_vec();
-    let finished = run::run(&prepared.argv, &command.directory, options.timeout).map_err(|source| {
-        let program = run::resolve_program(&command.program, &command.directory);
-        let mut error = VerifyError::Start {
-            program: program.display().to_string(),
-            source,
-        }
-        .to_string();
-        if program.components().count() == 1 {
-            error.push_str(
-                " (not on PATH: run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
-            );
-        } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
-            error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
-        }
-        error
-    })?;
+    let program = trust::resolve(&command.program, &command.directory, &rounds.trust)
+        .map_err(|untrusted| start_error(command, untrusted.to_string()))?;
+    let finished = run::run(&program, &prepared.argv, &command.directory, options.timeout)
+        .map_err(|source| {
+            VerifyError::Start {
+                program: program.display().to_string(),
+                source,
+            }
+            .to_string()
+        })?;
     let exit_code = finished.status.and_then(|s| s.code());
     verification.rounds = round;
     verification.history.push(Round {
@@ -692,19 +733,16 @@ pub fn verify(
     verification.directory = command.directory.display().to_string();
     verification.directory_source = located.directory_source.clone();
     verification.notes = command.notes.clone();
+    let rounds = Rounds {
+        options,
+        scratch: scratch.path(),
+        trust: trust_for(subject, options, &located),
+    };
     let last = options.rounds.max(1);
     let mut flags = subject.flags.clone();
     let mut added = flags.clone();
     for round in 1..=last {
-        let ran = run_round(
-            command,
-            &flags,
-            added,
-            round,
-            options,
-            scratch.path(),
-            &mut verification,
-        );
+        let ran = run_round(command, &flags, added, round, &rounds, &mut verification);
         let round_log = match ran {
             Ok(Ran::Done) => break,
             Ok(Ran::Failed(round_log)) => round_log,

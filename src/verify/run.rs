@@ -67,14 +67,20 @@ fn drain(mut stream: impl Read) -> (Vec<u8>, u64) {
     (kept, discarded)
 }
 
-/// Runs `argv` in `directory` for at most `timeout`.
-pub fn run(argv: &[String], directory: &Path, timeout: Duration) -> std::io::Result<Finished> {
-    // Absolute, so that a relative program path means the same before and after the change of
-    // directory, whichever way the system resolves it.
+/// Runs `program` (absolute, as [`super::trust::resolve`] gives it) with the arguments of `argv`
+/// in `directory` for at most `timeout`; the link's `PATH` keeps only its absolute entries.
+pub fn run(
+    program: &Path,
+    argv: &[String],
+    directory: &Path,
+    timeout: Duration,
+) -> std::io::Result<Finished> {
     let directory = std::path::absolute(directory)?;
     let directory = directory.as_path();
-    let program = resolve_program(&argv[0], directory);
-    let mut command = Command::new(&program);
+    let mut command = Command::new(program);
+    if let Some(path) = super::trust::sanitized_path() {
+        command.env("PATH", path);
+    }
     command
         .args(&argv[1..])
         .current_dir(directory)

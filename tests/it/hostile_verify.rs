@@ -1,0 +1,79 @@
+//! `diagnose --verify` against a crafted log: only a real linker runs, with nothing that makes it
+//! run another program or skip the link, and "VERIFIED" only for the link that failed. Each attack
+//! uses a shell script named like a linker (or like what a driver starts) that leaves a marker file
+//! when it runs: the marker must not exist afterwards. Linux only (shell scripts, FIFOs).
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::hostile_inputs::{all_text, finishes, lnkfix_std};
+
+const LINK_ERROR: &str =
+    "lld-link: error: undefined symbol: hipMalloc\n>>> referenced by a.obj:(f)\n\n";
+
+/// A ninja log whose failed link is `command`, writing `x.dll`.
+fn ninja_log(command: &str) -> String {
+    format!(
+        "[1/1] Linking CXX shared library x.dll\nFAILED: x.dll\n{command}\n{LINK_ERROR}ninja: build stopped: subcommand failed.\n"
+    )
+}
+
+/// A script at `path` that leaves `PATH.ran` when it runs, says it linked, and exits 0.
+fn attack_script(path: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, "#!/bin/sh\ntouch \"$0.ran\"\necho linked\nexit 0\n").unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    PathBuf::from(format!("{}.ran", path.display()))
+}
+
+/// `lnkfix diagnose --format json build.log --verify EXTRA...` in `dir`, with `PATH` set to `path`
+/// when given.
+fn verify(dir: &Path, log: &str, extra: &[&str], path: Option<&str>) -> (Output, serde_json::Value) {
+    std::fs::write(dir.join("build.log"), log).unwrap();
+    let mut command = lnkfix_std();
+    command
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json", "build.log", "--verify"])
+        .args(extra);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let output = finishes(command);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}\n{}", all_text(&output)));
+    (output, json)
+}
+
+fn text(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
+}
+
+/// A script named `lld-link` beside the log (named relative or absolute), or `lld-link-19` in a
+/// relative `PATH` entry resolved in the build directory: none runs, and the report says how to
+/// allow one. With `--allow-linker` the same script runs (so the marker shows a run).
+#[test]
+fn a_linker_planted_beside_the_log_never_runs() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let marker = attack_script(&dir.join("lld-link"));
+    let absolute = text(&dir.join("lld-link"));
+    for program in ["./lld-link", absolute.as_str()] {
+        let log = ninja_log(&format!("{program} /dll /out:x.dll a.obj"));
+        let (output, json) = verify(dir, &log, &[], None);
+        assert!(!marker.exists(), "{program} ran: {}", all_text(&output));
+        assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+        let error = json["verify"]["error"].as_str().unwrap();
+        assert!(error.contains("--allow-linker"), "{error}");
+    }
+    // Through a relative PATH entry: the real lld-link-19 of /usr/bin runs instead, or nothing.
+    let marker_19 = attack_script(&dir.join("bin/lld-link-19"));
+    let log = ninja_log("lld-link-19 /dll /out:x.dll a.obj");
+    let (output, _) = verify(dir, &log, &[], Some("bin:/usr/bin:/bin"));
+    assert!(!marker_19.exists(), "bin/lld-link-19 ran: {}", all_text(&output));
+    // The user may allow it.
+    let log = ninja_log("./lld-link /dll /out:x.dll a.obj");
+    let (output, _) = verify(dir, &log, &["--allow-linker", "lld-link"], None);
+    assert!(marker.exists(), "the allowed linker did not run: {}", all_text(&output));
+}
