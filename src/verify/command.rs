@@ -189,6 +189,17 @@ pub enum Rejected {
         /// Why.
         reason: String,
     },
+    /// An option of the command would make the run start another program or write a copy of
+    /// the link's inputs: the command is not run as the log gives it.
+    #[error("`{program}` is not run: its option `{option}` {reason} (give the command without it with --link-command)")]
+    Unsafe {
+        /// The program.
+        program: String,
+        /// The option, as written.
+        option: String,
+        /// What it does.
+        reason: &'static str,
+    },
     /// A response file of the command cannot be read.
     #[error("response file {path}: {reason}")]
     ResponseFile {
@@ -601,6 +612,8 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
             reason,
         }
     })?;
+    super::options::check(driver, &command.words())
+        .map_err(|blocked| blocked.rejected(&command.program))?;
     Ok(command)
 }
 

@@ -19,6 +19,7 @@
 pub mod command;
 pub mod logscan;
 pub mod ninja;
+pub mod options;
 pub mod redirect;
 pub mod rsp;
 pub mod run;
@@ -330,6 +331,13 @@ fn from_log(
                     directory_source,
                 }))
             }
+            Err(rejected @ Rejected::Unsafe { .. }) => {
+                return Err(VerifyError::Unusable {
+                    found,
+                    rejected,
+                    hint: String::new(),
+                });
+            }
             Err(rejected @ Rejected::ResponseFile { .. }) => {
                 let hint = if fallback {
                     format!(" (looked for in {directory_source})")
@@ -608,13 +616,19 @@ struct Rounds<'a> {
 /// one the command runs in.
 fn trust_for(subject: &Subject<'_>, options: &VerifyOptions, located: &Located) -> trust::Trust {
     let mut untrusted = Vec::new();
-    if let Some(dir) = subject.log.and_then(|log| absolute(log).parent().map(Path::to_path_buf)) {
+    if let Some(dir) = subject
+        .log
+        .and_then(|log| absolute(log).parent().map(Path::to_path_buf))
+    {
         untrusted.push((dir, "the log's directory"));
     }
     if let Some(dir) = &options.build_dir {
         untrusted.push((absolute(dir), "the --build-dir"));
     }
-    untrusted.push((absolute(&located.command.directory), "the build's directory"));
+    untrusted.push((
+        absolute(&located.command.directory),
+        "the build's directory",
+    ));
     trust::Trust {
         untrusted,
         allowed: options.allow_linker.clone(),
@@ -658,14 +672,19 @@ fn run_round(
     verification.flags = flags.to_vec();
     let program = trust::resolve(&command.program, &command.directory, &rounds.trust)
         .map_err(|untrusted| start_error(command, untrusted.to_string()))?;
-    let finished = run::run(&program, &prepared.argv, &command.directory, options.timeout)
-        .map_err(|source| {
-            VerifyError::Start {
-                program: program.display().to_string(),
-                source,
-            }
-            .to_string()
-        })?;
+    let finished = run::run(
+        &program,
+        &prepared.argv,
+        &command.directory,
+        options.timeout,
+    )
+    .map_err(|source| {
+        VerifyError::Start {
+            program: program.display().to_string(),
+            source,
+        }
+        .to_string()
+    })?;
     let exit_code = finished.status.and_then(|s| s.code());
     verification.rounds = round;
     verification.history.push(Round {

@@ -27,8 +27,6 @@ pub const LINKER_OUTPUTS: &[&str] = &[
     "pgd",
     "ltcgout",
     "lldmap",
-    "linkrepro",
-    "reproduce",
     "lldltocache",
     "lto-obj-path",
 ];

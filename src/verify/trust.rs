@@ -144,7 +144,10 @@ mod tests {
         assert!(matches!(refused, Untrusted::Planted { .. }), "{refused}");
         trust.allowed.push(program.clone());
         let allowed = resolve("./lld-link", dir.path(), &trust).unwrap();
-        assert!(allowed.is_absolute() && allowed.ends_with("lld-link"), "{allowed:?}");
+        assert!(
+            allowed.is_absolute() && allowed.ends_with("lld-link"),
+            "{allowed:?}"
+        );
         let missing = resolve("no-such-linker-here", dir.path(), &trust).unwrap_err();
         assert!(matches!(missing, Untrusted::NotOnPath { .. }), "{missing}");
     }

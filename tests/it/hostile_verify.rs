@@ -30,7 +30,12 @@ fn attack_script(path: &Path) -> PathBuf {
 
 /// `lnkfix diagnose --format json build.log --verify EXTRA...` in `dir`, with `PATH` set to `path`
 /// when given.
-fn verify(dir: &Path, log: &str, extra: &[&str], path: Option<&str>) -> (Output, serde_json::Value) {
+fn verify(
+    dir: &Path,
+    log: &str,
+    extra: &[&str],
+    path: Option<&str>,
+) -> (Output, serde_json::Value) {
     std::fs::write(dir.join("build.log"), log).unwrap();
     let mut command = lnkfix_std();
     command
@@ -71,9 +76,51 @@ fn a_linker_planted_beside_the_log_never_runs() {
     let marker_19 = attack_script(&dir.join("bin/lld-link-19"));
     let log = ninja_log("lld-link-19 /dll /out:x.dll a.obj");
     let (output, _) = verify(dir, &log, &[], Some("bin:/usr/bin:/bin"));
-    assert!(!marker_19.exists(), "bin/lld-link-19 ran: {}", all_text(&output));
+    assert!(
+        !marker_19.exists(),
+        "bin/lld-link-19 ran: {}",
+        all_text(&output)
+    );
     // The user may allow it.
     let log = ninja_log("./lld-link /dll /out:x.dll a.obj");
     let (output, _) = verify(dir, &log, &["--allow-linker", "lld-link"], None);
-    assert!(marker.exists(), "the allowed linker did not run: {}", all_text(&output));
+    assert!(
+        marker.exists(),
+        "the allowed linker did not run: {}",
+        all_text(&output)
+    );
+}
+
+/// The log's own options would make the genuine clang start a program of the log's choosing as its
+/// linker (`-fuse-ld=PATH`, `--ld-path=`, `-B DIR`), or make lld-link write a reproducer: the
+/// command is refused with a message naming the option, and nothing runs.
+#[test]
+fn options_that_start_another_program_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let evil = elsewhere.path().join("evil");
+    let marker = attack_script(&evil);
+    let marker_b = attack_script(&elsewhere.path().join("lld-link"));
+    let evil = text(&evil);
+    let b_dir = text(elsewhere.path());
+    let cases = [
+        format!("clang-19 -fuse-ld={evil} -shared -o x.dll a.obj"),
+        format!("clang-19 --ld-path={evil} -shared -o x.dll a.obj"),
+        format!("clang-19 --target=x86_64-pc-windows-msvc -fuse-ld=lld-link -B {b_dir} -shared -o x.dll a.obj"),
+        format!("clang-19 -Wl,/linkrepro:{b_dir} -shared -o x.dll a.obj"),
+        format!("lld-link-19 /dll /out:x.dll /reproduce:{b_dir}/r.tar a.obj"),
+    ];
+    let options = ["-fuse-ld=", "--ld-path=", "-B", "/linkrepro:", "/reproduce:"];
+    for (command, option) in cases.iter().zip(options) {
+        let (output, json) = verify(dir, &ninja_log(command), &[], None);
+        assert!(!marker.exists() && !marker_b.exists(), "{command}: {}", all_text(&output));
+        assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+        let error = json["verify"]["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!("its option `{option}")),
+            "{command}: {error}"
+        );
+        assert!(!elsewhere.path().join("r.tar").exists());
+    }
 }
