@@ -16,6 +16,7 @@
 //! The rules it follows (Windows quoting, response files, which outputs, the allow-list) are
 //! stated in docs/RULES.md §18.
 
+pub mod choose;
 pub mod command;
 pub mod logscan;
 pub mod ninja;
@@ -202,6 +203,9 @@ pub enum VerifyError {
         /// What may help (empty, or a parenthesised sentence with a leading space).
         hint: String,
     },
+    /// The log shows several link commands and nothing says which one failed.
+    #[error("{0}")]
+    Ambiguous(String),
     /// The build file cannot be read.
     #[error(transparent)]
     BuildFile(#[from] ninja::NinjaError),
@@ -306,8 +310,9 @@ fn from_link_command(
     }
 }
 
-/// The first usable link command the log shows, nearest before its first error first; what each
-/// rejected candidate was goes into `looked`. A response file that cannot be found is an error.
+/// The failed link command the log shows ([`choose`]); what each rejected candidate was goes
+/// into `looked`. A response file that cannot be read, an option the run refuses, or several
+/// commands of which none is tied to the failure, is an error.
 fn from_log(
     subject: &Subject<'_>,
     scanned: &logscan::LogCommands,
@@ -321,39 +326,66 @@ fn from_log(
         generated,
         any_program: false,
     };
-    for candidate in logscan::in_order(&scanned.candidates, subject.first_error_line) {
-        let found = candidate.describe(subject.log_name);
-        match command::parse(&candidate.text, &context) {
-            Ok(command) => {
-                return Ok(Some(Located {
-                    command,
-                    found,
-                    directory_source,
-                }))
-            }
-            Err(rejected @ Rejected::Unsafe { .. }) => {
-                return Err(VerifyError::Unusable {
-                    found,
-                    rejected,
-                    hint: String::new(),
-                });
-            }
-            Err(rejected @ Rejected::ResponseFile { .. }) => {
-                let hint = if fallback {
-                    format!(" (looked for in {directory_source})")
-                } else {
-                    String::new()
-                };
-                return Err(VerifyError::Unusable {
-                    found,
-                    rejected,
-                    hint,
-                });
-            }
-            Err(rejected) => looked.push(format!("{found}: {rejected}")),
+    let mut parsed: Vec<choose::Parsed<'_>> =
+        logscan::in_order(&scanned.candidates, subject.first_error_line)
+            .into_iter()
+            .map(|candidate| choose::Parsed {
+                candidate,
+                result: command::parse(&candidate.text, &context),
+            })
+            .collect();
+    let index = match choose::choose(&parsed, &scanned.failing_images, subject.first_error_line) {
+        choose::Choice::One(index) => index,
+        choose::Choice::Ambiguous(list) => return Err(VerifyError::Ambiguous(list)),
+        choose::Choice::None => {
+            return unusable(subject, &parsed, &directory_source, fallback, looked)
         }
+    };
+    let chosen = parsed.swap_remove(index);
+    let found = chosen.candidate.describe(subject.log_name);
+    match chosen.result {
+        Ok(command) => Ok(Some(Located {
+            command,
+            found,
+            directory_source,
+        })),
+        Err(rejected) => Err(VerifyError::Unusable {
+            found,
+            rejected,
+            hint: String::new(),
+        }),
     }
-    if scanned.candidates.is_empty() {
+}
+
+/// Why none of the log's candidates can run: the first (in order) whose response file cannot be
+/// read or whose option the run refuses is an error; the others go into `looked`.
+fn unusable(
+    subject: &Subject<'_>,
+    parsed: &[choose::Parsed<'_>],
+    directory_source: &str,
+    fallback: bool,
+    looked: &mut Vec<String>,
+) -> Result<Option<Located>, VerifyError> {
+    for p in parsed {
+        let found = p.candidate.describe(subject.log_name);
+        let Err(rejected) = &p.result else { continue };
+        let hint = match rejected {
+            Rejected::ResponseFile { .. } if fallback => {
+                format!(" (looked for in {directory_source})")
+            }
+            Rejected::ResponseFile { .. } | Rejected::Unsafe { .. } => String::new(),
+            _ => {
+                looked.push(format!("{found}: {rejected}"));
+                continue;
+            }
+        };
+        return Err(VerifyError::Unusable {
+            found,
+            rejected: rejected.clone(),
+            hint,
+        });
+    }
+    if parsed.is_empty() {
         looked.push(format!(
             "{} shows no link command (no ninja FAILED: block, CMake LINK: command or linker command line)",
             subject.log_name
@@ -597,6 +629,11 @@ fn contains_flag(flags: &[String], flag: &str) -> bool {
     flags.iter().any(|f| f.eq_ignore_ascii_case(flag))
 }
 
+/// Whether `path` is a linked image: a regular file that is not empty.
+fn is_image(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+}
+
 /// How one run ended.
 enum Ran {
     /// The link succeeded, or reached the time limit: no further round.
@@ -697,7 +734,19 @@ fn run_round(
     verification.timed_out = finished.timed_out;
     verification.output = String::from_utf8_lossy(&finished.output).into_owned();
     verification.output_discarded_bytes = finished.discarded;
-    if finished.status.is_some_and(|s| s.success()) {
+    let exited_0 = finished.status.is_some_and(|s| s.success());
+    if exited_0 && !is_image(&prepared.image) {
+        verification.remaining = vec![Remaining {
+            kind: "output",
+            text: format!(
+                "the link exited with code 0 but wrote no image ({} is missing or empty)",
+                prepared.image.display()
+            ),
+            library: None,
+        }];
+        return Ok(Ran::Done);
+    }
+    if exited_0 {
         verification.ok = true;
         verification.verified_round = Some(round);
         verification.remaining.clear();
@@ -868,6 +917,7 @@ fn write_still_failing(v: &Verification, out: &mut dyn Write, style: Style) -> i
         "the link reached the time limit".to_string()
     } else {
         match v.exit_code {
+            Some(0) => "the link exited with code 0 but wrote no image".to_string(),
             Some(code) => format!("the link still fails (exit code {code})"),
             None => "the link was ended by a signal".to_string(),
         }

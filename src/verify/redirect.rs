@@ -63,6 +63,8 @@ pub struct Prepared {
     pub redirected: Vec<Redirect>,
     /// Response files written for the run.
     pub response_files: Vec<WrittenResponseFile>,
+    /// The linked image the run writes (in the scratch directory): a success must leave it.
+    pub image: PathBuf,
 }
 
 /// Where a word is read: as a linker argument, or as a driver argument (before `/link`, or not
@@ -153,16 +155,16 @@ fn driver_takes_next(driver: Driver, word: &str) -> Option<bool> {
     }
 }
 
-/// Moves every output among `words` into the scratch directory; returns whether the command names
-/// its main output (else link.exe and the drivers derive one in the working directory) and
-/// whether it links a DLL.
+/// Moves every output among `words` into the scratch directory; returns where the image the
+/// command names goes (`None`: it names none, and link.exe and the drivers derive one in the
+/// working directory) and whether it links a DLL.
 fn redirect_words(
     driver: Driver,
     words: &mut [&mut String],
     scratch: &mut Scratch<'_>,
     redirected: &mut Vec<Redirect>,
-) -> (bool, bool) {
-    let mut names_output = false;
+) -> (Option<PathBuf>, bool) {
+    let mut image = None;
     let mut dll = false;
     let mut mode = if driver == Driver::Linker {
         Mode::Linker
@@ -177,7 +179,9 @@ fn redirect_words(
         {
             if let Some((prefix, value)) = linker_output(&word) {
                 let to = scratch.file(value);
-                names_output |= prefix.to_ascii_lowercase().ends_with("out:");
+                if prefix.to_ascii_lowercase().ends_with("out:") {
+                    image = Some(to.clone());
+                }
                 record(&word, value, &to, redirected);
                 *words[index] = format!("{prefix}{}", text(&to));
             }
@@ -198,7 +202,7 @@ fn redirect_words(
         );
         if let Some(list) = word.strip_prefix("-Wl,").filter(|_| driver == Driver::Gnu) {
             let (rewritten, named, is_dll) = redirect_comma_list(&word, list, scratch, redirected);
-            names_output |= named;
+            image = named.or(image);
             dll |= is_dll;
             *words[index] = rewritten;
             index += 1;
@@ -206,7 +210,9 @@ fn redirect_words(
         }
         if let Some((prefix, value)) = joined_driver_output(driver, &word) {
             let to = scratch.file(value);
-            names_output |= !is_map_option(prefix);
+            if !is_map_option(prefix) {
+                image = Some(to.clone());
+            }
             record(&word, value, &to, redirected);
             *words[index] = format!("{prefix}{}", text(&to));
             index += 1;
@@ -217,7 +223,9 @@ fn redirect_words(
                 if is_output {
                     let value = words[index + 1].clone();
                     let to = scratch.file(&value);
-                    names_output |= !is_map_option(&word);
+                    if !is_map_option(&word) {
+                        image = Some(to.clone());
+                    }
                     record(&format!("{word} {value}"), &value, &to, redirected);
                     *words[index + 1] = text(&to);
                 }
@@ -226,25 +234,27 @@ fn redirect_words(
             _ => index += 1,
         }
     }
-    (names_output, dll)
+    (image, dll)
 }
 
-/// `-Wl,A,B,...` with the outputs among A, B, ... redirected; whether it names the output, and
+/// `-Wl,A,B,...` with the outputs among A, B, ... redirected; where the image it names goes, and
 /// whether it holds `/dll`.
 fn redirect_comma_list(
     word: &str,
     list: &str,
     scratch: &mut Scratch<'_>,
     redirected: &mut Vec<Redirect>,
-) -> (String, bool, bool) {
-    let mut names_output = false;
+) -> (String, Option<PathBuf>, bool) {
+    let mut image = None;
     let mut dll = false;
     let mut parts = Vec::new();
     for part in list.split(',') {
         match linker_output(part) {
             Some((prefix, value)) => {
                 let to = scratch.file(value);
-                names_output |= prefix.to_ascii_lowercase().ends_with("out:");
+                if prefix.to_ascii_lowercase().ends_with("out:") {
+                    image = Some(to.clone());
+                }
                 record(word, value, &to, redirected);
                 parts.push(format!("{prefix}{}", text(&to)));
             }
@@ -254,7 +264,7 @@ fn redirect_comma_list(
             }
         }
     }
-    (format!("-Wl,{}", parts.join(",")), names_output, dll)
+    (format!("-Wl,{}", parts.join(",")), image, dll)
 }
 
 fn record(option: &str, file: &str, to: &Path, redirected: &mut Vec<Redirect>) {
@@ -348,7 +358,7 @@ pub fn prepare(
         dir: scratch_dir,
         used: HashSet::new(),
     };
-    let (names_output, dll) = {
+    let (image, dll) = {
         let mut words = Vec::new();
         words_mut(&mut arguments, &mut words);
         redirect_words(command.driver, &mut words, &mut scratch, &mut redirected)
@@ -363,30 +373,10 @@ pub fn prepare(
     if command.driver == Driver::Cl && !has_link_switch {
         argv.push("/link".into());
     }
-    if !names_output {
-        let name = format!(
-            "{}.{}",
-            first_input_stem(&command.words()),
-            if dll { "dll" } else { "exe" }
-        );
-        let to = scratch.file(&name);
-        let option = match command.driver {
-            Driver::Gnu => {
-                argv.push("-o".into());
-                argv.push(text(&to));
-                "-o".to_string()
-            }
-            Driver::Linker | Driver::Cl => {
-                argv.push(format!("/OUT:{}", text(&to)));
-                "/OUT:".to_string()
-            }
-        };
-        redirected.push(Redirect {
-            option,
-            file: None,
-            to: text(&to),
-        });
-    }
+    let image = match image {
+        Some(image) => image,
+        None => name_output(command, dll, &mut argv, &mut scratch, &mut redirected),
+    };
     for flag in flags {
         if command.driver == Driver::Gnu {
             argv.push("-Xlinker".into());
@@ -397,7 +387,42 @@ pub fn prepare(
         argv,
         redirected,
         response_files,
+        image,
     })
+}
+
+/// Names the image of a command that names none, in the scratch directory (else link.exe and the
+/// drivers would derive one in the working directory).
+fn name_output(
+    command: &LinkCommand,
+    dll: bool,
+    argv: &mut Vec<String>,
+    scratch: &mut Scratch<'_>,
+    redirected: &mut Vec<Redirect>,
+) -> PathBuf {
+    let name = format!(
+        "{}.{}",
+        first_input_stem(&command.words()),
+        if dll { "dll" } else { "exe" }
+    );
+    let to = scratch.file(&name);
+    let option = match command.driver {
+        Driver::Gnu => {
+            argv.push("-o".into());
+            argv.push(text(&to));
+            "-o".to_string()
+        }
+        Driver::Linker | Driver::Cl => {
+            argv.push(format!("/OUT:{}", text(&to)));
+            "/OUT:".to_string()
+        }
+    };
+    redirected.push(Redirect {
+        option,
+        file: None,
+        to: text(&to),
+    });
+    to
 }
 
 #[cfg(test)]

@@ -111,10 +111,20 @@ fn options_that_start_another_program_are_refused() {
         format!("clang-19 -Wl,/linkrepro:{b_dir} -shared -o x.dll a.obj"),
         format!("lld-link-19 /dll /out:x.dll /reproduce:{b_dir}/r.tar a.obj"),
     ];
-    let options = ["-fuse-ld=", "--ld-path=", "-B", "/linkrepro:", "/reproduce:"];
+    let options = [
+        "-fuse-ld=",
+        "--ld-path=",
+        "-B",
+        "/linkrepro:",
+        "/reproduce:",
+    ];
     for (command, option) in cases.iter().zip(options) {
         let (output, json) = verify(dir, &ninja_log(command), &[], None);
-        assert!(!marker.exists() && !marker_b.exists(), "{command}: {}", all_text(&output));
+        assert!(
+            !marker.exists() && !marker_b.exists(),
+            "{command}: {}",
+            all_text(&output)
+        );
         assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
         let error = json["verify"]["error"].as_str().unwrap();
         assert!(
@@ -123,4 +133,105 @@ fn options_that_start_another_program_are_refused() {
         );
         assert!(!elsewhere.path().join("r.tar").exists());
     }
+}
+
+/// A script at `path` that writes the image its `/out:` names, leaves `PATH.ran`, and exits 0: a
+/// linker that links.
+fn linking_script(path: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        "#!/bin/sh\ntouch \"$0.ran\"\nfor a in \"$@\"; do case \"$a\" in /out:*) echo image > \"${a#/out:}\";; esac; done\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    PathBuf::from(format!("{}.ran", path.display()))
+}
+
+/// Options after which the genuine linker or driver exits 0 without linking (or links with the
+/// symbols left unresolved) are refused: no VERIFIED.
+#[test]
+fn options_that_make_a_linker_not_link_never_verify() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::copy(
+        crate::common::fixtures().join("obj/md/app.obj"),
+        dir.join("a.obj"),
+    )
+    .unwrap();
+    let base = "/dll /nodefaultlib /noentry /out:x.dll a.obj";
+    for (command, option) in [
+        (format!("lld-link-19 {base} /force:unresolved"), "/force:unresolved"),
+        (format!("lld-link-19 {base} --version"), "--version"),
+        (format!("lld-link-19 /? {base}"), "/?"),
+        ("clang-19 -### -shared -o x.dll a.obj".to_string(), "-###"),
+        ("clang-19 -shared -o x.dll a.obj --help".to_string(), "--help"),
+        (
+            "clang-19 -fuse-ld=lld -shared -o x.dll a.obj -Wl,--unresolved-symbols=ignore-all"
+                .to_string(),
+            "--unresolved-symbols=ignore-all",
+        ),
+    ] {
+        let (output, json) = verify(dir, &ninja_log(&command), &[], None);
+        let v = &json["verify"];
+        assert_eq!(v["ok"], false, "{command}: {v:#}");
+        assert_eq!(v["rounds"], 0, "{command}: {v:#}");
+        let error = v["error"].as_str().unwrap();
+        assert!(error.contains(option), "{command}: {error}");
+        assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+    }
+}
+
+/// A linker that exits 0 but writes no image does not verify; one that writes it does.
+#[test]
+fn success_needs_the_image() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let allow = ["--allow-linker", "bin/lld-link"];
+    let log = ninja_log("bin/lld-link /dll /out:x.dll a.obj");
+    attack_script(&dir.join("bin/lld-link"));
+    let (output, json) = verify(dir, &log, &allow, None);
+    let v = &json["verify"];
+    assert_eq!(v["ok"], false, "{v:#}");
+    assert_eq!(v["exit_code"], 0, "{v:#}");
+    assert!(
+        v["remaining"][0]["text"].as_str().unwrap().contains("wrote no image"),
+        "{v:#}"
+    );
+    assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+    linking_script(&dir.join("bin/lld-link"));
+    let (_, json) = verify(dir, &log, &allow, None);
+    assert_eq!(json["verify"]["ok"], true, "{:#}", json["verify"]);
+    assert!(!dir.join("x.dll").exists());
+}
+
+/// A `make -j` log: the failed target's command, then another target's, then the first one's
+/// error. Re-running the nearest command (another target, which links) proved nothing: with no
+/// failure naming the image, verification is refused and both are listed; when link.exe's failure
+/// names the image, that target's command is the one run.
+#[test]
+fn only_the_failed_target_is_verified() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let marker = linking_script(&dir.join("bin/lld-link"));
+    let allow = ["--allow-linker", "bin/lld-link"];
+    let commands = "bin/lld-link /dll /out:x.dll a.obj\nbin/lld-link /dll /out:other.dll b.obj\n";
+    let log = format!("{commands}{LINK_ERROR}");
+    let (output, json) = verify(dir, &log, &allow, None);
+    let v = &json["verify"];
+    assert!(!marker.exists(), "a link ran: {}", all_text(&output));
+    assert_eq!(v["ok"], false, "{v:#}");
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("line 1 (writes x.dll), line 2 (writes other.dll)"),
+        "{error}"
+    );
+    let log = format!(
+        "{commands}a.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function f\nx.dll : fatal error LNK1120: 1 unresolved externals\n"
+    );
+    let (_, json) = verify(dir, &log, &allow, None);
+    let v = &json["verify"];
+    assert_eq!(v["found"], "build.log line 1", "{v:#}");
+    assert!(marker.exists());
 }
