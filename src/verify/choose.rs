@@ -68,9 +68,7 @@ pub fn choose(
     failing_images: &[String],
     first_error_line: Option<u64>,
 ) -> Choice {
-    let any_tied = parsed
-        .iter()
-        .any(|p| tied(p.candidate) && p.result.is_ok());
+    let any_tied = parsed.iter().any(|p| tied(p.candidate) && p.result.is_ok());
     let links: Vec<usize> = (0..parsed.len())
         .filter(|&i| parsed[i].result.is_ok() && (!any_tied || tied(parsed[i].candidate)))
         .collect();

@@ -462,6 +462,47 @@ fn check_links(driver: Driver, program: &str, words: &[&str]) -> Result<(), Stri
     Ok(())
 }
 
+/// What the response files of one command may still add: a nested file may name the same files
+/// many times over, so the bound is on the whole expansion, not only its depth.
+struct Budget {
+    files: usize,
+    words: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            files: rsp::MAX_FILES,
+            words: rsp::MAX_WORDS,
+            bytes: rsp::MAX_TOTAL_BYTES,
+        }
+    }
+
+    /// Takes one file of `words` words and `bytes` bytes of text; `Err` names the bound it passes.
+    fn take(&mut self, words: usize, bytes: usize) -> Result<(), String> {
+        self.bytes = self.bytes.checked_sub(bytes).ok_or_else(|| {
+            format!(
+                "the command's response files hold more than {} bytes in all",
+                rsp::MAX_TOTAL_BYTES
+            )
+        })?;
+        self.files = self.files.checked_sub(1).ok_or_else(|| {
+            format!(
+                "the command's response files name more than {} response files in all",
+                rsp::MAX_FILES
+            )
+        })?;
+        self.words = self.words.checked_sub(words).ok_or_else(|| {
+            format!(
+                "the command's response files hold more than {} arguments in all",
+                rsp::MAX_WORDS
+            )
+        })?;
+        Ok(())
+    }
+}
+
 /// Reads the response files among `words` (relative to `directory`), to `depth` levels.
 fn expand(
     words: Vec<String>,
@@ -469,6 +510,7 @@ fn expand(
     generated: &GeneratedFiles,
     depth: usize,
     notes: &mut Vec<String>,
+    budget: &mut Budget,
 ) -> Result<Vec<Argument>, Rejected> {
     let mut out = Vec::with_capacity(words.len());
     for word in words {
@@ -482,12 +524,13 @@ fn expand(
                 reason: "response files nested more than 8 deep".into(),
             });
         }
-        let (path, words, encoding, is_generated) = match lookup_generated(generated, name) {
+        let (path, words, encoding, is_generated, bytes) = match lookup_generated(generated, name) {
             Some(text) => (
                 PathBuf::from(name),
                 winargs::split_arguments(text),
                 rsp::Encoding::Utf8,
                 true,
+                text.len(),
             ),
             None => {
                 let path = directory.join(crate::discover::native_path(name));
@@ -502,10 +545,23 @@ fn expand(
                         path.display()
                     ));
                 }
-                (path, words, decoded.encoding, false)
+                (path, words, decoded.encoding, false, decoded.text.len())
             }
         };
-        let contents = expand(words.clone(), directory, generated, depth + 1, notes)?;
+        budget
+            .take(words.len(), bytes)
+            .map_err(|reason| Rejected::ResponseFile {
+                path: path.display().to_string(),
+                reason,
+            })?;
+        let contents = expand(
+            words.clone(),
+            directory,
+            generated,
+            depth + 1,
+            notes,
+            budget,
+        )?;
         out.push(Argument::Response(Box::new(ResponseArgument {
             written: word,
             path,
@@ -598,7 +654,14 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     }
     refuse(&program)?;
     let driver = program_driver(&program).unwrap_or(Driver::Linker);
-    let arguments = expand(words, &directory, context.generated, 0, &mut notes)?;
+    let arguments = expand(
+        words,
+        &directory,
+        context.generated,
+        0,
+        &mut notes,
+        &mut Budget::new(),
+    )?;
     let command = LinkCommand {
         program,
         driver,

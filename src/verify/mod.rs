@@ -329,6 +329,7 @@ fn from_log(
     let mut parsed: Vec<choose::Parsed<'_>> =
         logscan::in_order(&scanned.candidates, subject.first_error_line)
             .into_iter()
+            .take(MAX_CANDIDATES)
             .map(|candidate| choose::Parsed {
                 candidate,
                 result: command::parse(&candidate.text, &context),
@@ -393,6 +394,10 @@ fn unusable(
     }
     Ok(None)
 }
+
+/// The most of a log's candidate commands read (nearest before the first error first): each may
+/// read response files.
+const MAX_CANDIDATES: usize = 64;
 
 /// Where the log's command runs, and why there: `--build-dir`, else ninja's `Entering directory`
 /// when it exists here, else the current directory (then `true`: a fallback).

@@ -162,11 +162,17 @@ fn options_that_make_a_linker_not_link_never_verify() {
     .unwrap();
     let base = "/dll /nodefaultlib /noentry /out:x.dll a.obj";
     for (command, option) in [
-        (format!("lld-link-19 {base} /force:unresolved"), "/force:unresolved"),
+        (
+            format!("lld-link-19 {base} /force:unresolved"),
+            "/force:unresolved",
+        ),
         (format!("lld-link-19 {base} --version"), "--version"),
         (format!("lld-link-19 /? {base}"), "/?"),
         ("clang-19 -### -shared -o x.dll a.obj".to_string(), "-###"),
-        ("clang-19 -shared -o x.dll a.obj --help".to_string(), "--help"),
+        (
+            "clang-19 -shared -o x.dll a.obj --help".to_string(),
+            "--help",
+        ),
         (
             "clang-19 -fuse-ld=lld -shared -o x.dll a.obj -Wl,--unresolved-symbols=ignore-all"
                 .to_string(),
@@ -196,7 +202,10 @@ fn success_needs_the_image() {
     assert_eq!(v["ok"], false, "{v:#}");
     assert_eq!(v["exit_code"], 0, "{v:#}");
     assert!(
-        v["remaining"][0]["text"].as_str().unwrap().contains("wrote no image"),
+        v["remaining"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("wrote no image"),
         "{v:#}"
     );
     assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
@@ -234,4 +243,33 @@ fn only_the_failed_target_is_verified() {
     let v = &json["verify"];
     assert_eq!(v["found"], "build.log line 1", "{v:#}");
     assert!(marker.exists());
+}
+
+/// Response files the log's command names: a FIFO (which blocked the open), `/dev/zero` (read
+/// until memory ran out), and 200 references a level over 7 levels (which aborted on allocation)
+/// are each refused with the file named, and lnkfix ends by itself.
+#[test]
+fn response_files_are_bounded() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    crate::hostile_inputs::mkfifo(&dir.join("fifo.rsp"));
+    for level in 0..7 {
+        let next = format!("@level{}.rsp ", level + 1);
+        std::fs::write(dir.join(format!("level{level}.rsp")), next.repeat(200)).unwrap();
+    }
+    std::fs::write(dir.join("level7.rsp"), "a.obj").unwrap();
+    for (rsp, reason) in [
+        ("fifo.rsp", "not a regular file"),
+        ("/dev/zero", "not a regular file"),
+        ("level0.rsp", "response files"),
+    ] {
+        let log = ninja_log(&format!("lld-link-19 /dll /out:x.dll @{rsp}"));
+        let (output, json) = verify(dir, &log, &[], None);
+        let error = json["verify"]["error"].as_str().unwrap();
+        assert!(
+            error.contains("response file") && error.contains(reason),
+            "{rsp}: {error}"
+        );
+        assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+    }
 }
