@@ -496,7 +496,17 @@ impl<'f> Statements<'f> {
             generated: &generated,
             any_program: false,
         };
-        command::parse(&self.file.variable(edge, "command"), &context)
+        let text = self.file.variable(edge, "command");
+        if self.file.over_expanded() {
+            return Err(Rejected::Refused {
+                program: self.describe(edge),
+                reason: format!(
+                    "its variables expand past {} bytes",
+                    ninja::MAX_EXPANDED
+                ),
+            });
+        }
+        command::parse(&text, &context)
     }
 
     /// Where the statement is, for the report.

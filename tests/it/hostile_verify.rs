@@ -273,3 +273,42 @@ fn response_files_are_bounded() {
         assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
     }
 }
+
+/// `--build-dir`'s `build.ninja` when the log shows no command: a FIFO, an `include /dev/zero`,
+/// variables that double at each level, and includes that fan out (each file including the next
+/// 40 times, 4 levels) are each an error naming the file, and lnkfix ends by itself.
+#[test]
+fn build_ninja_is_bounded() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let ninja = build.join("build.ninja");
+    let rule = "rule link\n  command = lld-link-19 $in /out:$out\nbuild x.dll: link a.obj\n";
+    let mut doubling = format!("v0 = {}\n", "x".repeat(1024));
+    for level in 1..40 {
+        doubling.push_str(&format!("v{level} = $v{0}$v{0}\n", level - 1));
+    }
+    let fan_out = |level: usize| format!("include f{}.ninja\n", level + 1).repeat(40);
+    for level in 0..4 {
+        std::fs::write(build.join(format!("f{level}.ninja")), fan_out(level)).unwrap();
+    }
+    std::fs::write(build.join("f4.ninja"), "x = 1\n").unwrap();
+    let cases = [
+        (None, "not a regular file"),
+        (Some(format!("include /dev/zero\n{rule}")), "not a regular file"),
+        (Some(format!("{doubling}{rule}")), "expand past"),
+        (Some(format!("include f0.ninja\n{rule}")), "more than 1024 files"),
+    ];
+    for (text, reason) in cases {
+        let _ = std::fs::remove_file(&ninja);
+        match &text {
+            Some(text) => std::fs::write(&ninja, text).unwrap(),
+            None => crate::hostile_inputs::mkfifo(&ninja),
+        }
+        let (output, json) = verify(dir, LINK_ERROR, &["--build-dir", "build"], None);
+        let error = json["verify"]["error"].as_str().unwrap();
+        assert!(error.contains(reason), "{reason}: {error}");
+        assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
+    }
+}
