@@ -257,7 +257,9 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
     let mut looked = Vec::new();
     let mut failed_outputs = Vec::new();
     if let Some(log) = subject.log {
-        let file = std::fs::File::open(log).map_err(|source| VerifyError::Log {
+        // The log was read once already; a FIFO or a device is kept in a file for this second
+        // read, so anything but a regular file is refused here rather than opened again.
+        let file = crate::open::open_regular(log).map_err(|source| VerifyError::Log {
             path: subject.log_name.to_string(),
             source,
         })?;
@@ -668,11 +670,12 @@ struct Rounds<'a> {
 /// one the command runs in.
 fn trust_for(subject: &Subject<'_>, options: &VerifyOptions, located: &Located) -> trust::Trust {
     let mut untrusted = Vec::new();
-    if let Some(dir) = subject
-        .log
-        .and_then(|log| absolute(log).parent().map(Path::to_path_buf))
-    {
-        untrusted.push((dir, "the log's directory"));
+    // The log as named, and the file it was read from (a copy of standard input or of a FIFO).
+    let named = Some(Path::new(subject.log_name)).filter(|_| subject.log_name != "-");
+    for log in [subject.log, named].into_iter().flatten() {
+        if let Some(dir) = absolute(log).parent() {
+            untrusted.push((dir.to_path_buf(), "the log's directory"));
+        }
     }
     if let Some(dir) = &options.build_dir {
         untrusted.push((absolute(dir), "the --build-dir"));

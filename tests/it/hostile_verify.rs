@@ -312,3 +312,43 @@ fn build_ninja_is_bounded() {
         assert_eq!(output.status.code(), Some(4), "{}", all_text(&output));
     }
 }
+
+/// A log read from a FIFO (which blocked when `--verify` opened it again) or from `/dev/stdin`
+/// (already consumed: "no link command"): the command read in the one pass is the one run.
+#[test]
+fn a_log_that_cannot_be_read_twice_is_read_once() {
+    use std::io::Write;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let log = ninja_log("lld-link-19 /dll /out:x.dll a.obj");
+    let fifo = dir.join("fifo.log");
+    crate::hostile_inputs::mkfifo(&fifo);
+    let writer = {
+        let (fifo, log) = (fifo.clone(), log.clone());
+        std::thread::spawn(move || std::fs::write(fifo, log))
+    };
+    let mut command = lnkfix_std();
+    command
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json", "fifo.log", "--verify"]);
+    let output = finishes(command);
+    writer.join().unwrap().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let v = &json["verify"];
+    assert_eq!(v["found"], "fifo.log line 3, under ninja's `FAILED: x.dll`", "{v:#}");
+    assert_eq!(v["rounds"], 1, "{v:#}");
+
+    let mut child = lnkfix_std()
+        .current_dir(dir)
+        .args(["diagnose", "--format", "json", "/dev/stdin", "--verify"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(log.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let v = &json["verify"];
+    assert_eq!(v["found"], "/dev/stdin line 3, under ninja's `FAILED: x.dll`", "{v:#}");
+    assert_eq!(v["rounds"], 1, "{v:#}");
+}
