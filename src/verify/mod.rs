@@ -502,10 +502,7 @@ impl<'f> Statements<'f> {
         if self.file.over_expanded() {
             return Err(Rejected::Refused {
                 program: self.describe(edge),
-                reason: format!(
-                    "its variables expand past {} bytes",
-                    ninja::MAX_EXPANDED
-                ),
+                reason: format!("its variables expand past {} bytes", ninja::MAX_EXPANDED),
             });
         }
         command::parse(&text, &context)

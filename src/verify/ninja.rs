@@ -264,7 +264,8 @@ impl BuildFile {
         for piece in &value.0 {
             let text = match piece {
                 Piece::Text(text) => text,
-                Piece::Variable(name) => match local.get(name).or_else(|| self.variables.get(name)) {
+                Piece::Variable(name) => match local.get(name).or_else(|| self.variables.get(name))
+                {
                     Some(v) => v,
                     None => continue,
                 },

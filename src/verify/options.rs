@@ -4,7 +4,10 @@
 //!   path, `--ld-path`, `-B` and `--prefix`, `--gcc-toolchain`-style directories, compiler
 //!   plugins, cl.exe's `/B1`, `/B2`, `/Bx`, `/Bl` (other compiler passes);
 //! - those that make the linker write a reproducer, a copy of every input (`/LINKREPRO`,
-//!   `/REPRODUCE` and their companions);
+//!   `/REPRODUCE` and their companions), or ThinLTO files beside the build's objects
+//!   (`/thinlto-index-only` and its companions), and the compiler options that write into the
+//!   build (cl's `/Fo`, `/Fa`, `/Fp`, `/FR`, `/Fi`, `/doc`, `/sourceDependencies`, `/Yc`;
+//!   clang's `-save-stats`);
 //! - those that make the program not link, or link without resolving (`--version`, `/?`, `-###`,
 //!   `--help`, `-v` alone, the `-print-` queries, `/FORCE`, `--unresolved-symbols`,
 //!   `--noinhibit-exec`): after them an exit code 0 proves nothing.
@@ -54,6 +57,8 @@ const ANOTHER_LINKER: &str = "names another program to run as the linker";
 const PROGRAM_DIRECTORY: &str = "adds a directory the driver starts its linker and tools from";
 const PLUGIN: &str = "loads a plugin into the compiler";
 const REPRODUCER: &str = "writes a reproducer of the link, a copy of every input";
+const THINLTO: &str = "writes ThinLTO files beside the build's objects";
+const COMPILER_OUTPUT: &str = "writes compiler outputs into the build";
 const PRINTS: &str = "prints and exits without linking";
 const FORCED: &str = "links with unresolved or duplicate symbols allowed";
 
@@ -82,6 +87,10 @@ pub fn linker_option(word: &str) -> Option<Blocked> {
         "linkrepro" | "reproduce" | "linkreprotarget" | "linkreprofullpathrsp" => {
             runs(word, REPRODUCER)
         }
+        "thinlto-index-only"
+        | "thinlto-emit-imports-files"
+        | "thinlto-prefix-replace"
+        | "thinlto-object-suffix-replace" => runs(word, THINLTO),
         "?" | "help" => not_linking(word, PRINTS),
         "version" if lower == "--version" => not_linking(word, PRINTS),
         "force" | "unresolved-symbols" | "noinhibit-exec" => not_linking(word, FORCED),
@@ -125,6 +134,9 @@ fn gnu_option(word: &str, previous: Option<&str>) -> Option<Blocked> {
     if word.starts_with("-fplugin") || word.starts_with("-fpass-plugin") {
         return runs(word, PLUGIN);
     }
+    if word.starts_with("-save-stats") || word.starts_with("--save-stats") {
+        return runs(word, COMPILER_OUTPUT);
+    }
     let query = matches!(
         word,
         "--version" | "-###" | "--help" | "-help" | "-dumpversion" | "-dumpmachine"
@@ -147,6 +159,20 @@ fn cl_option(word: &str, previous: Option<&str>) -> Option<Blocked> {
         .any(|o| option.starts_with(o))
     {
         return runs(word, "runs another compiler pass or linker");
+    }
+    let compiler_outputs = [
+        "Fo",
+        "Fa",
+        "Fp",
+        "FR",
+        "Fr",
+        "Fi",
+        "doc",
+        "sourceDependencies",
+        "Yc",
+    ];
+    if compiler_outputs.iter().any(|o| option.starts_with(o)) {
+        return runs(word, COMPILER_OUTPUT);
     }
     if matches!(option, "?" | "help" | "-help") {
         return not_linking(word, PRINTS);

@@ -296,9 +296,15 @@ fn build_ninja_is_bounded() {
     std::fs::write(build.join("f4.ninja"), "x = 1\n").unwrap();
     let cases = [
         (None, "not a regular file"),
-        (Some(format!("include /dev/zero\n{rule}")), "not a regular file"),
+        (
+            Some(format!("include /dev/zero\n{rule}")),
+            "not a regular file",
+        ),
         (Some(format!("{doubling}{rule}")), "expand past"),
-        (Some(format!("include f0.ninja\n{rule}")), "more than 1024 files"),
+        (
+            Some(format!("include f0.ninja\n{rule}")),
+            "more than 1024 files",
+        ),
     ];
     for (text, reason) in cases {
         let _ = std::fs::remove_file(&ninja);
@@ -335,7 +341,10 @@ fn a_log_that_cannot_be_read_twice_is_read_once() {
     writer.join().unwrap().unwrap();
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let v = &json["verify"];
-    assert_eq!(v["found"], "fifo.log line 3, under ninja's `FAILED: x.dll`", "{v:#}");
+    assert_eq!(
+        v["found"], "fifo.log line 3, under ninja's `FAILED: x.dll`",
+        "{v:#}"
+    );
     assert_eq!(v["rounds"], 1, "{v:#}");
 
     let mut child = lnkfix_std()
@@ -345,10 +354,18 @@ fn a_log_that_cannot_be_read_twice_is_read_once() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(log.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(log.as_bytes())
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let v = &json["verify"];
-    assert_eq!(v["found"], "/dev/stdin line 3, under ninja's `FAILED: x.dll`", "{v:#}");
+    assert_eq!(
+        v["found"], "/dev/stdin line 3, under ninja's `FAILED: x.dll`",
+        "{v:#}"
+    );
     assert_eq!(v["rounds"], 1, "{v:#}");
 }
