@@ -352,7 +352,8 @@ impl BuildFile {
     /// An indented `name = value` of the block it is in.
     fn binding(&mut self, block: &Block, trimmed: &str) -> Result<(), String> {
         let Some((name, value)) = trimmed.split_once('=') else {
-            return Err(format!("expected `name = value`, got `{trimmed}`"));
+            // The line is not quoted: an `include` may name any readable file.
+            return Err("an indented line that is not `name = value`".into());
         };
         let (name, value) = (name.trim().to_string(), parse_value(value.trim_start()));
         match block {
@@ -415,7 +416,11 @@ impl BuildFile {
             }
             _ => {
                 let Some((name, value)) = trimmed.split_once('=') else {
-                    return Err(error(format!("unknown statement `{keyword}`")));
+                    // Not quoted: an `include` may name any readable file (a key, a password
+                    // file), and an error must not show its bytes.
+                    return Err(error(
+                        "not a ninja statement (`rule`, `build`, `include`, `subninja`, `default`, `pool` or `name = value`)".into(),
+                    ));
                 };
                 let value = self.evaluate(&parse_value(value.trim_start()), &none);
                 self.variables.insert(name.trim().to_string(), value);
@@ -628,5 +633,21 @@ mod tests {
         assert!(error.reason.contains("without `:`"), "{error}");
         let error = BuildFile::read(&dir.path().join("missing.ninja")).unwrap_err();
         assert_eq!(error.line, 0);
+        // An included file that is not ninja: its bytes are never quoted in the error.
+        std::fs::write(
+            dir.path().join("secret.txt"),
+            "hunter2:token\n  indented-secret\n",
+        )
+        .unwrap();
+        for text in ["include secret.txt\n", "x = 1\ninclude secret.txt\n"] {
+            std::fs::write(dir.path().join("inc.ninja"), text).unwrap();
+            let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+            assert!(error.path.ends_with("secret.txt"), "{error}");
+            assert!(!error.to_string().contains("hunter2"), "{error}");
+        }
+        std::fs::write(dir.path().join("secret.txt"), "rule r\n  indented-secret\n").unwrap();
+        std::fs::write(dir.path().join("inc.ninja"), "include secret.txt\n").unwrap();
+        let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+        assert!(!error.to_string().contains("indented-secret"), "{error}");
     }
 }
