@@ -21,6 +21,7 @@ pub mod command;
 pub mod logscan;
 pub mod ninja;
 pub mod options;
+pub mod reap;
 pub mod redirect;
 pub mod rsp;
 pub mod run;
@@ -786,7 +787,21 @@ fn run_round(
 
 /// Verifies `subject.flags`: finds the command, runs it, and diagnoses what still fails with
 /// `diagnose_output` (a log file to its diagnosis, with the options of the first diagnosis).
+/// SIGINT and SIGTERM meanwhile end the link's processes and remove the scratch directory, then
+/// end lnkfix by the same signal.
 pub fn verify(
+    subject: &Subject<'_>,
+    options: &VerifyOptions,
+    diagnose_output: &dyn Fn(&Path) -> Result<Diagnosis, String>,
+) -> Verification {
+    let signals = reap::Signals::catch();
+    let verification = verify_caught(subject, options, diagnose_output);
+    signals.finish();
+    verification
+}
+
+/// [`verify`], with the signals caught; the scratch directory is removed when it returns.
+fn verify_caught(
     subject: &Subject<'_>,
     options: &VerifyOptions,
     diagnose_output: &dyn Fn(&Path) -> Result<Diagnosis, String>,
@@ -825,6 +840,10 @@ pub fn verify(
     let mut flags = subject.flags.clone();
     let mut added = flags.clone();
     for round in 1..=last {
+        if let Some(signal) = reap::received() {
+            verification.error = Some(format!("lnkfix received signal {signal}"));
+            break;
+        }
         let ran = run_round(command, &flags, added, round, &rounds, &mut verification);
         let round_log = match ran {
             Ok(Ran::Done) => break,

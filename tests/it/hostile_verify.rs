@@ -369,3 +369,117 @@ fn a_log_that_cannot_be_read_twice_is_read_once() {
     );
     assert_eq!(v["rounds"], 1, "{v:#}");
 }
+
+/// Whether process `pid` is alive (a zombie has ended).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// Waits (up to 30 s) for `path` to hold a line per process, and returns them.
+fn pids_in(path: &Path, count: usize) -> Vec<String> {
+    for _ in 0..3000 {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            let pids: Vec<String> = text.lines().map(str::to_string).collect();
+            if pids.len() >= count {
+                return pids;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} was not written", path.display());
+}
+
+/// A process the link starts in a session of its own keeps the output pipe open: lnkfix ends it
+/// with the link (it waited for it without bound, and said every process was stopped).
+#[test]
+fn a_process_in_a_new_session_is_ended_with_the_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let linker = dir.join("bin/lld-link");
+    std::fs::create_dir_all(linker.parent().unwrap()).unwrap();
+    std::fs::write(
+        &linker,
+        "#!/bin/sh\nsetsid sh -c 'echo $$ > \"$0.tmp\"; mv \"$0.tmp\" \"$0.pid\"; exec sleep 300' \"$0\" &\nwhile [ ! -s \"$0.pid\" ]; do sleep 0.05; done\necho failed\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&linker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let log = ninja_log("bin/lld-link /dll /out:x.dll a.obj");
+    let extra = ["--allow-linker", "bin/lld-link", "--verify-timeout", "5", "--verify-rounds", "1"];
+    let (output, json) = verify(dir, &log, &extra, None);
+    assert_eq!(json["verify"]["exit_code"], 1, "{}", all_text(&output));
+    let pid = pids_in(&PathBuf::from(format!("{}.pid", linker.display())), 1);
+    let mut ended = false;
+    for _ in 0..100 {
+        ended = !alive(&pid[0]);
+        if ended {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(ended, "process {}, in its own session, still runs", pid[0]);
+}
+
+/// SIGTERM during a verification ends the link and what it started, removes the scratch
+/// directory, and ends lnkfix by SIGTERM (the link ran on without limit, the directory stayed).
+#[test]
+fn sigterm_during_verify_ends_the_link_and_removes_the_scratch_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::ExitStatusExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let linker = dir.join("bin/lld-link");
+    std::fs::create_dir_all(linker.parent().unwrap()).unwrap();
+    std::fs::write(
+        &linker,
+        "#!/bin/sh\nsleep 300 &\necho $! > \"$0.tmp\"\necho $$ >> \"$0.tmp\"\nmv \"$0.tmp\" \"$0.pid\"\nwait\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&linker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(dir.join("build.log"), ninja_log("bin/lld-link /dll /out:x.dll a.obj")).unwrap();
+    let mut child = lnkfix_std()
+        .current_dir(dir)
+        .env("TMPDIR", &tmp)
+        .args(["diagnose", "build.log", "--verify", "--allow-linker", "bin/lld-link"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pids = pids_in(&PathBuf::from(format!("{}.pid", linker.display())), 2);
+    // SAFETY: kill(2) on the lnkfix this test started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let mut status = None;
+    for _ in 0..600 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = status.unwrap_or_else(|| {
+        child.kill().unwrap();
+        panic!("lnkfix did not end on SIGTERM")
+    });
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for pid in &pids {
+        assert!(!alive(pid), "process {pid} of the link still runs");
+    }
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("lnkfix-verify-"))
+        .collect();
+    assert!(left.is_empty(), "scratch directories left: {left:?}");
+}
