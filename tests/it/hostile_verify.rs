@@ -98,6 +98,8 @@ fn a_linker_planted_beside_the_log_never_runs() {
 fn options_that_start_another_program_are_refused() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path();
+    // The input exists, so that the driver goes as far as starting its linker.
+    std::fs::write(dir.join("a.obj"), "").unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
     let evil = elsewhere.path().join("evil");
     let marker = attack_script(&evil);
