@@ -94,7 +94,7 @@ pub fn choose(
         let writes_failing = |i: &&usize| {
             command(**i)
                 .and_then(image_name)
-                .is_some_and(|image| failing_images.iter().any(|f| *f == image))
+                .is_some_and(|image| failing_images.contains(&image))
         };
         let matching: Vec<&usize> = distinct.iter().filter(writes_failing).collect();
         if matching.len() == 1 {

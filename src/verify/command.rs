@@ -582,6 +582,16 @@ fn lookup_generated<'a>(generated: &'a GeneratedFiles, name: &str) -> Option<&'a
         .map(|(_, text)| text)
 }
 
+/// A command's arguments, its response files read within one [`Budget`].
+fn read_arguments(
+    words: Vec<String>,
+    directory: &Path,
+    generated: &GeneratedFiles,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Argument>, Rejected> {
+    expand(words, directory, generated, 0, notes, &mut Budget::new())
+}
+
 /// What [`parse`] needs besides the text.
 pub struct ParseContext<'a> {
     /// The directory the build ran the command in.
@@ -654,14 +664,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     }
     refuse(&program)?;
     let driver = program_driver(&program).unwrap_or(Driver::Linker);
-    let arguments = expand(
-        words,
-        &directory,
-        context.generated,
-        0,
-        &mut notes,
-        &mut Budget::new(),
-    )?;
+    let arguments = read_arguments(words, &directory, context.generated, &mut notes)?;
     let command = LinkCommand {
         program,
         driver,

@@ -579,6 +579,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// link.exe's profile options and the drivers' own writing options, one by one.
+    #[test]
+    fn profile_and_driver_writing_options_are_redirected() {
+        let scratch = tempfile::tempdir().unwrap();
+        let scratch = scratch.path();
         for option in [
             "/GENPROFILE:PGD=keep/f.x",
             "/FASTGENPROFILE:EXACT,PGD=keep/f.x,MEMMAX=1",

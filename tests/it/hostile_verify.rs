@@ -414,7 +414,14 @@ fn a_process_in_a_new_session_is_ended_with_the_link() {
     .unwrap();
     std::fs::set_permissions(&linker, std::fs::Permissions::from_mode(0o755)).unwrap();
     let log = ninja_log("bin/lld-link /dll /out:x.dll a.obj");
-    let extra = ["--allow-linker", "bin/lld-link", "--verify-timeout", "5", "--verify-rounds", "1"];
+    let extra = [
+        "--allow-linker",
+        "bin/lld-link",
+        "--verify-timeout",
+        "5",
+        "--verify-rounds",
+        "1",
+    ];
     let (output, json) = verify(dir, &log, &extra, None);
     assert_eq!(json["verify"]["exit_code"], 1, "{}", all_text(&output));
     let pid = pids_in(&PathBuf::from(format!("{}.pid", linker.display())), 1);
@@ -447,11 +454,21 @@ fn sigterm_during_verify_ends_the_link_and_removes_the_scratch_directory() {
     )
     .unwrap();
     std::fs::set_permissions(&linker, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(dir.join("build.log"), ninja_log("bin/lld-link /dll /out:x.dll a.obj")).unwrap();
+    std::fs::write(
+        dir.join("build.log"),
+        ninja_log("bin/lld-link /dll /out:x.dll a.obj"),
+    )
+    .unwrap();
     let mut child = lnkfix_std()
         .current_dir(dir)
         .env("TMPDIR", &tmp)
-        .args(["diagnose", "build.log", "--verify", "--allow-linker", "bin/lld-link"])
+        .args([
+            "diagnose",
+            "build.log",
+            "--verify",
+            "--allow-linker",
+            "bin/lld-link",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
