@@ -678,9 +678,12 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
             reason,
         }
     })?;
-    super::options::check(driver, &command.words())
-        .map_err(|blocked| blocked.rejected(&command.program))?;
-    Ok(command)
+    match super::options::check(driver, &command.words()) {
+        // The user's own command (`--link-command`) may start what it names; it must still link.
+        Err(super::options::Blocked::Runs { .. }) if context.any_program => Ok(command),
+        Err(blocked) => Err(blocked.rejected(&command.program)),
+        Ok(()) => Ok(command),
+    }
 }
 
 /// Programs never run even when named: batch files (they run through cmd.exe, a shell), and a
@@ -905,6 +908,17 @@ mod tests {
         };
         let command = parse(r#"cmd /c "my-linker.exe a.obj""#, &any).unwrap();
         assert_eq!(command.program, "my-linker.exe");
+        // A log's command that would start another program is refused; the user's own may.
+        let text = "clang -fuse-ld=/opt/ld/lld-link -shared -o x.dll a.obj";
+        assert!(matches!(rejected(text), Rejected::Unsafe { .. }));
+        assert!(parse(text, &any).is_ok());
+        // A command that does not link is refused either way.
+        let text = "lld-link /out:x.dll a.obj /force:unresolved";
+        assert!(matches!(rejected(text), Rejected::NotLinking { .. }));
+        assert!(matches!(
+            parse(text, &any).unwrap_err(),
+            Rejected::NotLinking { .. }
+        ));
     }
 
     #[test]
