@@ -672,6 +672,13 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
         directory,
         notes,
     };
+    checked(command, context.any_program)
+}
+
+/// `command` when it links and passes no option the run refuses (the user's own command,
+/// `from_user`, may start what it names; it must still link).
+fn checked(command: LinkCommand, from_user: bool) -> Result<LinkCommand, Rejected> {
+    let driver = command.driver;
     check_links(driver, &command.program, &command.words()).map_err(|reason| {
         Rejected::NotLinking {
             program: command.program.clone(),
@@ -679,8 +686,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
         }
     })?;
     match super::options::check(driver, &command.words()) {
-        // The user's own command (`--link-command`) may start what it names; it must still link.
-        Err(super::options::Blocked::Runs { .. }) if context.any_program => Ok(command),
+        Err(super::options::Blocked::Runs { .. }) if from_user => Ok(command),
         Err(blocked) => Err(blocked.rejected(&command.program)),
         Ok(()) => Ok(command),
     }
