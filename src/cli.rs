@@ -218,6 +218,10 @@ pub(crate) struct VerifyArgs {
     /// started are stopped.
     #[arg(long = "verify-timeout", value_name = "SECONDS", default_value_t = 120, requires = "verify", value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub(crate) timeout: u64,
+    /// With --verify: run this linker even though it lies in the log's or the build's directory
+    /// (where a crafted log could have planted it); may be repeated.
+    #[arg(long = "allow-linker", value_name = "PATH", requires = "verify")]
+    pub(crate) allow_linker: Vec<PathBuf>,
 }
 
 impl VerifyArgs {
@@ -228,6 +232,7 @@ impl VerifyArgs {
             build_dir: build_dir.cloned(),
             rounds: self.rounds,
             timeout: std::time::Duration::from_secs(self.timeout),
+            allow_linker: self.allow_linker.clone(),
         })
     }
 }

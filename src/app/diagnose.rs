@@ -323,9 +323,11 @@ fn resolve_failure(
 pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<DiagnoseReport, Error> {
     let book = rule_book(&request.rules)?;
     let log = &request.log;
-    // Verification reads the log a second time: standard input is kept in a temporary file.
+    // Verification reads the log a second time: standard input, a FIFO or a `/dev/fd/N` (which
+    // cannot be read twice, or blocks when opened again) is kept in a temporary file.
     let spooled = match (&request.verify, log.as_str()) {
-        (Some(_), "-") => Some(spool_stdin()?),
+        (Some(_), "-") => Some(spool(&mut io::stdin().lock(), "-")?),
+        (Some(_), path) if !is_regular_file(path) => Some(spool(&mut open_log(path)?, path)?),
         _ => None,
     };
     let mut failure = read_failure(request, spooled.as_ref())?;
@@ -441,14 +443,20 @@ fn patch_preview(
     }))
 }
 
-/// Standard input, copied into a temporary file.
-fn spool_stdin() -> Result<tempfile::NamedTempFile, Error> {
+/// Whether `path` names a regular file (links followed): one that can be read a second time.
+/// Something that is not there is left to the first read to report.
+fn is_regular_file(path: &str) -> bool {
+    std::fs::metadata(path).map_or(true, |m| m.is_file())
+}
+
+/// The log (`name`: `-` for standard input), read once and copied into a temporary file.
+fn spool(log: &mut dyn Read, name: &str) -> Result<tempfile::NamedTempFile, Error> {
     let failed = |source| Error::Read {
-        path: PathBuf::from("-"),
+        path: PathBuf::from(name),
         source,
     };
     let mut file = tempfile::NamedTempFile::new().map_err(failed)?;
-    io::copy(&mut io::stdin().lock(), &mut file).map_err(failed)?;
+    io::copy(log, &mut file).map_err(failed)?;
     file.flush().map_err(failed)?;
     Ok(file)
 }

@@ -189,6 +189,17 @@ pub enum Rejected {
         /// Why.
         reason: String,
     },
+    /// An option of the command would make the run start another program or write a copy of
+    /// the link's inputs: the command is not run as the log gives it.
+    #[error("`{program}` is not run: its option `{option}` {reason} (give the command without it with --link-command)")]
+    Unsafe {
+        /// The program.
+        program: String,
+        /// The option, as written.
+        option: String,
+        /// What it does.
+        reason: &'static str,
+    },
     /// A response file of the command cannot be read.
     #[error("response file {path}: {reason}")]
     ResponseFile {
@@ -451,6 +462,47 @@ fn check_links(driver: Driver, program: &str, words: &[&str]) -> Result<(), Stri
     Ok(())
 }
 
+/// What the response files of one command may still add: a nested file may name the same files
+/// many times over, so the bound is on the whole expansion, not only its depth.
+struct Budget {
+    files: usize,
+    words: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            files: rsp::MAX_FILES,
+            words: rsp::MAX_WORDS,
+            bytes: rsp::MAX_TOTAL_BYTES,
+        }
+    }
+
+    /// Takes one file of `words` words and `bytes` bytes of text; `Err` names the bound it passes.
+    fn take(&mut self, words: usize, bytes: usize) -> Result<(), String> {
+        self.bytes = self.bytes.checked_sub(bytes).ok_or_else(|| {
+            format!(
+                "the command's response files hold more than {} bytes in all",
+                rsp::MAX_TOTAL_BYTES
+            )
+        })?;
+        self.files = self.files.checked_sub(1).ok_or_else(|| {
+            format!(
+                "the command's response files name more than {} response files in all",
+                rsp::MAX_FILES
+            )
+        })?;
+        self.words = self.words.checked_sub(words).ok_or_else(|| {
+            format!(
+                "the command's response files hold more than {} arguments in all",
+                rsp::MAX_WORDS
+            )
+        })?;
+        Ok(())
+    }
+}
+
 /// Reads the response files among `words` (relative to `directory`), to `depth` levels.
 fn expand(
     words: Vec<String>,
@@ -458,6 +510,7 @@ fn expand(
     generated: &GeneratedFiles,
     depth: usize,
     notes: &mut Vec<String>,
+    budget: &mut Budget,
 ) -> Result<Vec<Argument>, Rejected> {
     let mut out = Vec::with_capacity(words.len());
     for word in words {
@@ -471,12 +524,13 @@ fn expand(
                 reason: "response files nested more than 8 deep".into(),
             });
         }
-        let (path, words, encoding, is_generated) = match lookup_generated(generated, name) {
+        let (path, words, encoding, is_generated, bytes) = match lookup_generated(generated, name) {
             Some(text) => (
                 PathBuf::from(name),
                 winargs::split_arguments(text),
                 rsp::Encoding::Utf8,
                 true,
+                text.len(),
             ),
             None => {
                 let path = directory.join(crate::discover::native_path(name));
@@ -491,10 +545,23 @@ fn expand(
                         path.display()
                     ));
                 }
-                (path, words, decoded.encoding, false)
+                (path, words, decoded.encoding, false, decoded.text.len())
             }
         };
-        let contents = expand(words.clone(), directory, generated, depth + 1, notes)?;
+        budget
+            .take(words.len(), bytes)
+            .map_err(|reason| Rejected::ResponseFile {
+                path: path.display().to_string(),
+                reason,
+            })?;
+        let contents = expand(
+            words.clone(),
+            directory,
+            generated,
+            depth + 1,
+            notes,
+            budget,
+        )?;
         out.push(Argument::Response(Box::new(ResponseArgument {
             written: word,
             path,
@@ -513,6 +580,16 @@ fn lookup_generated<'a>(generated: &'a GeneratedFiles, name: &str) -> Option<&'a
         .iter()
         .find(|(path, _)| normal(path) == normal(name))
         .map(|(_, text)| text)
+}
+
+/// A command's arguments, its response files read within one [`Budget`].
+fn read_arguments(
+    words: Vec<String>,
+    directory: &Path,
+    generated: &GeneratedFiles,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Argument>, Rejected> {
+    expand(words, directory, generated, 0, notes, &mut Budget::new())
 }
 
 /// What [`parse`] needs besides the text.
@@ -587,7 +664,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     }
     refuse(&program)?;
     let driver = program_driver(&program).unwrap_or(Driver::Linker);
-    let arguments = expand(words, &directory, context.generated, 0, &mut notes)?;
+    let arguments = read_arguments(words, &directory, context.generated, &mut notes)?;
     let command = LinkCommand {
         program,
         driver,
@@ -595,13 +672,24 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
         directory,
         notes,
     };
+    checked(command, context.any_program)
+}
+
+/// `command` when it links and passes no option the run refuses (the user's own command,
+/// `from_user`, may start what it names; it must still link).
+fn checked(command: LinkCommand, from_user: bool) -> Result<LinkCommand, Rejected> {
+    let driver = command.driver;
     check_links(driver, &command.program, &command.words()).map_err(|reason| {
         Rejected::NotLinking {
             program: command.program.clone(),
             reason,
         }
     })?;
-    Ok(command)
+    match super::options::check(driver, &command.words()) {
+        Err(super::options::Blocked::Runs { .. }) if from_user => Ok(command),
+        Err(blocked) => Err(blocked.rejected(&command.program)),
+        Ok(()) => Ok(command),
+    }
 }
 
 /// Programs never run even when named: batch files (they run through cmd.exe, a shell), and a
@@ -826,6 +914,17 @@ mod tests {
         };
         let command = parse(r#"cmd /c "my-linker.exe a.obj""#, &any).unwrap();
         assert_eq!(command.program, "my-linker.exe");
+        // A log's command that would start another program is refused; the user's own may.
+        let text = "clang -fuse-ld=/opt/ld/lld-link -shared -o x.dll a.obj";
+        assert!(matches!(rejected(text), Rejected::Unsafe { .. }));
+        assert!(parse(text, &any).is_ok());
+        // A command that does not link is refused either way.
+        let text = "lld-link /out:x.dll a.obj /force:unresolved";
+        assert!(matches!(rejected(text), Rejected::NotLinking { .. }));
+        assert!(matches!(
+            parse(text, &any).unwrap_err(),
+            Rejected::NotLinking { .. }
+        ));
     }
 
     #[test]

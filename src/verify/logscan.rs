@@ -55,6 +55,9 @@ pub struct LogCommands {
     pub candidates: Vec<Candidate>,
     /// The outputs of every ninja `FAILED:` line, in log order.
     pub failed_outputs: Vec<String>,
+    /// The images the linker's failures name (`x.dll : fatal error LNK1120: ...`), file names in
+    /// lower case.
+    pub failing_images: Vec<String>,
     /// The last `ninja: Entering directory` (or make's), and its line.
     pub entering_directory: Option<(String, u64)>,
 }
@@ -85,6 +88,17 @@ fn failed_outputs(rest: &str) -> String {
         None => rest,
     };
     rest.to_string()
+}
+
+/// The image a link.exe failure names: `x.dll : fatal error LNK1120: ...` gives `x.dll` (not an
+/// object's or a library's error, nor `LINK : ...`).
+fn failing_image(text: &str) -> Option<String> {
+    let (name, _) = text.split_once(" : fatal error LNK")?;
+    let name = super::command::file_name(name.trim()).to_ascii_lowercase();
+    let input = [".obj", ".o", ".lib", ".a"]
+        .iter()
+        .any(|e| name.ends_with(e));
+    (!input && name != "link" && !name.is_empty()).then_some(name)
 }
 
 /// Whether a line starts with a program lnkfix re-runs (by the program-name rule), and is not
@@ -230,6 +244,9 @@ impl Scanner {
             let dir = rest.trim_end_matches(['\'', '`']);
             self.found.entering_directory = Some((dir.to_string(), number));
             return;
+        }
+        if let Some(image) = failing_image(text) {
+            self.found.failing_images.push(image);
         }
         if let Some(rest) = text.strip_prefix("LINK: command \"") {
             if let Some(end) = rest.rfind("\" failed") {

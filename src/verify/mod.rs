@@ -16,12 +16,16 @@
 //! The rules it follows (Windows quoting, response files, which outputs, the allow-list) are
 //! stated in docs/RULES.md §18.
 
+pub mod choose;
 pub mod command;
 pub mod logscan;
 pub mod ninja;
+pub mod options;
+pub mod reap;
 pub mod redirect;
 pub mod rsp;
 pub mod run;
+pub mod trust;
 pub mod winargs;
 
 use std::io::{self, Write};
@@ -48,6 +52,9 @@ pub struct VerifyOptions {
     pub rounds: u32,
     /// The time limit of each run (`--verify-timeout`).
     pub timeout: Duration,
+    /// Linkers the user allows to run from the log's or the build's directories
+    /// (`--allow-linker`).
+    pub allow_linker: Vec<PathBuf>,
 }
 
 impl Default for VerifyOptions {
@@ -57,6 +64,7 @@ impl Default for VerifyOptions {
             build_dir: None,
             rounds: 2,
             timeout: Duration::from_secs(120),
+            allow_linker: Vec::new(),
         }
     }
 }
@@ -196,6 +204,9 @@ pub enum VerifyError {
         /// What may help (empty, or a parenthesised sentence with a leading space).
         hint: String,
     },
+    /// The log shows several link commands and nothing says which one failed.
+    #[error("{0}")]
+    Ambiguous(String),
     /// The build file cannot be read.
     #[error(transparent)]
     BuildFile(#[from] ninja::NinjaError),
@@ -247,7 +258,9 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
     let mut looked = Vec::new();
     let mut failed_outputs = Vec::new();
     if let Some(log) = subject.log {
-        let file = std::fs::File::open(log).map_err(|source| VerifyError::Log {
+        // The log was read once already; a FIFO or a device is kept in a file for this second
+        // read, so anything but a regular file is refused here rather than opened again.
+        let file = crate::open::open_regular(log).map_err(|source| VerifyError::Log {
             path: subject.log_name.to_string(),
             source,
         })?;
@@ -300,8 +313,9 @@ fn from_link_command(
     }
 }
 
-/// The first usable link command the log shows, nearest before its first error first; what each
-/// rejected candidate was goes into `looked`. A response file that cannot be found is an error.
+/// The failed link command the log shows ([`choose`]); what each rejected candidate was goes
+/// into `looked`. A response file that cannot be read, an option the run refuses, or several
+/// commands of which none is tied to the failure, is an error.
 fn from_log(
     subject: &Subject<'_>,
     scanned: &logscan::LogCommands,
@@ -315,32 +329,67 @@ fn from_log(
         generated,
         any_program: false,
     };
-    for candidate in logscan::in_order(&scanned.candidates, subject.first_error_line) {
-        let found = candidate.describe(subject.log_name);
-        match command::parse(&candidate.text, &context) {
-            Ok(command) => {
-                return Ok(Some(Located {
-                    command,
-                    found,
-                    directory_source,
-                }))
-            }
-            Err(rejected @ Rejected::ResponseFile { .. }) => {
-                let hint = if fallback {
-                    format!(" (looked for in {directory_source})")
-                } else {
-                    String::new()
-                };
-                return Err(VerifyError::Unusable {
-                    found,
-                    rejected,
-                    hint,
-                });
-            }
-            Err(rejected) => looked.push(format!("{found}: {rejected}")),
+    let mut parsed: Vec<choose::Parsed<'_>> =
+        logscan::in_order(&scanned.candidates, subject.first_error_line)
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .map(|candidate| choose::Parsed {
+                candidate,
+                result: command::parse(&candidate.text, &context),
+            })
+            .collect();
+    let index = match choose::choose(&parsed, &scanned.failing_images, subject.first_error_line) {
+        choose::Choice::One(index) => index,
+        choose::Choice::Ambiguous(list) => return Err(VerifyError::Ambiguous(list)),
+        choose::Choice::None => {
+            return unusable(subject, &parsed, &directory_source, fallback, looked)
         }
+    };
+    let chosen = parsed.swap_remove(index);
+    let found = chosen.candidate.describe(subject.log_name);
+    match chosen.result {
+        Ok(command) => Ok(Some(Located {
+            command,
+            found,
+            directory_source,
+        })),
+        Err(rejected) => Err(VerifyError::Unusable {
+            found,
+            rejected,
+            hint: String::new(),
+        }),
     }
-    if scanned.candidates.is_empty() {
+}
+
+/// Why none of the log's candidates can run: the first (in order) whose response file cannot be
+/// read or whose option the run refuses is an error; the others go into `looked`.
+fn unusable(
+    subject: &Subject<'_>,
+    parsed: &[choose::Parsed<'_>],
+    directory_source: &str,
+    fallback: bool,
+    looked: &mut Vec<String>,
+) -> Result<Option<Located>, VerifyError> {
+    for p in parsed {
+        let found = p.candidate.describe(subject.log_name);
+        let Err(rejected) = &p.result else { continue };
+        let hint = match rejected {
+            Rejected::ResponseFile { .. } if fallback => {
+                format!(" (looked for in {directory_source})")
+            }
+            Rejected::ResponseFile { .. } | Rejected::Unsafe { .. } => String::new(),
+            _ => {
+                looked.push(format!("{found}: {rejected}"));
+                continue;
+            }
+        };
+        return Err(VerifyError::Unusable {
+            found,
+            rejected: rejected.clone(),
+            hint,
+        });
+    }
+    if parsed.is_empty() {
         looked.push(format!(
             "{} shows no link command (no ninja FAILED: block, CMake LINK: command or linker command line)",
             subject.log_name
@@ -348,6 +397,10 @@ fn from_log(
     }
     Ok(None)
 }
+
+/// The most of a log's candidate commands read (nearest before the first error first): each may
+/// read response files.
+const MAX_CANDIDATES: usize = 64;
 
 /// Where the log's command runs, and why there: `--build-dir`, else ninja's `Entering directory`
 /// when it exists here, else the current directory (then `true`: a fallback).
@@ -446,7 +499,14 @@ impl<'f> Statements<'f> {
             generated: &generated,
             any_program: false,
         };
-        command::parse(&self.file.variable(edge, "command"), &context)
+        let text = self.file.variable(edge, "command");
+        if self.file.over_expanded() {
+            return Err(Rejected::Refused {
+                program: self.describe(edge),
+                reason: format!("its variables expand past {} bytes", ninja::MAX_EXPANDED),
+            });
+        }
+        command::parse(&text, &context)
     }
 
     /// Where the statement is, for the report.
@@ -584,6 +644,11 @@ fn contains_flag(flags: &[String], flag: &str) -> bool {
     flags.iter().any(|f| f.eq_ignore_ascii_case(flag))
 }
 
+/// Whether `path` is a linked image: a regular file that is not empty.
+fn is_image(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+}
+
 /// How one run ended.
 enum Ran {
     /// The link succeeded, or reached the time limit: no further round.
@@ -592,16 +657,65 @@ enum Ran {
     Failed(PathBuf),
 }
 
+/// What every round runs with: the options, the scratch directory, which programs may start.
+struct Rounds<'a> {
+    options: &'a VerifyOptions,
+    scratch: &'a Path,
+    trust: trust::Trust,
+}
+
+/// The directories a log may have planted a program in: the log's own, `--build-dir`, and the
+/// one the command runs in.
+fn trust_for(subject: &Subject<'_>, options: &VerifyOptions, located: &Located) -> trust::Trust {
+    let mut untrusted = Vec::new();
+    // The log as named, and the file it was read from (a copy of standard input or of a FIFO).
+    let named = Some(Path::new(subject.log_name)).filter(|_| subject.log_name != "-");
+    for log in [subject.log, named].into_iter().flatten() {
+        if let Some(dir) = absolute(log).parent() {
+            untrusted.push((dir.to_path_buf(), "the log's directory"));
+        }
+    }
+    if let Some(dir) = &options.build_dir {
+        untrusted.push((absolute(dir), "the --build-dir"));
+    }
+    untrusted.push((
+        absolute(&located.command.directory),
+        "the build's directory",
+    ));
+    trust::Trust {
+        untrusted,
+        allowed: options.allow_linker.clone(),
+        from_user: located.found == "--link-command",
+    }
+}
+
+/// Why the program cannot start, with what may help.
+fn start_error(command: &LinkCommand, reason: String) -> String {
+    let mut error = format!("cannot start {}: {reason}", command.program);
+    if file_name_only(&command.program) {
+        error.push_str(
+            " (run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
+        );
+    } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
+        error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
+    }
+    error
+}
+
+fn file_name_only(program: &str) -> bool {
+    !program.contains(['/', '\\'])
+}
+
 /// Runs `command` with `flags` once (round `round`, which added `added`), and records the run.
 fn run_round(
     command: &LinkCommand,
     flags: &[String],
     added: Vec<String>,
     round: u32,
-    options: &VerifyOptions,
-    scratch: &Path,
+    rounds: &Rounds<'_>,
     verification: &mut Verification,
 ) -> Result<Ran, String> {
+    let (options, scratch) = (rounds.options, rounds.scratch);
     let prepared = redirect::prepare(command, &flags_for_run(flags), scratch)
         .map_err(|e| VerifyError::Scratch(e).to_string())?;
     verification.command_line = winargs::join_command_line(&prepared.argv);
@@ -609,21 +723,20 @@ fn run_round(
     verification.redirected = prepared.redirected;
     verification.response_files = prepared.response_files;
     verification.flags = flags.to_vec();
-    let finished = run::run(&prepared.argv, &command.directory, options.timeout).map_err(|source| {
-        let program = run::resolve_program(&command.program, &command.directory);
-        let mut error = VerifyError::Start {
+    let program = trust::resolve(&command.program, &command.directory, &rounds.trust)
+        .map_err(|untrusted| start_error(command, untrusted.to_string()))?;
+    let finished = run::run(
+        &program,
+        &prepared.argv,
+        &command.directory,
+        options.timeout,
+    )
+    .map_err(|source| {
+        VerifyError::Start {
             program: program.display().to_string(),
             source,
         }
-        .to_string();
-        if program.components().count() == 1 {
-            error.push_str(
-                " (not on PATH: run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
-            );
-        } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
-            error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
-        }
-        error
+        .to_string()
     })?;
     let exit_code = finished.status.and_then(|s| s.code());
     verification.rounds = round;
@@ -637,7 +750,19 @@ fn run_round(
     verification.timed_out = finished.timed_out;
     verification.output = String::from_utf8_lossy(&finished.output).into_owned();
     verification.output_discarded_bytes = finished.discarded;
-    if finished.status.is_some_and(|s| s.success()) {
+    let exited_0 = finished.status.is_some_and(|s| s.success());
+    if exited_0 && !is_image(&prepared.image) {
+        verification.remaining = vec![Remaining {
+            kind: "output",
+            text: format!(
+                "the link exited with code 0 but wrote no image ({} is missing or empty)",
+                prepared.image.display()
+            ),
+            library: None,
+        }];
+        return Ok(Ran::Done);
+    }
+    if exited_0 {
         verification.ok = true;
         verification.verified_round = Some(round);
         verification.remaining.clear();
@@ -662,7 +787,21 @@ fn run_round(
 
 /// Verifies `subject.flags`: finds the command, runs it, and diagnoses what still fails with
 /// `diagnose_output` (a log file to its diagnosis, with the options of the first diagnosis).
+/// SIGINT and SIGTERM meanwhile end the link's processes and remove the scratch directory, then
+/// end lnkfix by the same signal.
 pub fn verify(
+    subject: &Subject<'_>,
+    options: &VerifyOptions,
+    diagnose_output: &dyn Fn(&Path) -> Result<Diagnosis, String>,
+) -> Verification {
+    let signals = reap::Signals::catch();
+    let verification = verify_caught(subject, options, diagnose_output);
+    signals.finish();
+    verification
+}
+
+/// [`verify`], with the signals caught; the scratch directory is removed when it returns.
+fn verify_caught(
     subject: &Subject<'_>,
     options: &VerifyOptions,
     diagnose_output: &dyn Fn(&Path) -> Result<Diagnosis, String>,
@@ -692,19 +831,20 @@ pub fn verify(
     verification.directory = command.directory.display().to_string();
     verification.directory_source = located.directory_source.clone();
     verification.notes = command.notes.clone();
+    let rounds = Rounds {
+        options,
+        scratch: scratch.path(),
+        trust: trust_for(subject, options, &located),
+    };
     let last = options.rounds.max(1);
     let mut flags = subject.flags.clone();
     let mut added = flags.clone();
     for round in 1..=last {
-        let ran = run_round(
-            command,
-            &flags,
-            added,
-            round,
-            options,
-            scratch.path(),
-            &mut verification,
-        );
+        if let Some(signal) = reap::received() {
+            verification.error = Some(format!("lnkfix received signal {signal}"));
+            break;
+        }
+        let ran = run_round(command, &flags, added, round, &rounds, &mut verification);
         let round_log = match ran {
             Ok(Ran::Done) => break,
             Ok(Ran::Failed(round_log)) => round_log,
@@ -811,6 +951,7 @@ fn write_still_failing(v: &Verification, out: &mut dyn Write, style: Style) -> i
         "the link reached the time limit".to_string()
     } else {
         match v.exit_code {
+            Some(0) => "the link exited with code 0 but wrote no image".to_string(),
             Some(code) => format!("the link still fails (exit code {code})"),
             None => "the link was ended by a signal".to_string(),
         }

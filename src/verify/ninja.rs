@@ -11,6 +11,7 @@
 //! statement's bindings, then the rule's, then the file's. Paths in `$in`/`$out` are quoted by the
 //! Windows argument rules when they hold a space or a quote.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,12 @@ pub struct BuildFile {
     pub edges: Vec<Edge>,
     /// The `default` targets.
     pub defaults: Vec<String>,
+    /// Files read so far (`include`s and `subninja`s counted each time).
+    files_read: usize,
+    /// Bytes read so far, over every file.
+    bytes_read: u64,
+    /// Bytes of variable values evaluated so far; past [`MAX_EXPANDED`] evaluation stops.
+    expanded: Cell<usize>,
 }
 
 /// A build file that cannot be read.
@@ -79,8 +86,16 @@ pub struct NinjaError {
     pub reason: String,
 }
 
-/// The largest build file read.
+/// The most bytes read, over the build file and every file it includes.
 const MAX_BYTES: u64 = 256 << 20;
+
+/// The most files read: the build file and its includes, each counted every time it is included.
+const MAX_FILES: usize = 1024;
+
+/// The most bytes of variable values evaluated, over the whole build file and the commands read
+/// from it (values that double at each level would otherwise grow without end): as much as the
+/// files may hold.
+pub const MAX_EXPANDED: usize = 256 << 20;
 
 /// Logical lines: `$` line continuations joined, with the 1-based line each starts on and its
 /// indentation.
@@ -247,16 +262,32 @@ impl BuildFile {
     fn evaluate(&self, value: &Value, local: &HashMap<String, String>) -> String {
         let mut out = String::new();
         for piece in &value.0 {
-            match piece {
-                Piece::Text(text) => out.push_str(text),
-                Piece::Variable(name) => {
-                    if let Some(v) = local.get(name).or_else(|| self.variables.get(name)) {
-                        out.push_str(v);
-                    }
-                }
+            let text = match piece {
+                Piece::Text(text) => text,
+                Piece::Variable(name) => match local.get(name).or_else(|| self.variables.get(name))
+                {
+                    Some(v) => v,
+                    None => continue,
+                },
+            };
+            if !self.spend(text.len()) {
+                break;
             }
+            out.push_str(text);
         }
         out
+    }
+
+    /// Counts `bytes` more of evaluated values; `false` once past [`MAX_EXPANDED`].
+    fn spend(&self, bytes: usize) -> bool {
+        let total = self.expanded.get().saturating_add(bytes);
+        self.expanded.set(total);
+        total <= MAX_EXPANDED
+    }
+
+    /// Whether evaluation went past [`MAX_EXPANDED`] (a value read since is cut short).
+    pub fn over_expanded(&self) -> bool {
+        self.expanded.get() > MAX_EXPANDED
     }
 
     fn read_into(&mut self, path: &Path, base: &Path, depth: usize) -> Result<(), NinjaError> {
@@ -268,16 +299,14 @@ impl BuildFile {
         if depth > 16 {
             return Err(error(0, "includes nested more than 16 deep".into()));
         }
-        let size = std::fs::metadata(path)
-            .map_err(|e| error(0, e.to_string()))?
-            .len();
-        if size > MAX_BYTES {
+        self.files_read += 1;
+        if self.files_read > MAX_FILES {
             return Err(error(
                 0,
-                format!("{size} bytes, more than the {MAX_BYTES} read"),
+                format!("includes read more than {MAX_FILES} files in all"),
             ));
         }
-        let bytes = std::fs::read(path).map_err(|e| error(0, e.to_string()))?;
+        let bytes = self.read_file(path).map_err(|reason| error(0, reason))?;
         let text = String::from_utf8_lossy(&bytes);
         let mut block = Block::None;
         for (number, indented, line) in logical_lines(&text) {
@@ -291,14 +320,40 @@ impl BuildFile {
             } else {
                 block = self.statement(trimmed, number, path, base, depth)?;
             }
+            if self.over_expanded() {
+                return Err(error(
+                    number,
+                    format!("variables expand past {MAX_EXPANDED} bytes in all"),
+                ));
+            }
         }
         Ok(())
+    }
+
+    /// Reads one file of the build: without blocking, a regular file only, within what is left
+    /// of [`MAX_BYTES`].
+    fn read_file(&mut self, path: &Path) -> Result<Vec<u8>, String> {
+        use std::io::Read;
+        let file = crate::open::open_regular(path).map_err(|e| e.to_string())?;
+        let left = MAX_BYTES - self.bytes_read;
+        let mut bytes = Vec::new();
+        file.take(left + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        self.bytes_read += bytes.len() as u64;
+        if self.bytes_read > MAX_BYTES {
+            return Err(format!(
+                "the build file and its includes hold more than the {MAX_BYTES} bytes read"
+            ));
+        }
+        Ok(bytes)
     }
 
     /// An indented `name = value` of the block it is in.
     fn binding(&mut self, block: &Block, trimmed: &str) -> Result<(), String> {
         let Some((name, value)) = trimmed.split_once('=') else {
-            return Err(format!("expected `name = value`, got `{trimmed}`"));
+            // The line is not quoted: an `include` may name any readable file.
+            return Err("an indented line that is not `name = value`".into());
         };
         let (name, value) = (name.trim().to_string(), parse_value(value.trim_start()));
         match block {
@@ -361,7 +416,11 @@ impl BuildFile {
             }
             _ => {
                 let Some((name, value)) = trimmed.split_once('=') else {
-                    return Err(error(format!("unknown statement `{keyword}`")));
+                    // Not quoted: an `include` may name any readable file (a key, a password
+                    // file), and an error must not show its bytes.
+                    return Err(error(
+                        "not a ninja statement (`rule`, `build`, `include`, `subninja`, `default`, `pool` or `name = value`)".into(),
+                    ));
                 };
                 let value = self.evaluate(&parse_value(value.trim_start()), &none);
                 self.variables.insert(name.trim().to_string(), value);
@@ -415,6 +474,9 @@ impl BuildFile {
     }
 
     fn lookup(&self, edge: &Edge, name: &str, depth: usize) -> String {
+        if self.over_expanded() {
+            return String::new();
+        }
         let quoted = |paths: &[String], separator: &str| {
             paths
                 .iter()
@@ -439,12 +501,14 @@ impl BuildFile {
             {
                 let mut out = String::new();
                 for piece in &value.0 {
-                    match piece {
-                        Piece::Text(text) => out.push_str(text),
-                        Piece::Variable(inner) => {
-                            out.push_str(&self.lookup(edge, inner, depth + 1))
-                        }
+                    let text = match piece {
+                        Piece::Text(text) => text.clone(),
+                        Piece::Variable(inner) => self.lookup(edge, inner, depth + 1),
+                    };
+                    if !self.spend(text.len()) {
+                        break;
                     }
+                    out.push_str(&text);
                 }
                 return out;
             }
@@ -569,5 +633,21 @@ mod tests {
         assert!(error.reason.contains("without `:`"), "{error}");
         let error = BuildFile::read(&dir.path().join("missing.ninja")).unwrap_err();
         assert_eq!(error.line, 0);
+        // An included file that is not ninja: its bytes are never quoted in the error.
+        std::fs::write(
+            dir.path().join("secret.txt"),
+            "hunter2:token\n  indented-secret\n",
+        )
+        .unwrap();
+        for text in ["include secret.txt\n", "x = 1\ninclude secret.txt\n"] {
+            std::fs::write(dir.path().join("inc.ninja"), text).unwrap();
+            let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+            assert!(error.path.ends_with("secret.txt"), "{error}");
+            assert!(!error.to_string().contains("hunter2"), "{error}");
+        }
+        std::fs::write(dir.path().join("secret.txt"), "rule r\n  indented-secret\n").unwrap();
+        std::fs::write(dir.path().join("inc.ninja"), "include secret.txt\n").unwrap();
+        let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+        assert!(!error.to_string().contains("indented-secret"), "{error}");
     }
 }

@@ -14,6 +14,15 @@ use super::winargs;
 /// objects in a few megabytes).
 pub const MAX_BYTES: u64 = 64 << 20;
 
+/// The most response files one command's expansion reads (nested ones counted each time named).
+pub const MAX_FILES: usize = 4096;
+
+/// The most text one command's response files hold in all.
+pub const MAX_TOTAL_BYTES: usize = 256 << 20;
+
+/// The most arguments one command's response files hold in all.
+pub const MAX_WORDS: usize = 4_000_000;
+
 /// How a response file's text was encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
@@ -99,20 +108,19 @@ pub fn encode(words: &[String], encoding: Encoding) -> Vec<u8> {
     }
 }
 
-/// Reads a response file from disk: its words, encoding and whether bytes were replaced.
+/// Reads a response file from disk: its words, encoding and whether bytes were replaced. It is
+/// opened as the other inputs are (without blocking, a regular file only: a FIFO or a device such
+/// as `/dev/zero` is refused), and read up to [`MAX_BYTES`].
 pub fn read(path: &Path) -> Result<(Vec<String>, Decoded), String> {
-    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if metadata.is_dir() {
-        return Err("is a directory".into());
+    use std::io::Read;
+    let file = crate::open::open_regular(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(format!("more than the {MAX_BYTES} bytes read"));
     }
-    if metadata.len() > MAX_BYTES {
-        return Err(format!(
-            "{} bytes, more than the {} read",
-            metadata.len(),
-            MAX_BYTES
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let decoded = decode(&bytes);
     Ok((winargs::split_arguments(&decoded.text), decoded))
 }

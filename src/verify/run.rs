@@ -6,6 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most output kept of each stream (stdout, stderr); the rest is read and counted, not kept.
@@ -47,34 +48,67 @@ pub fn is_windows_absolute(path: &str) -> bool {
         || path.starts_with("\\\\")
 }
 
+/// What a stream gave so far: the bytes kept, and how many more were not.
+type Captured = Arc<Mutex<(Vec<u8>, u64)>>;
+
+/// A thread reading one of the program's streams.
+struct Reader {
+    captured: Captured,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Reader {
+    fn start(stream: impl Read + Send + 'static) -> Reader {
+        let captured = Captured::default();
+        let into = Arc::clone(&captured);
+        let thread = std::thread::spawn(move || drain(stream, &into));
+        Reader { captured, thread }
+    }
+
+    /// What it read; a reader still blocked (a pipe some process keeps open past the time limit)
+    /// is left behind, and what it read so far is taken.
+    fn finish(self) -> (Vec<u8>, u64) {
+        if self.thread.is_finished() {
+            let _ = self.thread.join();
+        }
+        let mut captured = self.captured.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::take(&mut *captured)
+    }
+}
+
 /// Reads a stream to its end, keeping up to [`OUTPUT_LIMIT`] bytes.
-fn drain(mut stream: impl Read) -> (Vec<u8>, u64) {
-    let mut kept = Vec::new();
-    let mut discarded = 0u64;
+fn drain(mut stream: impl Read, into: &Captured) {
     let mut buffer = [0u8; 64 * 1024];
     loop {
         match stream.read(&mut buffer) {
             Ok(0) => break,
             Ok(n) => {
+                let mut captured = into.lock().unwrap_or_else(|e| e.into_inner());
+                let (kept, discarded) = &mut *captured;
                 let room = OUTPUT_LIMIT.saturating_sub(kept.len()).min(n);
                 kept.extend_from_slice(&buffer[..room]);
-                discarded += (n - room) as u64;
+                *discarded += (n - room) as u64;
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         }
     }
-    (kept, discarded)
 }
 
-/// Runs `argv` in `directory` for at most `timeout`.
-pub fn run(argv: &[String], directory: &Path, timeout: Duration) -> std::io::Result<Finished> {
-    // Absolute, so that a relative program path means the same before and after the change of
-    // directory, whichever way the system resolves it.
+/// Runs `program` (absolute, as [`super::trust::resolve`] gives it) with the arguments of `argv`
+/// in `directory` for at most `timeout`; the link's `PATH` keeps only its absolute entries.
+pub fn run(
+    program: &Path,
+    argv: &[String],
+    directory: &Path,
+    timeout: Duration,
+) -> std::io::Result<Finished> {
     let directory = std::path::absolute(directory)?;
     let directory = directory.as_path();
-    let program = resolve_program(&argv[0], directory);
-    let mut command = Command::new(&program);
+    let mut command = Command::new(program);
+    if let Some(path) = super::trust::sanitized_path() {
+        command.env("PATH", path);
+    }
     command
         .args(&argv[1..])
         .current_dir(directory)
@@ -85,32 +119,29 @@ pub fn run(argv: &[String], directory: &Path, timeout: Duration) -> std::io::Res
     let started = Instant::now();
     let mut child = command.spawn()?;
     let tree = tree::Tree::adopt(&child);
-    let stdout = child
-        .stdout
-        .take()
-        .map(|s| std::thread::spawn(move || drain(s)));
-    let stderr = child
-        .stderr
-        .take()
-        .map(|s| std::thread::spawn(move || drain(s)));
+    let readers: Vec<Reader> = [
+        child.stdout.take().map(Reader::start),
+        child.stderr.take().map(Reader::start),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let deadline = started + timeout;
-    let (status, timed_out) = wait(&mut child, &tree, deadline)?;
-    // A process the program left running may still hold the pipes open: the limit applies to it
-    // as well.
-    while [&stdout, &stderr]
-        .iter()
-        .any(|t| t.as_ref().is_some_and(|t| !t.is_finished()))
-    {
-        if Instant::now() >= deadline {
-            tree.kill(&mut child);
+    let (status, mut timed_out) = wait(&mut child, &tree, deadline)?;
+    // What the program left running is ended with it, whatever group or session it moved to;
+    // a process that still holds the pipes open is waited for only up to the time limit.
+    tree.kill(&mut child);
+    while readers.iter().any(|r| !r.thread.is_finished()) {
+        if Instant::now() >= deadline || super::reap::received().is_some() {
+            timed_out = true;
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     let mut output = Vec::new();
     let mut discarded = 0;
-    for reader in [stdout, stderr].into_iter().flatten() {
-        let (kept, more) = reader.join().unwrap_or_default();
+    for reader in readers {
+        let (kept, more) = reader.finish();
         output.extend_from_slice(&kept);
         discarded += more;
     }
@@ -133,6 +164,13 @@ fn wait(
         if let Some(status) = child.try_wait()? {
             return Ok((Some(status), false));
         }
+        if let Some(signal) = super::reap::received() {
+            tree.kill(child);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                format!("lnkfix received signal {signal}: the link was stopped"),
+            ));
+        }
         if Instant::now() >= deadline {
             tree.kill(child);
             return Ok((None, true));
@@ -150,6 +188,7 @@ mod tree {
 
     pub fn prepare(command: &mut Command) {
         command.process_group(0);
+        super::super::reap::become_subreaper();
     }
 
     pub struct Tree {
@@ -171,6 +210,7 @@ mod tree {
             }
             let _ = child.kill();
             let _ = child.wait();
+            super::super::reap::end_descendants();
         }
     }
 }

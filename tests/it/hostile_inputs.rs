@@ -166,7 +166,7 @@ fn the_output_bound_holds_on_the_real_msvc_names() {
 /// Runs a command that must end by itself within a minute (a blocked `open` never does): kills it
 /// and fails otherwise. Returns its output.
 #[cfg(unix)]
-fn finishes(mut command: std::process::Command) -> std::process::Output {
+pub(crate) fn finishes(mut command: std::process::Command) -> std::process::Output {
     use std::io::Read;
     let mut child = command
         .stdin(std::process::Stdio::null())
@@ -205,7 +205,7 @@ fn finishes(mut command: std::process::Command) -> std::process::Output {
 }
 
 #[cfg(unix)]
-fn mkfifo(path: &std::path::Path) {
+pub(crate) fn mkfifo(path: &std::path::Path) {
     let status = std::process::Command::new("mkfifo")
         .arg(path)
         .status()
@@ -214,7 +214,7 @@ fn mkfifo(path: &std::path::Path) {
 }
 
 #[cfg(unix)]
-fn lnkfix_std() -> std::process::Command {
+pub(crate) fn lnkfix_std() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"));
     command.env_remove("LIB").env_remove("NO_COLOR");
     command
@@ -237,7 +237,7 @@ fn library_dir(dir: &std::path::Path) {
 }
 
 #[cfg(unix)]
-fn all_text(output: &std::process::Output) -> String {
+pub(crate) fn all_text(output: &std::process::Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

@@ -21,6 +21,7 @@ mod failure_examples;
 mod fuzz_regressions;
 mod hostile_inputs;
 mod hostile_logs;
+mod hostile_verify;
 mod house_rules;
 mod index_cache;
 mod index_corruption;

@@ -720,6 +720,42 @@ mod linux {
         assert_eq!(listing(build.path()), before);
     }
 
+    /// A real link with lld-link-19 that writes every file it can besides its image (a PDB, a
+    /// stripped PDB, an import library, both maps, a time trace): it verifies, and the build
+    /// directory is left exactly as it was.
+    #[test]
+    fn every_file_a_real_link_writes_goes_to_the_temporary_directory() {
+        let build = build_dir("lnkfix-verify-");
+        let outputs = "/debug /pdb:out/md.pdb /pdbstripped:out/stripped.pdb /implib:out/md.lib /map:out/md.map /lldmap:out/md.lldmap --time-trace=out/trace.json";
+        let command = format!(
+            "lld-link-19 /nologo /dll /nodefaultlib /errorlimit:0 {outputs} /out:out/md.dll obj/md/app.obj"
+        );
+        let linker_output = std::fs::read_to_string(fixture("logs/md-raw.log")).unwrap();
+        let log = ninja_log("out/md.dll", &command, &linker_output);
+        std::fs::write(build.path().join("build.log"), log).unwrap();
+        let before = listing(build.path());
+        let objects = text(&build.path().join("obj/md"));
+        let output = run(
+            build.path(),
+            &[
+                "diagnose",
+                "--format",
+                "json",
+                "build.log",
+                "--verify",
+                "--objects",
+                &objects,
+            ],
+            &library_args(true),
+        );
+        assert_eq!(output.status.code(), Some(1), "{}", show(&output));
+        let v = &json(&output)["verify"];
+        assert_eq!(v["ok"], true, "{v:#}");
+        assert_eq!(v["redirected"].as_array().unwrap().len(), 7, "{v:#}");
+        assert_eq!(listing(build.path()), before);
+        assert!(!build.path().join("out").exists());
+    }
+
     #[test]
     fn spaces_in_every_path() {
         let root = tempfile::Builder::new()
@@ -1192,6 +1228,8 @@ mod linux {
                 "--verify",
                 "--verify-timeout",
                 "2",
+                "--allow-linker",
+                "bin/lld-link",
             ],
         );
         assert_eq!(output.status.code(), Some(4), "{}", show(&output));
@@ -1240,6 +1278,8 @@ mod linux {
                 "--verify",
                 "--verify-rounds",
                 "1",
+                "--allow-linker",
+                "bin/lld-link",
             ],
         );
         assert_eq!(output.status.code(), Some(4), "{}", show(&output));
@@ -1390,7 +1430,17 @@ mod windows {
     }
 
     fn verify(dir: &Path, log: &str, with_hip: bool) -> (Output, Value) {
-        let mut args = vec!["diagnose", "--format", "json", log, "--verify"];
+        // The stand-in lies in the build directory, where only an allowed linker runs.
+        let standin = text(&dir.join(r"bin tools\lld-link.exe"));
+        let mut args = vec![
+            "diagnose",
+            "--format",
+            "json",
+            log,
+            "--verify",
+            "--allow-linker",
+            &standin,
+        ];
         let libraries = library_args(with_hip);
         args.extend(libraries.iter().map(String::as_str));
         let output = lnkfix(dir, &args);
