@@ -354,6 +354,24 @@ fn differently_named(scan: &Scan<'_>, name: &str) -> Option<std::path::PathBuf> 
     (found.len() == 1).then(|| found.remove(0))
 }
 
+/// The answer for `file` when a directory searched holds the same library as `other`.
+fn renamed(file: &str, other: &Path) -> (String, String, String) {
+    let name = file_name(file);
+    let on_disk = other
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = other
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    (
+        format!("cannot open {file}: the library is named {on_disk}"),
+        format!("no directory searched holds {name}, but {dir} holds {on_disk}: the same library under the name its build wrote (a debug d suffix, a version, lib in front, -shared or -static)"),
+        format!("link {on_disk} (the name in the build's link inputs), or build the variant named {name}; check that it is the configuration you want (Debug libraries end in d)"),
+    )
+}
+
 /// A library name without what builds add to it: lower case, no extension, no `lib` in front, no
 /// `-shared`/`_static`-style suffix, no version digits and no debug `d` after them
 /// (`libpng16d.lib` → `png`, `zlibstatic.lib` → `zlib`, `foo-shared.lib` → `foo`).
@@ -450,20 +468,8 @@ fn located(
                 libpath_fix(&dir),
             );
         }
-        if let Some(other) = differently_named(scan, name) {
-            let on_disk = other
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let dir = other
-                .parent()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default();
-            return (
-                format!("cannot open {file}: the library is named {on_disk}"),
-                format!("no directory searched holds {name}, but {dir} holds {on_disk}: the same library under the name its build wrote (a debug d suffix, a version, lib in front, -shared or -static)"),
-                format!("link {on_disk} (the name in the build's link inputs), or build the variant named {name}; check that it is the configuration you want (Debug libraries end in d)"),
-            );
+        if let Some(told) = differently_named(scan, name).map(|other| renamed(file, &other)) {
+            return told;
         }
         // Another machine's copy.
         for dir in search.dirs {

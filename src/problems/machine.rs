@@ -192,17 +192,7 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
     let objects_only = sides
         .iter()
         .all(|s| library_file(&s.module).is_none() && !s.module.contains('('));
-    let lld = scan
-        .diagnosis
-        .findings
-        .iter()
-        .any(|f| f.code.starts_with("lld-link") && f.line == first.line);
-    let arm64ec = lld
-        && matches!(
-            (module_m, target_m),
-            (Machine::Arm64 | Machine::X64, Machine::Arm64ec)
-        );
-    if arm64ec {
+    if is_arm64ec_rejection(scan, first) {
         (
             format!(
                 "an ARM64EC link takes {module_m} code by design (ARM64X libraries hold both), and this lld-link rejects it"
@@ -265,6 +255,19 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
             ),
         )
     }
+}
+
+/// Whether lld-link rejected x64 or ARM64 code in an ARM64EC link, which takes it by design.
+fn is_arm64ec_rejection(scan: &Scan<'_>, side: &Side) -> bool {
+    let lld = scan
+        .diagnosis
+        .findings
+        .iter()
+        .any(|f| f.code.starts_with("lld-link") && f.line == side.line);
+    lld && matches!(
+        (side.module_machine.0, side.target_machine.0),
+        (Machine::Arm64 | Machine::X64, Machine::Arm64ec)
+    )
 }
 
 /// The machine an assembler's object format makes (`win32` → x86, `win64` → x64).
