@@ -399,6 +399,32 @@ struct Answered {
     lacking: Vec<String>,
 }
 
+/// Names a Markdown renderer shortened: `__std_search_1` pasted from a rendered page reads
+/// `std_search_1` (the `__` pair became bold and vanished). A name no rule knows whose `__` form
+/// is a name of the embedded tables is looked up as that name, with a warning that says so; the
+/// name as the log shows it stays the symbol's name.
+fn restore_eaten_underscores(failure: &mut LinkFailure, book: &RuleBook) {
+    for symbol in &mut failure.symbols {
+        let name = symbol.lookup_name.as_str();
+        if name.starts_with(['_', '?']) || name.is_empty() || classify(book, symbol).is_some() {
+            continue;
+        }
+        let restored = format!("__{name}");
+        let known = !crate::rules::names::chain_lookup(&restored).is_empty()
+            || !crate::rules::names::lookup(&restored).is_empty();
+        if !known {
+            continue;
+        }
+        symbol.warning = Some(format!(
+            "read as {restored}: no name {name} exists, and a Markdown renderer turns the underscores of __{name} into bold and drops them"
+        ));
+        if symbol.linker_name.as_deref() == Some(name) {
+            symbol.linker_name = Some(restored.clone());
+        }
+        symbol.lookup_name = restored;
+    }
+}
+
 /// Answers every symbol of the failure (moving them out of it): the flavour from the evidence,
 /// each symbol's providers on disk, then its answer, what the log already shows about it, and
 /// whether another failure class explains it.
@@ -408,6 +434,7 @@ fn answer_all(
     options: &DiagnoseOptions,
     context: Option<&SearchContext<'_>>,
 ) -> Answered {
+    restore_eaten_underscores(failure, book);
     let classes: Vec<Option<Classification>> =
         failure.symbols.iter().map(|s| classify(book, s)).collect();
     let extra = context.map_or(&[][..], |c| c.evidence.as_slice());

@@ -160,3 +160,34 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod eaten_underscores {
+    use crate::resolve::{diagnose, DiagnoseOptions};
+    use crate::rules::RuleBook;
+
+    /// `__std_search_1` after a Markdown renderer ate its underscores is answered as itself, with
+    /// a warning; a name that is nobody's with `__` either stays unknown.
+    #[test]
+    fn a_name_markdown_shortened_is_read_whole() {
+        let log = "app.obj : error LNK2019: unresolved external symbol std_search_1 referenced in function f\n\
+                   app.obj : error LNK2019: unresolved external symbol my_search_1 referenced in function f\n";
+        let failure = crate::symbols::collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap();
+        let d = diagnose(failure, &RuleBook::builtin(), &DiagnoseOptions::default());
+        assert_eq!(d.symbols[0].symbol.name, "std_search_1");
+        assert_eq!(d.symbols[0].symbol.lookup_name, "__std_search_1");
+        assert_eq!(d.symbols[0].family, "cxx-stdlib");
+        assert!(
+            d.warnings
+                .iter()
+                .any(|w| w.contains("read as __std_search_1")),
+            "{:?}",
+            d.warnings
+        );
+        assert_eq!(d.symbols[1].family, "unknown");
+    }
+}
