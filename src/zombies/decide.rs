@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::SystemTime;
 
 use super::names::SuspectNames;
-use super::{Process, StartTime};
+use super::{HeldFile, Process, StartTime};
 
 /// Why a listed process is never ended, whatever is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Assessed {
     /// The process.
     pub process: Process,
     /// The files under the given paths it holds open.
-    pub holds: Vec<String>,
+    pub holds: Vec<HeldFile>,
     /// Whether it started before the attempt: `None` without `--since`, without a start time, or
     /// when its start is within the clock's precision of `--since`.
     pub before_attempt: Option<bool>,
@@ -107,7 +107,7 @@ pub fn ancestors(processes: &[Process], own_pid: u32) -> BTreeSet<u32> {
 /// itself (`own_pid`) is never listed.
 pub fn assess(
     processes: &[Process],
-    mut holdings: BTreeMap<u32, Vec<String>>,
+    mut holdings: BTreeMap<u32, Vec<HeldFile>>,
     since: Option<SystemTime>,
     names: &SuspectNames,
     own_pid: u32,
@@ -172,6 +172,13 @@ impl Assessed {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    fn held(path: &str) -> HeldFile {
+        HeldFile {
+            path: path.into(),
+            identity: None,
+        }
+    }
 
     fn at(seconds: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + seconds)
@@ -248,10 +255,10 @@ mod tests {
             process(44, 1, "vim", 53),      // old, holds a file, not a suspect name
         ];
         let mut holdings = BTreeMap::new();
-        holdings.insert(40, vec!["/logs/serve.log".to_string()]);
-        holdings.insert(41, vec!["/logs/young.log".to_string()]);
-        holdings.insert(44, vec!["/logs/notes.txt".to_string()]);
-        holdings.insert(20, vec!["/logs/ancestor.log".to_string()]);
+        holdings.insert(40, vec![held("/logs/serve.log")]);
+        holdings.insert(41, vec![held("/logs/young.log")]);
+        holdings.insert(44, vec![held("/logs/notes.txt")]);
+        holdings.insert(20, vec![held("/logs/ancestor.log")]);
         let names = SuspectNames::builtin();
         let listed = assess(&table, holdings.clone(), Some(at(80)), &names, 30);
         let pids: Vec<u32> = listed.iter().map(|a| a.process.pid).collect();

@@ -913,3 +913,134 @@ fn triage_names_the_command_and_lists_only_when_asked() {
         PathBuf::from(".")
     );
 }
+
+/// A python3 process that runs `code` with `arguments` (bytes, as the system passes them), and
+/// is ready once it printed `ready`.
+#[cfg(target_os = "linux")]
+fn python_with(code: &str, arguments: &[&std::ffi::OsStr]) -> Reaped {
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(code)
+        .args(arguments)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "ready", "python3 did not start");
+    Reaped(child)
+}
+
+/// A leftover that, on SIGTERM, moves the directory of the log it holds away and puts a symbolic
+/// link to another directory in its place, where a file of the same name lies. Deleting by path
+/// would delete that file; lnkfix deletes nothing and says why.
+#[cfg(target_os = "linux")]
+#[test]
+fn delete_never_follows_a_directory_swapped_for_a_link() {
+    let root = tempfile::tempdir().unwrap();
+    let logs = root.path().join("logs");
+    let sub = logs.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("held.log");
+    std::fs::write(&victim, "not lnkfix's to delete\n").unwrap();
+    let held = sub.join("held.log");
+    let code = "import os, signal, sys, time\n\
+        held, outside = sys.argv[1], sys.argv[2]\n\
+        sub = os.path.dirname(held)\n\
+        f = open(held, 'a')\n\
+        def swap(*_):\n    os.rename(sub, sub + '.moved')\n    os.symlink(outside, sub)\n    os._exit(0)\n\
+        signal.signal(signal.SIGTERM, swap)\n\
+        print('ready', flush=True)\n\
+        time.sleep(600)\n";
+    let mut leftover = python_with(code, &[held.as_os_str(), outside.as_os_str()]);
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let (code, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--kill",
+        "--delete",
+        "--no-default-names",
+    ]);
+    assert_eq!(pids(&report["killed"]), [leftover.pid()], "{report:#}");
+    assert!(leftover.ended_within_5s());
+    assert!(
+        sub.symlink_metadata().unwrap().is_symlink(),
+        "the leftover swapped the directory"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not lnkfix's to delete\n"
+    );
+    assert!(
+        report["deleted"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    let not_deleted = &report["not_deleted"][0];
+    assert_eq!(not_deleted["path"], held.to_str().unwrap(), "{report:#}");
+    assert!(
+        not_deleted["reason"]
+            .as_str()
+            .unwrap()
+            .contains("symbolic link"),
+        "{report:#}"
+    );
+    assert_eq!(code, 1);
+}
+
+/// A held log whose name is not UTF-8 is the file deleted, and shown with its bytes escaped;
+/// the file named with U+FFFD in their place (what a lossy conversion gives) is left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn delete_removes_the_held_file_whose_name_is_not_utf8_and_no_other() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let logs = dunce::canonicalize(root.path()).unwrap().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let held = logs.join(std::ffi::OsStr::from_bytes(b"held-\xff.log"));
+    let decoy = logs.join("held-\u{fffd}.log");
+    std::fs::write(&decoy, "unheld\n").unwrap();
+    let code = "import sys, time\nf = open(sys.argv[1], 'a')\nprint('ready', flush=True)\ntime.sleep(600)\n";
+    let mut leftover = python_with(code, &[held.as_os_str()]);
+    assert!(held.exists());
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let shown = format!("{}/held-\\xff.log", logs.to_str().unwrap());
+    let (code, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--no-default-names",
+    ]);
+    assert_eq!(code, 1);
+    let entry = process(&report, leftover.pid()).expect("the holder is listed");
+    assert_eq!(strings(&entry["holds"]), std::slice::from_ref(&shown));
+    let (code, stdout, _) = run(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--kill",
+        "--delete",
+        "--no-default-names",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(leftover.ended_within_5s());
+    assert!(
+        stdout.contains(&format!("deleted: {shown} (checked: gone)")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{fffd}'), "{stdout}");
+    assert!(!held.exists(), "the held file is deleted");
+    assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "unheld\n");
+}
