@@ -242,8 +242,10 @@ impl Visitor<'_, '_> {
                 return;
             }
             Err(error) => {
-                self.warnings
-                    .push(format!("{}: cannot read: {error}", path.display()));
+                self.warnings.push(format!(
+                    "{}: cannot read: {error}",
+                    crate::terminal::path_text(path)
+                ));
                 return;
             }
         }
@@ -292,12 +294,14 @@ impl Visitor<'_, '_> {
 /// A walk error as a warning naming its path (loops name both ends).
 fn walk_error(error: &ignore::Error) -> String {
     match error {
-        ignore::Error::WithPath { path, err } => format!("{}: {}", path.display(), walk_error(err)),
+        ignore::Error::WithPath { path, err } => {
+            format!("{}: {}", crate::terminal::path_text(path), walk_error(err))
+        }
         ignore::Error::WithDepth { err, .. } => walk_error(err),
         ignore::Error::Loop { ancestor, child } => format!(
             "{}: a symbolic-link loop back to {}: not followed",
-            child.display(),
-            ancestor.display()
+            crate::terminal::path_text(child),
+            crate::terminal::path_text(ancestor)
         ),
         other => other.to_string(),
     }

@@ -661,3 +661,48 @@ fn a_placeholder_inside_every_run_needs_the_second_pass() {
         "Expected {} tensor but got {} tensor"
     );
 }
+
+/// A `.py` file whose name is not UTF-8: `whence` and `triage` report it in JSON and text with
+/// those bytes as `\xNN` (never U+FFFD, never a failed report).
+#[cfg(unix)]
+#[test]
+fn a_source_whose_name_is_not_utf8_is_shown_with_its_bytes_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dunce::canonicalize(dir.path()).unwrap();
+    let package = root.join("kernels");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::write(
+        package.join(std::ffi::OsStr::from_bytes(b"jit-\xff.py")),
+        "def run(self, **kwargs):\n    for k in kwargs:\n        raise KeyError(\"Keyword argument %s was specified but unrecognised\" % k)\n",
+    )
+    .unwrap();
+    let site = root.to_str().unwrap();
+    let file = format!("{site}/kernels/jit-\\xff.py");
+    let report = whence(&[TRITON_MESSAGE, "--site-packages", site], 0);
+    assert_eq!(paths(&report), ["kernels/jit-\\xff.py:3"]);
+    assert_eq!(report["candidates"][0]["file"], file.as_str());
+    let output = lnkfix()
+        .args(["whence", TRITON_MESSAGE, "--site-packages", site])
+        .assert_retrying()
+        .code(0);
+    let text = String::from_utf8(output.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("1. kernels/jit-\\xff.py:3 in run"), "{text}");
+    assert!(text.contains(&file) && !text.contains('\u{fffd}'), "{text}");
+
+    let log = common::root().join("tests/triage/runtime_triton_kwarg.log");
+    let output = lnkfix()
+        .args(["triage", log.to_str().unwrap(), "--format", "json"])
+        .args(["--site-packages", site])
+        .assert_retrying()
+        .code(1);
+    let report: Value = serde_json::from_slice(&output.get_output().stdout).unwrap();
+    let raisers = report["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|e| e.get("raisers"))
+        .expect("raisers on the KeyError line");
+    assert_eq!(raisers[0]["path"], "kernels/jit-\\xff.py");
+    assert_eq!(raisers[0]["file"], file.as_str());
+}
