@@ -436,6 +436,7 @@ fn look(
         holdings.by_pid,
         since,
         names,
+        targets,
         std::process::id(),
     );
     if since.is_some() {

@@ -291,9 +291,12 @@ fn leftovers_are_listed_ended_and_their_logs_deleted() {
     let me = process(&report, own).expect("this test process holds ancestor.log");
     assert_eq!(me["protected"], "ancestor");
     assert_eq!(strings(&me["holds"]), [canonical(&ancestor_log)]);
-    // The unrelated python is a suspect by name (the shipped list), but holds nothing here.
-    let suspect = process(&report, unrelated_python.pid()).expect("an old python is a suspect");
-    assert!(suspect["holds"].as_array().unwrap().is_empty());
+    // The unrelated python has a shipped suspect name, but neither holds a file here nor names
+    // the logs on its command line: it is not listed.
+    assert!(
+        process(&report, unrelated_python.pid()).is_none(),
+        "an old python elsewhere is no suspect"
+    );
     assert!(
         process(&report, unrelated.pid()).is_none(),
         "sleep is no suspect"
@@ -1043,4 +1046,41 @@ fn delete_removes_the_held_file_whose_name_is_not_utf8_and_no_other() {
     assert!(!stdout.contains('\u{fffd}'), "{stdout}");
     assert!(!held.exists(), "the held file is deleted");
     assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "unheld\n");
+}
+
+/// With the shipped names, a python elsewhere on the machine that started before the attempt
+/// is not listed: only one whose command line names the paths is a suspect by name. (Listing
+/// only: nothing is ended.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_python_elsewhere_is_no_suspect_by_name_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let logs = dunce::canonicalize(root.path()).unwrap().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let code = "import time\nprint('ready', flush=True)\ntime.sleep(600)\n";
+    let elsewhere = python_with(code, &[std::ffi::OsStr::new("/srv/elsewhere.log")]);
+    let script = logs.join("serve.log");
+    let naming = python_with(code, &[script.as_os_str()]);
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let (code, report) = run_json(&["zombies", logs.to_str().unwrap(), "--since", &since]);
+    assert!(
+        process(&report, elsewhere.pid()).is_none(),
+        "a python whose command line does not name the paths is listed: {report:#}"
+    );
+    let entry = process(&report, naming.pid()).expect("the python naming the logs is listed");
+    assert_eq!(entry["matched_name"], "python");
+    assert_eq!(entry["leftover"], true);
+    assert_eq!(code, 1);
+    // Named by the user, a program is a suspect whatever its command line.
+    let (_, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--no-default-names",
+        "--name",
+        "python3",
+    ]);
+    assert!(process(&report, elsewhere.pid()).is_some(), "{report:#}");
 }
