@@ -62,10 +62,12 @@ fn killing_apply_never_leaves_a_partial_file() {
 }
 
 /// A small tmpfs mounted for one test (the tests run as root), unmounted when dropped.
+#[cfg(target_os = "linux")]
 struct SmallDisk {
     dir: tempfile::TempDir,
 }
 
+#[cfg(target_os = "linux")]
 impl SmallDisk {
     fn mount(kilobytes: usize) -> SmallDisk {
         let dir = tempfile::tempdir().unwrap();
@@ -82,12 +84,14 @@ impl SmallDisk {
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for SmallDisk {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(self.dir.path()).status();
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_leaves_the_original_and_the_earlier_backup_unchanged() {
     // 144 KB: the original (64 KB) and the patched text's temporary file fit, the backup does not.
