@@ -758,15 +758,16 @@ fn an_interpreter_whose_output_stays_open_does_not_hold_whence() {
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert!(!marker.exists());
 
-    // In a session of its own it is out of reach: lnkfix gives up at the time limit (30 s).
+    // In a session of its own (the interpreter answers only once it is there) it is out of
+    // reach: lnkfix gives up at the time limit (30 s).
     let pid_file = root.join("session-child.pid");
     let python = fake_python(
         &root,
         &site,
         &format!(
-            "setsid sh -c 'echo $$ > {}; sleep 90; touch {}' &",
-            pid_file.display(),
-            marker.display()
+            "setsid sh -c 'echo $$ > {pid}; sleep 90; touch {}' &\nwhile [ ! -s {pid} ]; do sleep 0.05; done",
+            marker.display(),
+            pid = pid_file.display(),
         ),
     );
     let output = lnkfix()
