@@ -8,8 +8,10 @@
 //! reported gone only after the name, read again in the same directory, no longer names the held
 //! file.
 //!
-//! On Windows the path is deleted by name once its volume serial number and file index are
-//! checked to be the held file's (the directories of the path are not opened one by one).
+//! On Windows the file is deleted by handle: opened without following a reparse point in its
+//! place, checked to have the held file's volume serial number and file index, and that handle
+//! marked for deletion. A directory of the path that became a junction is followed there, but
+//! only the held file itself can pass the identity check.
 
 use super::HeldFile;
 
@@ -58,25 +60,57 @@ pub(super) fn delete(file: &HeldFile) -> Result<(), String> {
     }
 }
 
-/// Deletes `file` by name once its identity is checked to be the held file's; `Ok` once it is
-/// checked to be gone.
+/// Deletes `file` by handle: the name is opened without following a reparse point (a symbolic
+/// link or junction in the file's place is opened itself, and refused), the open file's volume
+/// serial number and file index are checked to be the held file's, and that handle is marked for
+/// deletion; `Ok` once the name is checked no longer to name the held file.
 #[cfg(not(unix))]
 pub(super) fn delete(file: &HeldFile) -> Result<(), String> {
+    use std::os::windows::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Storage::FileSystem::{
+        FileDispositionInfo, SetFileInformationByHandle, DELETE, FILE_DISPOSITION_INFO,
+        FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_READ_ATTRIBUTES,
+        FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    };
     let Some(held) = file.identity else {
         return Err("which file was held is unknown: not deleted".into());
     };
-    let is_file = file
-        .path
-        .symlink_metadata()
-        .map_err(|e| e.to_string())?
-        .is_file();
-    if !is_file || crate::identity::of_path(&file.path).ok() != Some(held) {
+    let opened = std::fs::OpenOptions::new()
+        .access_mode(DELETE | FILE_READ_ATTRIBUTES)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS)
+        .open(&file.path);
+    let handle = match opened {
+        Ok(handle) => handle,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err("no longer there under that name: nothing was deleted".into())
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let kind = handle.metadata().map_err(|e| e.to_string())?.file_type();
+    let same = crate::identity::stamp_of_file(&handle).map(|stamp| stamp.identity);
+    if !kind.is_file() || kind.is_symlink_file() || same.ok() != Some(held) {
         return Err(
             "its name now names another file than the one held (or no regular file): not deleted"
                 .into(),
         );
     }
-    std::fs::remove_file(&file.path).map_err(|e| e.to_string())?;
+    let disposition = FILE_DISPOSITION_INFO { DeleteFile: true };
+    // SAFETY: a handle we own and keep open, and an information block of the documented size.
+    let marked = unsafe {
+        SetFileInformationByHandle(
+            handle.as_raw_handle(),
+            FileDispositionInfo,
+            (&disposition as *const FILE_DISPOSITION_INFO).cast(),
+            std::mem::size_of::<FILE_DISPOSITION_INFO>() as u32,
+        )
+    };
+    if marked == 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    // The file goes when its last handle closes: this one, now.
+    drop(handle);
     match crate::identity::of_path(&file.path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Ok(now) if now != held => Ok(()),
