@@ -56,6 +56,31 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Flushes the bytes to disk and gives the temporary file the first of `names` that does not
+    /// exist, never replacing a file (a rename that refuses an existing target, or a hard link
+    /// then an unlink where the system has no such rename). Returns the name taken. On an error
+    /// nothing of the names is touched and the temporary file is removed.
+    pub fn commit_new(mut self, names: impl IntoIterator<Item = PathBuf>) -> io::Result<PathBuf> {
+        self.temporary.as_file_mut().flush()?;
+        self.temporary.as_file().sync_all()?;
+        let mut temporary = self.temporary;
+        for name in names {
+            match temporary.persist_noclobber(&name) {
+                Ok(_) => return Ok(name),
+                Err(error) if error.error.kind() == io::ErrorKind::AlreadyExists => {
+                    temporary = error.file;
+                }
+                Err(error) => return Err(error.error),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "every name for the file is taken",
+        ))
+    }
+}
+
 /// Writes `bytes` to `target` atomically (see the module documentation).
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(target)?;
@@ -84,6 +109,27 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_new_name_never_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("a.orig");
+        std::fs::write(&first, b"earlier").unwrap();
+        let mut pending = AtomicFile::create(&first).unwrap();
+        pending.file().write_all(b"later").unwrap();
+        let names = (0..3).map(|n| dir.path().join(format!("a.orig{n}")));
+        let names = std::iter::once(first.clone()).chain(names);
+        let taken = pending.commit_new(names).unwrap();
+        assert_eq!(taken, dir.path().join("a.orig0"));
+        assert_eq!(std::fs::read(&first).unwrap(), b"earlier");
+        assert_eq!(std::fs::read(&taken).unwrap(), b"later");
+        // Every name taken: an error, the temporary file gone, nothing replaced.
+        let mut pending = AtomicFile::create(&first).unwrap();
+        pending.file().write_all(b"third").unwrap();
+        assert!(pending.commit_new([first.clone(), taken.clone()]).is_err());
+        assert_eq!(std::fs::read(&first).unwrap(), b"earlier");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[cfg(unix)]

@@ -9,7 +9,7 @@ use std::io;
 use std::path::Path;
 
 /// The identity of a file or directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileIdentity {
     /// The device (Unix) or volume serial number (Windows).
     pub volume: u64,

@@ -2,7 +2,8 @@
 //! canonical path, size, modification time, file identity and change time
 //! ([`crate::identity::FileStamp`]: a rewrite with the same size and modification time is seen)
 //! and [`VERSION`], holding the compact records of
-//! `store` in a binary layout that is mapped and used as is: no parsing, no per-symbol allocation.
+//! `store` in a binary layout that is read into memory and used as is: no parsing, no per-symbol
+//! allocation (read, not mapped: a mapped entry truncated by another program would end the run).
 //! Kept because it measurably beats re-reading (benches/README.md): the records of an archive are
 //! far smaller than the archive, and reading them skips all COFF parsing.
 //!
@@ -133,18 +134,13 @@ impl Cache {
     /// The entry for `key`, read as `path` (the name the caller uses for the file).
     pub(crate) fn load(&self, key: &Key, path: &Path) -> Loaded {
         let entry = self.entry(key);
-        // Not a regular file (a planted FIFO): a miss, and the store renames over it.
-        let Ok(file) = crate::open::open_regular(&entry) else {
+        // Read, not mapped: another program may truncate the file at any time (entries are
+        // replaced by rename, but nothing stops a truncation in place), and a mapping whose file
+        // shrank ends the process (SIGBUS) when a page past the new end is touched. A short read
+        // fails the checksum: the entry is damaged, and rebuilt. Not a regular file (a planted
+        // FIFO) or unreadable: a miss, and the store renames over it.
+        let Ok(map) = crate::open::read_regular(&entry) else {
             return Loaded::Miss;
-        };
-        // SAFETY: as for indexed files (mod.rs): read-only, private; entries are replaced by
-        // rename, never rewritten in place, so a mapped entry does not change under us. Not
-        // populated, for the reason given there.
-        let map = match unsafe { memmap2::MmapOptions::new().map(&file) } {
-            Ok(map) => map,
-            Err(error) => {
-                return Loaded::Corrupt(format!("cannot map {}: {error}", entry.display()))
-            }
         };
         match decode(&map, key, path) {
             Ok(Some((parts, window))) => {

@@ -102,13 +102,34 @@ pub(crate) struct Member {
 /// Weak externals of one object member, read when a lookup first needs them: (name, target).
 type WeakExternals = Vec<(String, String)>;
 
+/// The bytes the spans of a file point into.
+#[derive(Debug)]
+pub(crate) enum Bytes {
+    /// The indexed file itself, mapped.
+    Mapped(memmap2::Mmap),
+    /// A cache entry, read into memory: a cache file that another program truncates cannot
+    /// then end the run, as a truncated mapping does (SIGBUS).
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Read(bytes) => bytes,
+        }
+    }
+}
+
 /// Everything the index keeps about one file.
 #[derive(Debug)]
 pub(crate) struct FileIndex {
     pub(crate) path: PathBuf,
-    /// The mapped file (or cache entry), kept so that names stay ranges and members can be read
-    /// again on lookup.
-    pub(crate) bytes: Option<memmap2::Mmap>,
+    /// The mapped file (or the cache entry, read into memory), kept so that names stay ranges
+    /// and members can be read again on lookup.
+    pub(crate) bytes: Option<Bytes>,
     /// Where in `bytes` the spans point: the whole file, or the blob of a cache entry.
     window: (usize, usize),
     /// Whether it came from the cache (and need not be written there).
@@ -257,23 +278,23 @@ impl FileIndex {
         FileIndex {
             path: path.to_path_buf(),
             window: (0, map.len()),
-            bytes: Some(map),
+            bytes: Some(Bytes::Mapped(map)),
             from_cache: false,
             parts,
             weak: OnceLock::new(),
         }
     }
 
-    /// A file read from a cache entry whose blob is `window` of `map`.
+    /// A file read from a cache entry (`entry`, its bytes) whose blob is `window` of it.
     pub(crate) fn cached(
         path: &Path,
-        map: memmap2::Mmap,
+        entry: Vec<u8>,
         window: (usize, usize),
         parts: FileParts,
     ) -> Self {
         FileIndex {
             path: path.to_path_buf(),
-            bytes: Some(map),
+            bytes: Some(Bytes::Read(entry)),
             window,
             from_cache: true,
             parts,

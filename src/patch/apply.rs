@@ -173,40 +173,45 @@ fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
     dunce::canonicalize(path)
 }
 
+/// Writes the backup of `original` beside `target`: to a temporary file first, completely and
+/// flushed to disk, then renamed to the first free name of `PATH.orig`, `PATH.orig.1`, ... (an
+/// earlier backup is never replaced). A failed write (a full disk) leaves no backup and no
+/// temporary file, and the original has not been touched yet.
 fn write_backup(
     target: &Path,
     original: &[u8],
     metadata: &fs::Metadata,
 ) -> Result<PathBuf, PatchError> {
-    let mut suffix = 0u32;
-    loop {
+    write_backup_with(target, metadata, |file| file.write_all(original))
+}
+
+/// [`write_backup`] with the writing of the bytes given (a test makes it fail part way).
+fn write_backup_with(
+    target: &Path,
+    metadata: &fs::Metadata,
+    write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+) -> Result<PathBuf, PatchError> {
+    let backup_name = |suffix: u32| {
         let mut name = target.as_os_str().to_os_string();
         name.push(".orig");
         if suffix > 0 {
             name.push(format!(".{suffix}"));
         }
-        let candidate = PathBuf::from(name);
-        let mut options = fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        // Created readable by its owner only, then given the original's permissions: never wider
-        // than the original, not even for a moment.
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&candidate) {
-            Ok(mut file) => {
-                let _ = keep_owner(&file, metadata);
-                file.write_all(original)
-                    .and_then(|()| file.set_permissions(metadata.permissions()))
-                    .and_then(|()| file.sync_all())
-                    .map_err(io_error(&candidate, "write the backup"))?;
-                return Ok(candidate);
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && suffix < 1000 => {
-                suffix += 1;
-            }
-            Err(error) => return Err(io_error(&candidate, "create the backup")(error)),
-        }
-    }
+        PathBuf::from(name)
+    };
+    let first = backup_name(0);
+    // The temporary file is created readable by its owner only, then given the original's
+    // permissions: never wider than the original, not even for a moment.
+    let mut pending =
+        crate::atomic::AtomicFile::create(&first).map_err(io_error(&first, "create the backup"))?;
+    let temporary = pending.temporary_path().to_path_buf();
+    let _ = keep_owner(pending.file(), metadata);
+    write(pending.file())
+        .and_then(|()| pending.file().set_permissions(metadata.permissions()))
+        .map_err(io_error(&temporary, "write the backup"))?;
+    pending
+        .commit_new((0..=1000).map(backup_name))
+        .map_err(io_error(&first, "write the backup"))
 }
 
 /// The first of `python3`, `python` found on `PATH`.
@@ -251,4 +256,39 @@ fn check_compiles(python: &Path, temporary: &Path, target: &Path) -> Result<(), 
         path: target.to_path_buf(),
         message,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backup_cut_short_leaves_no_file_and_the_earlier_backup_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("extension.py");
+        fs::write(&target, b"import os\n").unwrap();
+        let earlier = dir.path().join("extension.py.orig");
+        fs::write(&earlier, b"earlier\n").unwrap();
+        let metadata = fs::metadata(&target).unwrap();
+        // The disk fills after a few bytes of the backup.
+        let error = write_backup_with(&target, &metadata, |file| {
+            file.write_all(b"import")?;
+            Err(std::io::Error::from(std::io::ErrorKind::StorageFull))
+        })
+        .unwrap_err();
+        assert!(error.to_string().contains("write the backup"), "{error}");
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["extension.py", "extension.py.orig"]);
+        assert_eq!(fs::read(&earlier).unwrap(), b"earlier\n");
+        assert_eq!(fs::read(&target).unwrap(), b"import os\n");
+        // Written whole, it takes the next free name.
+        let backup = write_backup(&target, b"import os\n", &metadata).unwrap();
+        assert_eq!(backup, dir.path().join("extension.py.orig.1"));
+        assert_eq!(fs::read(&backup).unwrap(), b"import os\n");
+        assert_eq!(fs::read(&earlier).unwrap(), b"earlier\n");
+    }
 }

@@ -1,7 +1,7 @@
 //! Times for `--since`: RFC 3339 in and out (UTC), through jiff, which refuses impossible dates
 //! (`2026-02-31`) instead of rolling them over.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::TriageError;
 
@@ -27,10 +27,19 @@ pub fn parse_time(text: &str) -> Result<SystemTime, TriageError> {
     };
     let t = text.trim();
     if let Some(seconds) = t.strip_prefix('@') {
-        let s: u64 = seconds
-            .parse()
-            .map_err(|_| bad("expected @ followed by seconds since 1970-01-01"))?;
-        return Ok(UNIX_EPOCH + Duration::from_secs(s));
+        if seconds.is_empty() || !seconds.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad(
+                "expected @ followed by a whole number of seconds since 1970-01-01",
+            ));
+        }
+        // The same range as a written date (years 1970 to 9999): a larger count is refused,
+        // never added to the clock, where it would overflow.
+        let timestamp = seconds
+            .parse::<i64>()
+            .ok()
+            .and_then(|s| jiff::Timestamp::from_second(s).ok())
+            .ok_or_else(|| bad("the number of seconds is too large: the latest is @253402207200 (9999-12-30T22:00:00Z)"))?;
+        return Ok(SystemTime::from(timestamp));
     }
     if t.len() >= 19
         && !t.as_bytes()[19..]
@@ -91,6 +100,24 @@ mod tests {
         ] {
             assert!(parse_time(bad).is_err(), "{bad}");
         }
+        // Counts past the clock's range are refused with a message, never added (which panics).
+        for huge in [
+            "@18446744073709551615",
+            "@9223372036854775807",
+            "@253402207201",
+            "@99999999999999999999999",
+        ] {
+            let message = parse_time(huge).unwrap_err().to_string();
+            assert!(message.contains("too large"), "{huge}: {message}");
+        }
+        for negative in ["@-1", "@-18446744073709551615", "@+5", "@ 5"] {
+            let message = parse_time(negative).unwrap_err().to_string();
+            assert!(message.contains("whole number"), "{negative}: {message}");
+        }
+        assert_eq!(
+            format_rfc3339(parse_time("@253402207200").unwrap()),
+            "9999-12-30T22:00:00Z"
+        );
         let message = parse_time("2026-11-30T12:00:00").unwrap_err().to_string();
         assert!(message.contains("no zone"), "{message}");
     }

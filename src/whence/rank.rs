@@ -122,8 +122,10 @@ pub struct Candidate {
     /// The exception class method whose format this raise fills in (`path:line`), when it does.
     pub formatted_by: Option<String>,
     /// The directory searched that holds the file.
+    #[serde(serialize_with = "path_as_text")]
     pub root: PathBuf,
     /// The file on disk.
+    #[serde(serialize_with = "path_as_text")]
     pub file: PathBuf,
     #[serde(skip)]
     covered: Vec<std::ops::Range<usize>>,
@@ -200,6 +202,12 @@ fn round(value: f64) -> f64 {
     (value * 1000.0).round() / 1000.0
 }
 
+/// A path in JSON: as text, with bytes that are no UTF-8 shown as `\xNN` (the text report's
+/// escaping), never U+FFFD and never a failed report.
+fn path_as_text<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&crate::terminal::path_text(path))
+}
+
 /// The innermost search root holding `path`, and the path below it with `/`.
 fn split_root<'a>(path: &Path, roots: &'a [PathBuf]) -> (&'a Path, String) {
     let best = roots
@@ -211,11 +219,14 @@ fn split_root<'a>(path: &Path, roots: &'a [PathBuf]) -> (&'a Path, String) {
             let relative = path.strip_prefix(root).unwrap_or(path);
             let parts: Vec<String> = relative
                 .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .map(|c| crate::terminal::path_text(Path::new(c.as_os_str())).into_owned())
                 .collect();
             (root.as_path(), parts.join("/"))
         }
-        None => (Path::new(""), path.to_string_lossy().replace('\\', "/")),
+        None => (
+            Path::new(""),
+            crate::terminal::path_text(path).replace('\\', "/"),
+        ),
     }
 }
 

@@ -68,7 +68,7 @@ pub fn write_text(report: &WhenceReport, out: &mut dyn Write, style: Style) -> i
         .sources
         .dirs
         .iter()
-        .map(|d| d.path.display().to_string())
+        .map(|d| crate::terminal::path_text(&d.path).into_owned())
         .collect();
     writeln!(
         out,
@@ -149,7 +149,7 @@ fn write_candidate(
     writeln!(
         out,
         "     {}",
-        style.dim(&candidate.file.display().to_string())
+        style.dim(&crate::terminal::path_text(&candidate.file))
     )
 }
 
@@ -159,7 +159,7 @@ fn write_warnings(report: &WhenceReport, out: &mut dyn Write, style: Style) -> i
             out,
             "{} {}: named by the interpreter, does not exist",
             style.dim("note:"),
-            missing.display()
+            crate::terminal::path_text(missing)
         )?;
     }
     if report.stats.files_skipped > 0 {
@@ -218,7 +218,7 @@ pub fn write_raisers(
                 "(explains {:.0}%; {}; {})",
                 candidate.explains * 100.0,
                 evidence_words(candidate, None),
-                candidate.file.display()
+                crate::terminal::path_text(&candidate.file)
             ))
         )?;
     }
@@ -234,7 +234,7 @@ pub fn write_json(report: &WhenceReport, out: &mut dyn Write) -> io::Result<()> 
         "message_text": result.message.text,
         "exception": result.message.exception,
         "module": result.message.module,
-        "searched": report.sources.dirs.iter().map(|d| d.path.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+        "searched": report.sources.dirs.iter().map(|d| crate::terminal::path_text(&d.path).into_owned()).collect::<Vec<_>>(),
         "searched_kinds": report.sources.dirs.iter().map(|d| d.kind).collect::<Vec<_>>(),
         "searched_from": report.sources.origin,
         "files_scanned": report.stats.files_scanned,

@@ -57,7 +57,7 @@ pub(crate) fn attach_raisers(
             locate_paths(&report.fix, &dirs),
             exception.as_deref().unwrap_or("error"),
             location_line(&top),
-            top.file.display()
+            crate::terminal::path_text(&top.file)
         );
     }
     Ok(())
@@ -80,7 +80,10 @@ pub fn locate_paths(text: &str, dirs: &[PathBuf]) -> String {
                         .fold(dir.clone(), |path, part| path.join(part))
                 })
                 .find(|path| path.is_file())
-                .map_or_else(|| relative.to_string(), |path| path.display().to_string())
+                .map_or_else(
+                    || relative.to_string(),
+                    |path| crate::terminal::path_text(&path).into_owned(),
+                )
         })
         .into_owned()
 }

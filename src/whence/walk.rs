@@ -3,7 +3,8 @@
 //! ([`super::python::analyse`]) only on the files the prefilter lets through.
 //!
 //! Walked as Python imports: symbolic links followed (a loop is a warning, never followed
-//! twice round), no ignore file honoured (a `.gitignore` in site-packages does not stop Python
+//! twice round; a link into the searched directories is not followed, and a directory outside
+//! them is entered once however many links lead there: see `Links`), no ignore file honoured (a `.gitignore` in site-packages does not stop Python
 //! importing a file), hidden directories included; `__pycache__` skipped. A file over
 //! [`MAX_FILE_BYTES`] (generated tables) or with a NUL byte in its first 8 KiB (not text) is
 //! skipped and counted; an unreadable file is a warning and the walk goes on.
@@ -158,11 +159,13 @@ pub fn walk(roots: &[PathBuf], messages: &[&Message], fragments: &[Fragments]) -
     for root in rest {
         builder.add(root);
     }
+    let links = std::sync::Arc::new(Links::new(roots));
+    let filter = std::sync::Arc::clone(&links);
     builder
         .standard_filters(false)
         .follow_links(true)
         .threads(0)
-        .filter_entry(|entry| entry.file_name() != "__pycache__");
+        .filter_entry(move |entry| entry.file_name() != "__pycache__" && filter.follow(entry));
     builder.build_parallel().run(|| {
         let mut visitor = Visitor {
             shared: &shared,
@@ -180,6 +183,13 @@ pub fn walk(roots: &[PathBuf], messages: &[&Message], fragments: &[Fragments]) -
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     found.sort_by(|a, b| a.path.cmp(&b.path));
+    warnings.extend(
+        links
+            .loops
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..),
+    );
     warnings.sort();
     WalkOutcome {
         files_scanned: shared.files_scanned.into_inner(),
@@ -188,6 +198,70 @@ pub fn walk(roots: &[PathBuf], messages: &[&Message], fragments: &[Fragments]) -
         files_skipped: shared.files_skipped.into_inner(),
         found,
         warnings,
+    }
+}
+
+/// Which symbolic links to directories the walk follows, so that links cannot multiply the work
+/// (a chain of directories each linking twice to the next would otherwise be walked 2^n times):
+/// a link to a directory inside a search root is not followed (the walk reaches that directory
+/// by its own path; a link to one of its own ancestors is reported as a loop), and a link to a
+/// directory outside the roots is followed once per directory (device and inode; volume serial
+/// number and file index on Windows), whichever link the walk reaches first.
+struct Links {
+    /// The search roots, canonical.
+    roots: Vec<PathBuf>,
+    /// The directories outside the roots already followed into.
+    followed: Mutex<std::collections::HashSet<crate::identity::FileIdentity>>,
+    /// Links back to an ancestor, as warnings.
+    loops: Mutex<Vec<String>>,
+}
+
+impl Links {
+    fn new(roots: &[PathBuf]) -> Links {
+        Links {
+            roots: roots
+                .iter()
+                .map(|root| dunce::canonicalize(root).unwrap_or_else(|_| root.clone()))
+                .collect(),
+            followed: Mutex::new(std::collections::HashSet::new()),
+            loops: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the walk enters `entry` (anything but a link to a directory below a root: yes).
+    fn follow(&self, entry: &ignore::DirEntry) -> bool {
+        if entry.depth() == 0
+            || !entry.path_is_symlink()
+            || !entry.file_type().is_some_and(|t| t.is_dir())
+        {
+            return true;
+        }
+        let path = entry.path();
+        let Ok(target) = dunce::canonicalize(path) else {
+            return true;
+        };
+        if self.roots.iter().any(|root| target.starts_with(root)) {
+            let parent = path.parent().and_then(|p| dunce::canonicalize(p).ok());
+            if parent.is_some_and(|parent| parent.starts_with(&target)) {
+                self.loops
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(format!(
+                        "{}: a symbolic-link loop back to {}: not followed",
+                        crate::terminal::path_text(path),
+                        crate::terminal::path_text(&target)
+                    ));
+            }
+            return false;
+        }
+        match crate::identity::of_path(path) {
+            Ok(identity) => self
+                .followed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(identity),
+            Err(_) => true,
+        }
     }
 }
 
@@ -242,8 +316,10 @@ impl Visitor<'_, '_> {
                 return;
             }
             Err(error) => {
-                self.warnings
-                    .push(format!("{}: cannot read: {error}", path.display()));
+                self.warnings.push(format!(
+                    "{}: cannot read: {error}",
+                    crate::terminal::path_text(path)
+                ));
                 return;
             }
         }
@@ -292,12 +368,14 @@ impl Visitor<'_, '_> {
 /// A walk error as a warning naming its path (loops name both ends).
 fn walk_error(error: &ignore::Error) -> String {
     match error {
-        ignore::Error::WithPath { path, err } => format!("{}: {}", path.display(), walk_error(err)),
+        ignore::Error::WithPath { path, err } => {
+            format!("{}: {}", crate::terminal::path_text(path), walk_error(err))
+        }
         ignore::Error::WithDepth { err, .. } => walk_error(err),
         ignore::Error::Loop { ancestor, child } => format!(
             "{}: a symbolic-link loop back to {}: not followed",
-            child.display(),
-            ancestor.display()
+            crate::terminal::path_text(child),
+            crate::terminal::path_text(ancestor)
         ),
         other => other.to_string(),
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::SystemTime;
 
 use super::names::SuspectNames;
-use super::{Process, StartTime};
+use super::{HeldFile, Process, StartTime, Target};
 
 /// Why a listed process is never ended, whatever is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Assessed {
     /// The process.
     pub process: Process,
     /// The files under the given paths it holds open.
-    pub holds: Vec<String>,
+    pub holds: Vec<HeldFile>,
     /// Whether it started before the attempt: `None` without `--since`, without a start time, or
     /// when its start is within the clock's precision of `--since`.
     pub before_attempt: Option<bool>,
@@ -102,14 +102,17 @@ pub fn ancestors(processes: &[Process], own_pid: u32) -> BTreeSet<u32> {
     chain
 }
 
-/// Decides about every process: those that hold a file under the paths (of any age) and those
-/// whose name is a suspect's that started before the attempt are listed, oldest first. lnkfix
-/// itself (`own_pid`) is never listed.
+/// Decides about every process: those that hold a file under the paths (of any age) and the
+/// suspects that started before the attempt are listed, oldest first. A suspect is a process of
+/// a name the user gave (`--name`), or of a shipped name whose command line names one of
+/// `targets` or a path under it: a python elsewhere on the machine is no suspect by its name
+/// alone. lnkfix itself (`own_pid`) is never listed.
 pub fn assess(
     processes: &[Process],
-    mut holdings: BTreeMap<u32, Vec<String>>,
+    mut holdings: BTreeMap<u32, Vec<HeldFile>>,
     since: Option<SystemTime>,
     names: &SuspectNames,
+    targets: &[Target],
     own_pid: u32,
 ) -> Vec<Assessed> {
     let ancestors = ancestors(processes, own_pid);
@@ -122,7 +125,14 @@ pub fn assess(
             let matched_name = names
                 .matching(process.names.iter().map(String::as_str))
                 .map(str::to_string);
-            let suspect = matched_name.is_some() && before == Some(true);
+            let in_scope = matched_name.as_deref().is_some_and(|name| {
+                names.is_given(name)
+                    || process
+                        .command
+                        .as_deref()
+                        .is_some_and(|command| command_names(command, targets))
+            });
+            let suspect = in_scope && before == Some(true);
             (!holds.is_empty() || suspect).then(|| Assessed {
                 process: process.clone(),
                 holds,
@@ -141,6 +151,28 @@ pub fn assess(
             .then(a.process.pid.cmp(&b.process.pid))
     });
     listed
+}
+
+/// Whether `command` (a command line as text) names one of `targets` or a path under one: the
+/// target's path, not inside a longer name, followed by the end, a separator or a quote.
+pub fn command_names(command: &str, targets: &[Target]) -> bool {
+    let path_byte =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'\\' | b'.' | b'_' | b'-');
+    targets.iter().any(|target| {
+        let text = crate::terminal::path_text(&target.path);
+        let text = text.trim_end_matches(['/', '\\']);
+        !text.is_empty()
+            && command.match_indices(text).any(|(at, _)| {
+                let before = at.checked_sub(1).map(|i| command.as_bytes()[i]);
+                let after = command.as_bytes().get(at + text.len()).copied();
+                !before.is_some_and(path_byte)
+                    && match after {
+                        None => true,
+                        Some(b'/' | b'\\') => target.is_dir,
+                        Some(b) => !path_byte(b),
+                    }
+            })
+    })
 }
 
 impl Assessed {
@@ -172,6 +204,13 @@ impl Assessed {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    fn held(path: &str) -> HeldFile {
+        HeldFile {
+            path: path.into(),
+            identity: None,
+        }
+    }
 
     fn at(seconds: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + seconds)
@@ -246,14 +285,24 @@ mod tests {
             process(42, 1, "python3", 51),  // old suspect, holds nothing
             process(43, 1, "vim", 52),      // old, unrelated
             process(44, 1, "vim", 53),      // old, holds a file, not a suspect name
+            process(45, 1, "python3", 54),  // old python elsewhere: not a suspect
         ];
+        let mut table = table;
+        // The suspects by name run something under the paths; the python elsewhere does not.
+        table[1].command = Some("python3 /logs/ancestor.py".into());
+        table[5].command = Some("python3 -u serve.py --log '/logs/serve 2.log'".into());
+        table[8].command = Some("python3 /logs2/other.py /srv/logs /logs.old".into());
+        let targets = [Target {
+            path: "/logs".into(),
+            is_dir: true,
+        }];
         let mut holdings = BTreeMap::new();
-        holdings.insert(40, vec!["/logs/serve.log".to_string()]);
-        holdings.insert(41, vec!["/logs/young.log".to_string()]);
-        holdings.insert(44, vec!["/logs/notes.txt".to_string()]);
-        holdings.insert(20, vec!["/logs/ancestor.log".to_string()]);
+        holdings.insert(40, vec![held("/logs/serve.log")]);
+        holdings.insert(41, vec![held("/logs/young.log")]);
+        holdings.insert(44, vec![held("/logs/notes.txt")]);
+        holdings.insert(20, vec![held("/logs/ancestor.log")]);
         let names = SuspectNames::builtin();
-        let listed = assess(&table, holdings.clone(), Some(at(80)), &names, 30);
+        let listed = assess(&table, holdings.clone(), Some(at(80)), &names, &targets, 30);
         let pids: Vec<u32> = listed.iter().map(|a| a.process.pid).collect();
         assert_eq!(pids, [20, 40, 42, 44, 41]);
         let get = |pid| listed.iter().find(|a| a.process.pid == pid).unwrap();
@@ -271,13 +320,13 @@ mod tests {
 
         // An ancestor that only matches a name is listed, protected, and no leftover.
         holdings.remove(&20);
-        let listed = assess(&table, holdings.clone(), Some(at(80)), &names, 30);
+        let listed = assess(&table, holdings.clone(), Some(at(80)), &names, &targets, 30);
         let ancestor = listed.iter().find(|a| a.process.pid == 20).unwrap();
         assert_eq!(ancestor.protection, Some(Protection::Ancestor));
         assert!(!ancestor.is_leftover());
 
         // Without --since: only holders, of unknown age, none of which may be ended.
-        let listed = assess(&table, holdings, None, &names, 30);
+        let listed = assess(&table, holdings.clone(), None, &names, &targets, 30);
         let pids: Vec<u32> = listed.iter().map(|a| a.process.pid).collect();
         assert_eq!(pids, [40, 44, 41]);
         assert!(listed
@@ -286,5 +335,38 @@ mod tests {
         assert!(listed
             .iter()
             .all(|a| a.may_end() == Err(Refusal::StartUnknown)));
+
+        // A name the user gave makes a suspect whatever the command line.
+        let given = SuspectNames::with_extra(&["python3".to_string()]).unwrap();
+        let listed = assess(&table, holdings, Some(at(80)), &given, &targets, 30);
+        let other = listed.iter().find(|a| a.process.pid == 45).unwrap();
+        assert_eq!(other.matched_name.as_deref(), Some("python3"));
+        assert!(other.is_leftover());
+    }
+
+    #[test]
+    fn command_lines_that_name_the_paths() {
+        let dir = [Target {
+            path: "/tmp/logs".into(),
+            is_dir: true,
+        }];
+        let file = [Target {
+            path: "/tmp/logs/serve.log".into(),
+            is_dir: false,
+        }];
+        for (command, names_dir) in [
+            ("python3 /tmp/logs/serve.py", true),
+            ("python3 --log=/tmp/logs", true),
+            ("python3 '/tmp/logs/a b.log'", true),
+            ("python3 /tmp/logs2/serve.py", false),
+            ("python3 /x/tmp/logs/serve.py", false),
+            ("python3 /tmp/logs.old", false),
+            ("python3 serve.py", false),
+        ] {
+            assert_eq!(command_names(command, &dir), names_dir, "{command}");
+        }
+        assert!(command_names("tail -f /tmp/logs/serve.log", &file));
+        assert!(!command_names("tail -f /tmp/logs/serve.log.1", &file));
+        assert!(!command_names("tail -f /tmp/logs/serve.log/x", &file));
     }
 }

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::{matches_target, Holdings, Process, Snapshot, StartTime, Target};
+use super::{matches_target, HeldFile, Holdings, Process, Snapshot, StartTime, Target};
+use crate::identity::FileIdentity;
 
 /// The names `ending` uses in reports: the polite request and the forced end.
 pub(super) const ENDING: (&str, &str) = ("SIGTERM", "SIGKILL");
@@ -83,7 +84,7 @@ fn uptime() -> Result<Duration, String> {
 }
 
 /// A command line from `/proc/<pid>/cmdline` (arguments separated by NUL), quoted for a POSIX
-/// shell where an argument needs it.
+/// shell where an argument needs it; bytes that are no UTF-8 are shown as `\xNN`.
 pub(super) fn command_line(raw: &[u8]) -> Option<Vec<String>> {
     let raw = raw.strip_suffix(b"\0").unwrap_or(raw);
     if raw.is_empty() {
@@ -91,7 +92,11 @@ pub(super) fn command_line(raw: &[u8]) -> Option<Vec<String>> {
     }
     Some(
         raw.split(|&b| b == 0)
-            .map(|arg| String::from_utf8_lossy(arg).into_owned())
+            .map(|arg| {
+                use std::os::unix::ffi::OsStrExt;
+                let arg = Path::new(std::ffi::OsStr::from_bytes(arg));
+                crate::terminal::path_text(arg).into_owned()
+            })
             .collect(),
     )
 }
@@ -172,7 +177,7 @@ pub(super) fn snapshot() -> Result<Snapshot, String> {
 /// of another user's processes can be read only by root: those are counted in a warning.
 pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Holdings, String> {
     let own = std::process::id();
-    let mut by_pid: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let mut by_pid: BTreeMap<u32, Vec<HeldFile>> = BTreeMap::new();
     let mut unreadable = 0usize;
     for process in processes.iter().filter(|p| p.pid != own) {
         let entries = match std::fs::read_dir(format!("/proc/{}/fd", process.pid)) {
@@ -183,7 +188,7 @@ pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Ho
             }
             Err(_) => continue,
         };
-        let mut held: Vec<String> = Vec::new();
+        let mut held: Vec<HeldFile> = Vec::new();
         for entry in entries.flatten() {
             let Ok(link) = std::fs::read_link(entry.path()) else {
                 continue;
@@ -196,9 +201,12 @@ pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Ho
                 .iter()
                 .any(|t| matches_target(&without_deleted(&link), t))
             {
-                let text = link.to_string_lossy().into_owned();
-                if !held.contains(&text) {
-                    held.push(text);
+                let file = HeldFile {
+                    identity: held_identity(&entry.path()),
+                    path: link,
+                };
+                if !held.contains(&file) {
+                    held.push(file);
                 }
             }
         }
@@ -214,6 +222,18 @@ pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Ho
         ));
     }
     Ok(Holdings { by_pid, warnings })
+}
+
+/// Which file the descriptor link `/proc/<pid>/fd/<n>` holds open (`stat` through the link reads
+/// the open file itself, whatever its path now names): `None` when it is no regular file or was
+/// removed while held (no name left to delete).
+fn held_identity(descriptor: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(descriptor).ok()?;
+    (metadata.is_file() && metadata.nlink() > 0).then(|| FileIdentity {
+        volume: metadata.dev(),
+        index: metadata.ino(),
+    })
 }
 
 /// Whether `process` is still the process that was listed (not ended, not a zombie, its pid not
@@ -313,6 +333,10 @@ mod tests {
             Some(vec!["python3".into(), "-c".into(), "import time".into()])
         );
         assert_eq!(command_line(b""), None);
+        assert_eq!(
+            command_line(b"python3\0held-\xff.log\0"),
+            Some(vec!["python3".into(), "held-\\xff.log".into()])
+        );
         assert_eq!(
             without_deleted(Path::new("/x/serve.log (deleted)")),
             PathBuf::from("/x/serve.log")

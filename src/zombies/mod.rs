@@ -20,6 +20,7 @@
 //! start stamp) before it is signalled, so a reused pid is never ended.
 
 mod decide;
+mod delete;
 mod names;
 mod render;
 
@@ -103,11 +104,29 @@ pub struct Target {
     pub is_dir: bool,
 }
 
+/// A file a process holds open.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HeldFile {
+    /// The path as the system names it, byte for byte (on Linux a file removed while held ends
+    /// in ` (deleted)`).
+    pub path: PathBuf,
+    /// Which file is held (Linux: read through the process's own descriptor), when it is a
+    /// regular file that still has a name; `None` otherwise: such a file is never deleted.
+    pub identity: Option<crate::identity::FileIdentity>,
+}
+
+impl HeldFile {
+    /// The path for people and JSON: bytes that are no UTF-8 shown as `\xNN`, never U+FFFD.
+    pub fn text(&self) -> String {
+        crate::terminal::path_text(&self.path).into_owned()
+    }
+}
+
 /// Which process holds which files.
 #[derive(Debug, Clone, Default)]
 pub struct Holdings {
-    /// Pid to the held files (paths as the system gives them), sorted.
-    pub by_pid: BTreeMap<u32, Vec<String>>,
+    /// Pid to the held files, sorted.
+    pub by_pid: BTreeMap<u32, Vec<HeldFile>>,
     /// What could not be read.
     pub warnings: Vec<String>,
 }
@@ -417,6 +436,7 @@ fn look(
         holdings.by_pid,
         since,
         names,
+        targets,
         std::process::id(),
     );
     if since.is_some() {
@@ -512,16 +532,17 @@ fn wait_for(pending: &mut Vec<&Process>, ended: &mut Vec<u32>, limit: Duration) 
 
 type Deletion = (Vec<String>, Vec<String>, Vec<NotDeleted>);
 
-/// Deletes the files the leftovers held, once nothing holds them (read again now), and checks
-/// that each is gone.
+/// Deletes the files the leftovers held, once nothing holds them (read again now), by handle and
+/// only when the name still names the file that was held (`delete.rs`), and checks that each is
+/// gone.
 fn delete_held(listed: &[Assessed], warnings: &mut Vec<String>) -> Result<Deletion, ZombiesError> {
-    let files: BTreeSet<PathBuf> = listed
+    // A file removed while held, or no regular file, has no identity: there is nothing to delete.
+    let files: BTreeSet<HeldFile> = listed
         .iter()
         .filter(|a| a.is_leftover())
         .flat_map(|a| a.holds.iter())
-        .map(PathBuf::from)
-        // A file removed while held shows as `... (deleted)` on Linux: there is nothing to delete.
-        .filter(|path| path.symlink_metadata().is_ok_and(|m| m.is_file()))
+        .filter(|held| held.identity.is_some())
+        .cloned()
         .collect();
     let (mut deleted, mut still_held, mut not_deleted) = (Vec::new(), Vec::new(), Vec::new());
     if files.is_empty() {
@@ -529,8 +550,8 @@ fn delete_held(listed: &[Assessed], warnings: &mut Vec<String>) -> Result<Deleti
     }
     let targets: Vec<Target> = files
         .iter()
-        .map(|path| Target {
-            path: path.clone(),
+        .map(|held| Target {
+            path: held.path.clone(),
             is_dir: false,
         })
         .collect();
@@ -542,35 +563,19 @@ fn delete_held(listed: &[Assessed], warnings: &mut Vec<String>) -> Result<Deleti
             warnings.push(warning);
         }
     }
-    let held: BTreeSet<PathBuf> = holdings
-        .by_pid
-        .values()
-        .flatten()
-        .map(PathBuf::from)
-        .collect();
+    let held_now: Vec<&HeldFile> = holdings.by_pid.values().flatten().collect();
     for file in files {
-        let text = display_path(&file);
-        if held.contains(&file) {
+        let text = file.text();
+        if held_now
+            .iter()
+            .any(|h| h.path == file.path || h.identity == file.identity)
+        {
             still_held.push(text);
             continue;
         }
-        match std::fs::remove_file(&file) {
-            Ok(()) => match file.symlink_metadata() {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => deleted.push(text),
-                Ok(_) => not_deleted.push(NotDeleted {
-                    path: text,
-                    reason: "still there after it was deleted (another process holds it open)"
-                        .into(),
-                }),
-                Err(e) => not_deleted.push(NotDeleted {
-                    path: text,
-                    reason: format!("cannot check that it is gone: {e}"),
-                }),
-            },
-            Err(e) => not_deleted.push(NotDeleted {
-                path: text,
-                reason: e.to_string(),
-            }),
+        match delete::delete(&file) {
+            Ok(()) => deleted.push(text),
+            Err(reason) => not_deleted.push(NotDeleted { path: text, reason }),
         }
     }
     Ok((deleted, still_held, not_deleted))
@@ -588,7 +593,7 @@ fn listed_process(assessed: &Assessed, now: SystemTime) -> ListedProcess {
             let age = now.duration_since(s.time).unwrap_or_default();
             (age.as_secs_f64() * 1000.0).round() / 1000.0
         }),
-        holds: assessed.holds.clone(),
+        holds: assessed.holds.iter().map(HeldFile::text).collect(),
         before_attempt: assessed.before_attempt,
         matched_name: assessed.matched_name.clone(),
         protected: assessed.protection.map(Protection::name),
@@ -598,7 +603,7 @@ fn listed_process(assessed: &Assessed, now: SystemTime) -> ListedProcess {
 
 /// A path as the user reads it.
 fn display_path(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    crate::terminal::path_text(path).into_owned()
 }
 
 /// A time as RFC 3339 in UTC, to the millisecond (cut, not rounded: an attempt start printed

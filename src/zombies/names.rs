@@ -12,6 +12,9 @@ const BUILTIN: &str = include_str!(concat!(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SuspectNames {
     names: Vec<String>,
+    /// The names the user gave (`--name`): a process of such a name is a suspect whatever its
+    /// command line; one of a shipped name only when its command line names the paths.
+    given: Vec<String>,
 }
 
 /// A `--name` that cannot be a program's file name.
@@ -33,7 +36,10 @@ impl SuspectNames {
             .filter(|line| !line.is_empty() && !line.starts_with('#'))
             .map(normalise)
             .collect();
-        SuspectNames { names }
+        SuspectNames {
+            names,
+            given: Vec::new(),
+        }
     }
 
     /// The shipped list and `extra` (`--name`), each a program's file name (`.exe` optional).
@@ -43,7 +49,11 @@ impl SuspectNames {
 
     /// `extra` alone (`--no-default-names`).
     pub fn only(extra: &[String]) -> Result<SuspectNames, BadName> {
-        SuspectNames { names: Vec::new() }.extended(extra)
+        SuspectNames {
+            names: Vec::new(),
+            given: Vec::new(),
+        }
+        .extended(extra)
     }
 
     fn extended(mut self, extra: &[String]) -> Result<SuspectNames, BadName> {
@@ -63,6 +73,9 @@ impl SuspectNames {
                 ));
             }
             let name = normalise(trimmed);
+            if !list.given.contains(&name) {
+                list.given.push(name.clone());
+            }
             if !list.names.contains(&name) {
                 list.names.push(name);
             }
@@ -75,18 +88,26 @@ impl SuspectNames {
         &self.names
     }
 
-    /// The first name of the list that one of `candidates` (file names or paths of the
-    /// process's executable) matches.
+    /// Whether `name` is one the user gave (`--name`).
+    pub fn is_given(&self, name: &str) -> bool {
+        self.given.iter().any(|given| given == name)
+    }
+
+    /// The first name that one of `candidates` (file names or paths of the process's
+    /// executable) matches: of the names the user gave first, then of the list.
     pub fn matching<'a>(
         &self,
         candidates: impl IntoIterator<Item = &'a str> + Clone,
     ) -> Option<&str> {
-        self.names.iter().map(String::as_str).find(|name| {
-            candidates
-                .clone()
-                .into_iter()
-                .any(|candidate| name_matches(name, candidate, cfg!(windows)))
-        })
+        let given = self.given.iter().map(String::as_str);
+        given
+            .chain(self.names.iter().map(String::as_str))
+            .find(|name| {
+                candidates
+                    .clone()
+                    .into_iter()
+                    .any(|candidate| name_matches(name, candidate, cfg!(windows)))
+            })
     }
 }
 

@@ -37,8 +37,8 @@ use windows_sys::Win32::System::Threading::{
 };
 
 use super::{
-    attribute_holders, files_under, filetime_to_system_time, grow_list, Holdings, Process,
-    Snapshot, StartTime, Target,
+    attribute_holders, files_under, filetime_to_system_time, grow_list, HeldFile, Holdings,
+    Process, Snapshot, StartTime, Target,
 };
 
 /// The names `ending` uses in reports: Windows has one way to end another process.
@@ -367,7 +367,7 @@ pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Ho
     }
     let own = std::process::id();
     let by_holder = attribute_holders(&files, &mut |group| restart_manager_holders(group))?;
-    let mut by_pid: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let mut by_pid: BTreeMap<u32, Vec<HeldFile>> = BTreeMap::new();
     for ((pid, stamp), held) in by_holder {
         // The Restart Manager names a process by pid and creation stamp: a pid reused since the
         // table was read is not the listed process.
@@ -378,7 +378,10 @@ pub(super) fn held_files(targets: &[Target], processes: &[Process]) -> Result<Ho
             continue;
         }
         let entry = by_pid.entry(pid).or_default();
-        entry.extend(held.iter().map(|p| p.to_string_lossy().into_owned()));
+        entry.extend(held.iter().map(|path| HeldFile {
+            path: path.clone(),
+            identity: crate::identity::of_path(path).ok(),
+        }));
         entry.sort();
         entry.dedup();
     }

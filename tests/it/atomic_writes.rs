@@ -60,3 +60,72 @@ fn killing_apply_never_leaves_a_partial_file() {
     }
     assert_eq!(saw_original + saw_patched, 16);
 }
+
+/// A small tmpfs mounted for one test (the tests run as root), unmounted when dropped.
+#[cfg(target_os = "linux")]
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+#[cfg(target_os = "linux")]
+impl SmallDisk {
+    fn mount(kilobytes: usize) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kilobytes}k"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "mount a {kilobytes} KB tmpfs (the tests run as root)"
+        );
+        SmallDisk { dir }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_leaves_the_original_and_the_earlier_backup_unchanged() {
+    // 144 KB: the original (64 KB) and the patched text's temporary file fit, the backup does not.
+    let disk = SmallDisk::mount(144);
+    let ext = disk.dir.path().join("extension.py");
+    let mut original = String::from(HEAD);
+    while original.len() < 64 * 1024 {
+        original.push_str("# padding so that the backup does not fit on the disk\n");
+    }
+    std::fs::write(&ext, &original).unwrap();
+    let earlier = disk.dir.path().join("extension.py.orig");
+    std::fs::write(&earlier, "an earlier backup\n").unwrap();
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/tvm-ffi-hip-lld-link.log"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .arg("patch")
+        .arg(&ext)
+        .args(["--from", log, "--apply"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("backup"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&ext).unwrap(), original);
+    assert_eq!(
+        std::fs::read_to_string(&earlier).unwrap(),
+        "an earlier backup\n"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(disk.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["extension.py", "extension.py.orig"], "{stderr}");
+}

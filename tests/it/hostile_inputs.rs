@@ -1166,3 +1166,35 @@ fn max_symbols_caps_what_is_kept() {
     let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     assert_eq!(json["symbols"][0]["reported"], 2);
 }
+
+#[test]
+fn since_past_the_clock_range_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("build.log");
+    std::fs::write(
+        &log,
+        "main.obj : error LNK2019: unresolved external symbol f referenced in function main\r\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    for since in [
+        "@18446744073709551615",
+        "@9223372036854775807",
+        "@253402207201",
+    ] {
+        for args in [
+            vec!["zombies", dir_arg, "--since", since],
+            vec!["triage", "--since", since, log],
+        ] {
+            let output = lnkfix().args(&args).output().unwrap();
+            let err = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert!(
+                err.contains("--since") && err.contains("too large"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}

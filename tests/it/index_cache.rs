@@ -216,3 +216,34 @@ fn unwritable_cache_is_one_warning() {
         render(&plain, &plain_warnings)
     );
 }
+
+/// Another program truncates every cache entry in place while a warm index that was read from
+/// them is still in use. A mapped entry would end the process (SIGBUS) at the first name read
+/// past the new end; entries are read into memory, so the index reads on, and the next build
+/// rebuilds the damaged entries.
+#[test]
+fn entries_truncated_while_in_use_do_not_end_the_run() {
+    let files = inputs();
+    let dir = scratch("truncated");
+    let (plain, plain_warnings) = build(&files, None, Machine::X64);
+    let expected = render(&plain, &plain_warnings);
+    build(&files, Some(&dir), Machine::X64);
+    let (warm, warm_warnings) = build(&files, Some(&dir), Machine::X64);
+    let cached = entries(&dir);
+    assert!(!cached.is_empty());
+    for entry in &cached {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(entry)
+            .expect("open entry");
+        file.set_len(0).expect("truncate entry");
+    }
+    assert_eq!(render(&warm, &warm_warnings), expected);
+    assert_eq!(warm.lookup("weak_fn").len(), 1);
+    drop(warm);
+    let (rebuilt, warnings) = build(&files, Some(&dir), Machine::X64);
+    assert_eq!(list(&rebuilt), list(&plain));
+    assert!(warnings.len() >= plain_warnings.len(), "{warnings:#?}");
+    let (again, warnings) = build(&files, Some(&dir), Machine::X64);
+    assert_eq!(render(&again, &warnings), expected);
+}

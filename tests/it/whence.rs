@@ -661,3 +661,184 @@ fn a_placeholder_inside_every_run_needs_the_second_pass() {
         "Expected {} tensor but got {} tensor"
     );
 }
+
+/// A `.py` file whose name is not UTF-8: `whence` and `triage` report it in JSON and text with
+/// those bytes as `\xNN` (never U+FFFD, never a failed report).
+#[cfg(unix)]
+#[test]
+fn a_source_whose_name_is_not_utf8_is_shown_with_its_bytes_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dunce::canonicalize(dir.path()).unwrap();
+    let package = root.join("kernels");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::write(
+        package.join(std::ffi::OsStr::from_bytes(b"jit-\xff.py")),
+        "def run(self, **kwargs):\n    for k in kwargs:\n        raise KeyError(\"Keyword argument %s was specified but unrecognised\" % k)\n",
+    )
+    .unwrap();
+    let site = root.to_str().unwrap();
+    let file = format!("{site}/kernels/jit-\\xff.py");
+    let report = whence(&[TRITON_MESSAGE, "--site-packages", site], 0);
+    assert_eq!(paths(&report), ["kernels/jit-\\xff.py:3"]);
+    assert_eq!(report["candidates"][0]["file"], file.as_str());
+    let output = lnkfix()
+        .args(["whence", TRITON_MESSAGE, "--site-packages", site])
+        .assert_retrying()
+        .code(0);
+    let text = String::from_utf8(output.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("1. kernels/jit-\\xff.py:3 in run"), "{text}");
+    assert!(text.contains(&file) && !text.contains('\u{fffd}'), "{text}");
+
+    let log = common::root().join("tests/triage/runtime_triton_kwarg.log");
+    let output = lnkfix()
+        .args(["triage", log.to_str().unwrap(), "--format", "json"])
+        .args(["--site-packages", site])
+        .assert_retrying()
+        .code(1);
+    let report: Value = serde_json::from_slice(&output.get_output().stdout).unwrap();
+    let raisers = report["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|e| e.get("raisers"))
+        .expect("raisers on the KeyError line");
+    assert_eq!(raisers[0]["path"], "kernels/jit-\\xff.py");
+    assert_eq!(raisers[0]["file"], file.as_str());
+}
+
+/// A fake interpreter (a shell script) that answers the query for `site` and leaves a process
+/// behind that keeps its output open: `started` is the shell line that starts it.
+#[cfg(unix)]
+fn fake_python(dir: &Path, site: &Path, started: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let site = site.to_str().unwrap();
+    let script = dir.join("python3");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{started}\necho '{{\"purelib\": \"{site}\", \"platlib\": \"{site}\", \"stdlib\": \"{site}\", \"site\": [], \"executable\": \"fake\", \"version\": \"3.0\"}}'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+/// `--python` whose output stays open after it answered: a child it left in its process group
+/// is ended with it (the child never gets to write its marker), and one in a session of its own
+/// cannot hold lnkfix past the time limit.
+#[cfg(unix)]
+#[test]
+fn an_interpreter_whose_output_stays_open_does_not_hold_whence() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dunce::canonicalize(dir.path()).unwrap();
+    let site = root.join("site");
+    write(
+        &site,
+        "pkg/mod.py",
+        "raise OSError(\"the reticulated spline %d broke\" % n)\n",
+    );
+    let marker = root.join("child-finished");
+    let python = fake_python(
+        &root,
+        &site,
+        &format!("( sleep 40; touch '{}' ) &", marker.display()),
+    );
+    let report = whence(
+        &[
+            "OSError: the reticulated spline 3 broke",
+            "--python",
+            python.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert_eq!(paths(&report), ["pkg/mod.py:1"]);
+    // Ended with the interpreter's group, not waited for.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(!marker.exists());
+
+    // In a session of its own (the interpreter answers only once it is there) it is out of
+    // reach: lnkfix gives up at the time limit (30 s).
+    let pid_file = root.join("session-child.pid");
+    let python = fake_python(
+        &root,
+        &site,
+        &format!(
+            "setsid sh -c 'echo $$ > {pid}; sleep 90; touch {}' &\nwhile [ ! -s {pid} ]; do sleep 0.05; done",
+            marker.display(),
+            pid = pid_file.display(),
+        ),
+    );
+    let output = lnkfix()
+        .args([
+            "whence",
+            "OSError: the reticulated spline 3 broke",
+            "--python",
+        ])
+        .arg(&python)
+        .assert_retrying()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr).into_owned();
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
+    assert!(stderr.contains("did not answer within 30 s"), "{stderr}");
+    assert!(!marker.exists());
+}
+
+/// Directories that each link twice to the next, inside the searched directory and outside it:
+/// every directory is entered once, not 2^16 times.
+#[cfg(unix)]
+#[test]
+fn a_symlink_dag_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dunce::canonicalize(dir.path()).unwrap();
+    let chain = |base: &Path| {
+        for level in 0..=16 {
+            std::fs::create_dir_all(base.join(format!("d{level}"))).unwrap();
+        }
+        for level in 0..16 {
+            for link in ["a", "b"] {
+                std::os::unix::fs::symlink(
+                    format!("../d{}", level + 1),
+                    base.join(format!("d{level}")).join(link),
+                )
+                .unwrap();
+            }
+        }
+        write(
+            base,
+            "d16/mod.py",
+            "raise OSError(\"the reticulated spline %d broke\" % n)\n",
+        );
+    };
+    let inside = root.join("inside");
+    chain(&inside);
+    let report = whence(
+        &[
+            "OSError: the reticulated spline 3 broke",
+            "--site-packages",
+            inside.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert_eq!(report["files_scanned"], 1);
+    assert_eq!(paths(&report), ["d16/mod.py:1"]);
+
+    let outside = root.join("outside");
+    chain(&outside);
+    let site = root.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::os::unix::fs::symlink(outside.join("d0"), site.join("ext")).unwrap();
+    let report = whence(
+        &[
+            "OSError: the reticulated spline 3 broke",
+            "--site-packages",
+            site.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert_eq!(report["files_scanned"], 1);
+    assert_eq!(report["candidates_total"], 1);
+}

@@ -291,9 +291,12 @@ fn leftovers_are_listed_ended_and_their_logs_deleted() {
     let me = process(&report, own).expect("this test process holds ancestor.log");
     assert_eq!(me["protected"], "ancestor");
     assert_eq!(strings(&me["holds"]), [canonical(&ancestor_log)]);
-    // The unrelated python is a suspect by name (the shipped list), but holds nothing here.
-    let suspect = process(&report, unrelated_python.pid()).expect("an old python is a suspect");
-    assert!(suspect["holds"].as_array().unwrap().is_empty());
+    // The unrelated python has a shipped suspect name, but neither holds a file here nor names
+    // the logs on its command line: it is not listed.
+    assert!(
+        process(&report, unrelated_python.pid()).is_none(),
+        "an old python elsewhere is no suspect"
+    );
     assert!(
         process(&report, unrelated.pid()).is_none(),
         "sleep is no suspect"
@@ -912,4 +915,172 @@ fn triage_names_the_command_and_lists_only_when_asked() {
         lnkfix::zombies::log_directory(Path::new("serve.log")),
         PathBuf::from(".")
     );
+}
+
+/// A python3 process that runs `code` with `arguments` (bytes, as the system passes them), and
+/// is ready once it printed `ready`.
+#[cfg(target_os = "linux")]
+fn python_with(code: &str, arguments: &[&std::ffi::OsStr]) -> Reaped {
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(code)
+        .args(arguments)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line.trim(), "ready", "python3 did not start");
+    Reaped(child)
+}
+
+/// A leftover that, on SIGTERM, moves the directory of the log it holds away and puts a symbolic
+/// link to another directory in its place, where a file of the same name lies. Deleting by path
+/// would delete that file; lnkfix deletes nothing and says why.
+#[cfg(target_os = "linux")]
+#[test]
+fn delete_never_follows_a_directory_swapped_for_a_link() {
+    let root = tempfile::tempdir().unwrap();
+    let logs = root.path().join("logs");
+    let sub = logs.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("held.log");
+    std::fs::write(&victim, "not lnkfix's to delete\n").unwrap();
+    let held = sub.join("held.log");
+    let code = "import os, signal, sys, time\n\
+        held, outside = sys.argv[1], sys.argv[2]\n\
+        sub = os.path.dirname(held)\n\
+        f = open(held, 'a')\n\
+        def swap(*_):\n    os.rename(sub, sub + '.moved')\n    os.symlink(outside, sub)\n    os._exit(0)\n\
+        signal.signal(signal.SIGTERM, swap)\n\
+        print('ready', flush=True)\n\
+        time.sleep(600)\n";
+    let mut leftover = python_with(code, &[held.as_os_str(), outside.as_os_str()]);
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let (code, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--kill",
+        "--delete",
+        "--no-default-names",
+    ]);
+    assert_eq!(pids(&report["killed"]), [leftover.pid()], "{report:#}");
+    assert!(leftover.ended_within_5s());
+    assert!(
+        sub.symlink_metadata().unwrap().is_symlink(),
+        "the leftover swapped the directory"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not lnkfix's to delete\n"
+    );
+    assert!(
+        report["deleted"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+    let not_deleted = &report["not_deleted"][0];
+    assert_eq!(not_deleted["path"], held.to_str().unwrap(), "{report:#}");
+    assert!(
+        not_deleted["reason"]
+            .as_str()
+            .unwrap()
+            .contains("symbolic link"),
+        "{report:#}"
+    );
+    assert_eq!(code, 1);
+}
+
+/// A held log whose name is not UTF-8 is the file deleted, and shown with its bytes escaped;
+/// the file named with U+FFFD in their place (what a lossy conversion gives) is left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn delete_removes_the_held_file_whose_name_is_not_utf8_and_no_other() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let logs = dunce::canonicalize(root.path()).unwrap().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let held = logs.join(std::ffi::OsStr::from_bytes(b"held-\xff.log"));
+    let decoy = logs.join("held-\u{fffd}.log");
+    std::fs::write(&decoy, "unheld\n").unwrap();
+    let code = "import sys, time\nf = open(sys.argv[1], 'a')\nprint('ready', flush=True)\ntime.sleep(600)\n";
+    let mut leftover = python_with(code, &[held.as_os_str()]);
+    assert!(held.exists());
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let shown = format!("{}/held-\\xff.log", logs.to_str().unwrap());
+    let (code, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--no-default-names",
+    ]);
+    assert_eq!(code, 1);
+    let entry = process(&report, leftover.pid()).expect("the holder is listed");
+    assert_eq!(strings(&entry["holds"]), std::slice::from_ref(&shown));
+    let (code, stdout, _) = run(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--kill",
+        "--delete",
+        "--no-default-names",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(leftover.ended_within_5s());
+    assert!(
+        stdout.contains(&format!("deleted: {shown} (checked: gone)")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{fffd}'), "{stdout}");
+    assert!(!held.exists(), "the held file is deleted");
+    assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "unheld\n");
+}
+
+/// With the shipped names, a python elsewhere on the machine that started before the attempt
+/// is not listed: only one whose command line names the paths is a suspect by name. (Listing
+/// only: nothing is ended.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_python_elsewhere_is_no_suspect_by_name_alone() {
+    let root = tempfile::tempdir().unwrap();
+    let logs = dunce::canonicalize(root.path()).unwrap().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let code = "import time\nprint('ready', flush=True)\ntime.sleep(600)\n";
+    let elsewhere = python_with(code, &[std::ffi::OsStr::new("/srv/elsewhere.log")]);
+    let script = logs.join("serve.log");
+    let naming = python_with(code, &[script.as_os_str()]);
+    std::thread::sleep(APART);
+    let since = rfc3339(SystemTime::now());
+    let (code, report) = run_json(&["zombies", logs.to_str().unwrap(), "--since", &since]);
+    assert!(
+        process(&report, elsewhere.pid()).is_none(),
+        "a python whose command line does not name the paths is listed: {report:#}"
+    );
+    let entry = process(&report, naming.pid()).expect("the python naming the logs is listed");
+    assert_eq!(entry["matched_name"], "python");
+    assert_eq!(entry["leftover"], true);
+    assert_eq!(code, 1);
+    // Named by the user, a program is a suspect whatever its command line.
+    let (_, report) = run_json(&[
+        "zombies",
+        logs.to_str().unwrap(),
+        "--since",
+        &since,
+        "--no-default-names",
+        "--name",
+        "python3",
+    ]);
+    assert!(process(&report, elsewhere.pid()).is_some(), "{report:#}");
 }
