@@ -616,18 +616,16 @@ pub fn format_time(time: SystemTime) -> String {
         .map_or_else(|| crate::triage::format_rfc3339(time), |t| t.to_string())
 }
 
-/// Quotes one argument for the user's shell: `cmd`/PowerShell double quotes on Windows, POSIX
-/// single quotes elsewhere, and only when needed.
+/// Quotes one argument for the user's shell: `cmd`/PowerShell double quotes on Windows, the
+/// `shlex` crate's POSIX quoting elsewhere, and only when needed.
 pub fn quote_argument(argument: &str) -> String {
     if cfg!(windows) {
         return crate::report::quote_windows_argument(argument);
     }
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-    if !argument.is_empty() && argument.chars().all(plain) {
-        argument.to_string()
-    } else {
-        format!("'{}'", argument.replace('\'', r"'\''"))
-    }
+    // shlex quotes for POSIX shells; it refuses only a NUL, which no argument can hold.
+    shlex::try_quote(argument)
+        .map(|quoted| quoted.into_owned())
+        .unwrap_or_else(|_| argument.replace('\0', ""))
 }
 
 /// A command line from its arguments, each quoted as needed.
@@ -895,7 +893,15 @@ mod tests {
         );
         if !cfg!(windows) {
             assert_eq!(quote_argument("a b"), "'a b'");
-            assert_eq!(quote_argument("it's"), r"'it'\''s'");
+            assert_eq!(quote_argument("it's"), "\"it's\"");
+            // A POSIX shell reads each back as the one argument it was.
+            for tricky in ["$HOME/a b", "a`b`", "x\"y", "it's \\ here", "-n"] {
+                assert_eq!(
+                    shlex::split(&quote_argument(tricky)),
+                    Some(vec![tricky.to_string()]),
+                    "{tricky}"
+                );
+            }
             assert_eq!(quote_argument("/tmp/x-1.log"), "/tmp/x-1.log");
             assert_eq!(quote_argument(""), "''");
         }
