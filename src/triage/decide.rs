@@ -89,9 +89,15 @@ pub(super) fn run(
         ));
     }
 
-    let Some(hit) = choose_root(&attempt, &facts, &book, &mut report) else {
-        explain_no_root(&attempt, &book, &mut report);
-        return Ok(report);
+    let hit = match choose_root(&attempt, &facts, &book, &mut report) {
+        Some(hit) => hit,
+        None => match link_records(source, name, options, &book, &attempt)? {
+            Some(hit) => hit,
+            None => {
+                explain_no_root(&attempt, &book, &mut report);
+                return Ok(report);
+            }
+        },
     };
     report.also_seen = also_seen(&attempt, &facts, &book, &hit, arch_row);
     let mut values = hit.captures.clone();
@@ -122,6 +128,50 @@ pub(super) fn run(
         crate::whence::triage::attach_raisers(&mut report, spec)?;
     }
     Ok(report)
+}
+
+/// When no row's pattern matched a line of the attempt: the link records `diagnose`'s reader
+/// finds there (a zig driver's `error: lld-link:`, `LNK 2001`, an Error List cell, a record a
+/// console or a paste reshaped), as a hit of the link stage's general row at the first of them.
+/// One reader decides for both commands what a link record is.
+fn link_records(
+    source: &Source,
+    name: &str,
+    options: &TriageOptions,
+    book: &RowBook,
+    attempt: &AttemptScan,
+) -> Result<Option<Hit>, TriageError> {
+    let Some(row) = book.rows().position(|r| r.id == "link-error") else {
+        return Ok(None);
+    };
+    let link_book = link_rule_book(&options.extra_rules)?;
+    let diagnosis = link_diagnosis(
+        source,
+        name,
+        options,
+        &link_book,
+        attempt.first_line,
+        attempt.last_line,
+    )?;
+    let first = diagnosis
+        .findings
+        .iter()
+        .map(|f| f.line)
+        .chain(diagnosis.symbols.iter().map(|s| s.symbol.first_line))
+        .filter(|line| *line > 0)
+        .min();
+    let Some(line) = first.filter(|_| diagnosis.link_failed) else {
+        return Ok(None);
+    };
+    let Some(evidence) = lines_text(source, options, &[line]).into_iter().next() else {
+        return Ok(None);
+    };
+    Ok(Some(Hit {
+        row,
+        line: evidence,
+        captures: BTreeMap::new(),
+        context: Vec::new(),
+    }))
 }
 
 /// What the freshness check decided.

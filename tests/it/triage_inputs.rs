@@ -407,3 +407,40 @@ fn since_times_parse() {
         Err(TriageError::Time { .. })
     ));
 }
+
+/// Triage reads link records the way `diagnose` does: the shapes its rows' patterns do not name
+/// (a driver's `error: lld-link:`, a respelled `LNK 2001`, Markdown around MSBuild's prefixes)
+/// still answer the link stage, at the record's line.
+#[test]
+fn triage_reads_every_shape_diagnose_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "zig.log",
+            "Build Summary: 1/3 steps succeeded\nerror: lld-link: undefined symbol: hipMalloc\n>>> referenced by kern.obj\n",
+            2,
+        ),
+        (
+            "respelled.log",
+            "[4/4] Linking app.exe\nmain.obj : error LNK 2001: unresolved external symbol hipFree\n",
+            2,
+        ),
+        (
+            "markdown.log",
+            "### Output\n> 1>main.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n",
+            2,
+        ),
+    ];
+    for (name, text, line) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let report = triage::triage_path(&path, &TriageOptions::default()).unwrap();
+        assert_eq!(report.stage, Stage::Link, "{name}: {report:?}");
+        assert_eq!(report.rule.as_deref(), Some("link-unresolved"), "{name}");
+        assert!(
+            report.evidence.iter().any(|e| e.line == line),
+            "{name}: {:?}",
+            report.evidence
+        );
+    }
+}
