@@ -288,8 +288,16 @@ fn mark_toolset(
                 .filter_map(|f| libraries.get(f))
                 .find_map(|library| discover::find_library(c.dirs, library))
         });
+        // With the libraries searched defining it, a newer-toolset name that only prebuilt
+        // library members ask for (and no plain CRT name is missing) still says the toolset:
+        // the link used an older toolset's libraries than the ones searched.
+        let hidden = on_disk && from_libraries && plain_crt == 0;
         let note = match (&installed, context) {
-            _ if on_disk => continue,
+            _ if on_disk && !hidden => continue,
+            _ if hidden => format!(
+                "{name} comes with newer toolsets; the libraries searched define it ({}), but the link did not find it: the linker used an older toolset's libraries, and the prebuilt library that references it was built by a newer MSVC",
+                s.library_path.as_deref().or(s.library.as_deref()).unwrap_or("a library searched")
+            ),
             (Some(path), _) => format!(
                 "{name} comes with newer toolsets: the installed {} does not define it, so the code that references it was built by a newer MSVC than the one linking",
                 path.display()
@@ -310,5 +318,36 @@ fn mark_toolset(
         if s.installed_lacks.take().is_some() {
             s.match_note = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::with_index;
+    use crate::index::{LibrarySymbol, Machine, SymbolKind};
+    use crate::resolve::ExplainedKind;
+    use std::path::Path;
+
+    /// A newer toolset's helper that only a prebuilt library asks for is the toolset's problem
+    /// even when the libraries searched define it: the link used older ones. Asked for by the
+    /// project's own object, it is an answer of the libraries searched.
+    #[test]
+    fn a_newer_toolset_name_is_the_toolsets_even_when_the_libraries_searched_define_it() {
+        let helper = || {
+            vec![LibrarySymbol::new(
+                "__std_find_trivial_1".into(),
+                Path::new("msvcprt.lib"),
+                SymbolKind::Defined,
+                Machine::X64,
+            )]
+        };
+        let from_library = "vendor.lib(scan.obj) : error LNK2019: unresolved external symbol __std_find_trivial_1 referenced in function f\n";
+        let d = with_index(from_library, helper(), Path::new("."));
+        let e = d.symbols[0].explained_by.as_ref().expect("explained");
+        assert_eq!(e.kind, ExplainedKind::ToolsetMismatch);
+        assert!(e.note.contains("older toolset's libraries"), "{}", e.note);
+        let from_project = "app.obj : error LNK2019: unresolved external symbol __std_find_trivial_1 referenced in function f\n";
+        let d = with_index(from_project, helper(), Path::new("."));
+        assert!(d.symbols[0].explained_by.is_none());
     }
 }
