@@ -555,6 +555,12 @@ impl<'s, 'w> Reading<'s, 'w> {
                 let width = console_width(&piece);
                 self.take_piece(number, &piece, width, false);
             }
+        } else if let Some(records) = lens::run_together::split(&copied) {
+            // Records a mail client or a copy ran together on one line, each read as a line.
+            self.stats.lensed_lines += 1;
+            for record in records {
+                self.take_piece(number, record, console_width(record), false);
+            }
         } else {
             // A plain line is ASCII: a character per byte.
             let width = if plain {

@@ -57,6 +57,33 @@ fn backticks(text: &str, _: &mut Rng) -> String {
     })
 }
 
+/// Records a mail client ran together: each record line joined to the record line before it
+/// with one space (at most three records on a line).
+fn run_together(text: &str, _: &mut Rng) -> String {
+    let is_record = |l: &str| {
+        l.contains(" : error LNK")
+            || l.contains(" : fatal error LNK")
+            || l.starts_with("lld-link: error:")
+            || l.starts_with(">>> ")
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut joined = 0;
+    for line in text.lines() {
+        match out.last_mut() {
+            Some(last) if joined < 2 && is_record(line) && is_record(last) => {
+                last.push(' ');
+                last.push_str(line);
+                joined += 1;
+            }
+            _ => {
+                out.push(line.to_string());
+                joined = 0;
+            }
+        }
+    }
+    out.join("\n")
+}
+
 /// The log as an HTML page shows its source: character references for `&`, `<`, `>` and
 /// quotes, and `<br />` where lines ended (up to 20 lines on one line).
 fn html(text: &str, _: &mut Rng) -> String {
@@ -359,6 +386,11 @@ const SHAPES: &[Shape] = &[
         name: "html",
         layer: 4,
         apply: html,
+    },
+    Shape {
+        name: "run-together",
+        layer: 2,
+        apply: run_together,
     },
 ];
 

@@ -30,6 +30,7 @@ pub mod markdown;
 pub mod msbuild_origin;
 pub mod msbuild_prefix;
 pub mod quotes;
+pub mod run_together;
 pub mod tool_residue;
 
 use std::borrow::Cow;
