@@ -111,14 +111,15 @@ fn unwritable_pdbs(scan: &mut Scan<'_>) -> Vec<Problem> {
         let pdb = quoted(&f.text)
             .into_iter()
             .find(|q| q.to_ascii_lowercase().ends_with(".pdb"));
+        let (cause, fix) = pdb_cause_and_fix(&f.text);
         let mut problem = Problem::new(
             ProblemKind::Pdb,
             format!(
                 "the linker cannot write the program database{}",
                 pdb.as_deref().map(|p| format!(" {p}")).unwrap_or_default()
             ),
-            "the PDB is held by another process (a debugger, mspdbsrv.exe of an earlier build), the disk is full, or the path is too long".into(),
-            "close the debugger or end mspdbsrv.exe, free disk space, or link with a shorter /PDB: path; then link again".into(),
+            cause.into(),
+            fix.into(),
         );
         problem.line(f.line);
         if let Some(pdb) = pdb {
@@ -127,6 +128,33 @@ fn unwritable_pdbs(scan: &mut Scan<'_>) -> Vec<Problem> {
         out.push(problem);
     }
     out
+}
+
+/// The cause and fix of a PDB that cannot be written, by the error class LNK1318 names
+/// (`Unexpected PDB error; LIMIT (12)`): the PDB outgrew its format's limit, the PDB server
+/// (mspdbsrv.exe) failed, or the file system refused; anything else (LNK1201) is the usual list.
+fn pdb_cause_and_fix(text: &str) -> (&'static str, &'static str) {
+    if text.contains("LIMIT (12)") {
+        (
+            "the program database outgrew the limit of its page size (4 GB at the default 4 KB pages): a link with a lot of debug information",
+            "link with /PDBPAGESIZE:8192 (Visual Studio 2019 16.11 or newer) so the PDB may grow past 4 GB, or emit less debug information (a Release build, /DEBUG:NONE for the largest targets, or fewer instantiations)",
+        )
+    } else if text.contains("RPC (23)") {
+        (
+            "the PDB server (mspdbsrv.exe) that writes the program database failed: it ran out of memory, or a hung server from an earlier or parallel build holds the PDB",
+            "end every mspdbsrv.exe (Task Manager, or taskkill /f /im mspdbsrv.exe), give each parallel link its own /PDB: file, and link again; with a 32-bit host toolset, use the 64-bit one",
+        )
+    } else if text.contains("FILE_SYSTEM (3)") {
+        (
+            "the file system refused the program database: a stale PDB from a restored build cache, a path too long, or a scanner holding the file",
+            "delete the .pdb (and a restored build cache that holds it) and link again",
+        )
+    } else {
+        (
+            "the PDB is held by another process (a debugger, mspdbsrv.exe of an earlier build), the disk is full, or the path is too long",
+            "close the debugger or end mspdbsrv.exe, free disk space, or link with a shorter /PDB: path; then link again",
+        )
+    }
 }
 
 #[cfg(test)]

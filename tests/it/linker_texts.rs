@@ -297,6 +297,53 @@ const EXCERPTS: &[Excerpt] = &[
         fix: &["developer prompt"],
         says: &["rc.exe"],
     },
+    Excerpt {
+        // https://github.com/aptos-labs/aptos-core/pull/17451 (CI): a PDB over its size limit.
+        source: "aptos-labs/aptos-core#17451",
+        log: "LINK : fatal error LNK1318: Unexpected PDB error; LIMIT (12)\n",
+        kind: ProblemKind::Pdb,
+        subjects: &[],
+        fix: &["/PDBPAGESIZE:8192"],
+        says: &["limit of its page size"],
+    },
+    Excerpt {
+        // https://github.com/ispc/ispc/issues/3836 (CI, x86): the PDB server failed.
+        source: "ispc/ispc#3836",
+        log: "libvcruntime.lib(chandler4.obj) : fatal error LNK1318: Unexpected PDB error; RPC (23) '(0x000000A4)'\n",
+        kind: ProblemKind::Pdb,
+        subjects: &[],
+        fix: &["mspdbsrv.exe"],
+        says: &["PDB server"],
+    },
+    Excerpt {
+        // https://github.com/web-infra-dev/rspack/issues/4067 (CI): a stale PDB in a restored
+        // cache; removing the cache fixed it.
+        source: "web-infra-dev/rspack#4067",
+        log: " LINK : fatal error LNK1318: Unexpected PDB error; FILE_SYSTEM (3) 'D:\\a\\rspack\\rspack\\target\\x86_64-pc-windows-msvc\\debug\\deps\\rspack_node.pdb'\n",
+        kind: ProblemKind::Pdb,
+        subjects: &["D:\\a\\rspack\\rspack\\target\\x86_64-pc-windows-msvc\\debug\\deps\\rspack_node.pdb"],
+        fix: &["delete the .pdb"],
+        says: &["build cache"],
+    },
+    Excerpt {
+        // https://github.com/streamlabs/facemask-plugin/issues/93 (MSBuild): a library that is a
+        // Git LFS pointer; installing git-lfs fixed it.
+        source: "streamlabs/facemask-plugin#93",
+        log: "1>..\\thirdparty\\opencv\\lib\\Release\\opencv_world400.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x86\n",
+        kind: ProblemKind::CorruptInput,
+        subjects: &["..\\thirdparty\\opencv\\lib\\Release\\opencv_world400.lib"],
+        fix: &["replace"],
+        says: &["Git LFS pointer"],
+    },
+    Excerpt {
+        // https://github.com/9176324/Shark/issues/31 (nmake): resource conversion failed.
+        source: "9176324/Shark#31",
+        log: "   Creating library D:\\vsproject\\Labs\\Shark\\Build\\Bins\\AMD64\\Sea.lib and object D:\\vsproject\\Labs\\Shark\\Build\\Bins\\AMD64\\Sea.exp\nLINK : fatal error LNK1123: failure during conversion to COFF: file invalid or corrupt\nNMAKE : fatal error U1077: 'link.exe' : return code '0x463'\n",
+        kind: ProblemKind::ToolMissing,
+        subjects: &[],
+        fix: &["/INCREMENTAL:NO"],
+        says: &["cvtres.exe"],
+    },
 ];
 
 #[test]
