@@ -279,33 +279,9 @@ fn mark_toolset(
         if !is_newer_toolset_name(&name) {
             continue;
         }
-        let on_disk = s.provider.is_some_and(Answerer::on_disk);
-        let installed = context.and_then(|c| {
-            let family = book.family(&s.family)?;
-            let libraries = family.libraries.as_ref()?;
-            Flavour::ALL
-                .iter()
-                .filter_map(|f| libraries.get(f))
-                .find_map(|library| discover::find_library(c.dirs, library))
-        });
-        // With the libraries searched defining it, a newer-toolset name that only prebuilt
-        // library members ask for (and no plain CRT name is missing) still says the toolset:
-        // the link used an older toolset's libraries than the ones searched.
-        let hidden = on_disk && from_libraries && plain_crt == 0;
-        let note = match (&installed, context) {
-            _ if on_disk && !hidden => continue,
-            _ if hidden => format!(
-                "{name} comes with newer toolsets; the libraries searched define it ({}), but the link did not find it: the linker used an older toolset's libraries, and the prebuilt library that references it was built by a newer MSVC",
-                s.library_path.as_deref().or(s.library.as_deref()).unwrap_or("a library searched")
-            ),
-            (Some(path), _) => format!(
-                "{name} comes with newer toolsets: the installed {} does not define it, so the code that references it was built by a newer MSVC than the one linking",
-                path.display()
-            ),
-            (None, _) if from_libraries && plain_crt == 0 => format!(
-                "{name} is defined only by newer toolsets' libraries (Visual Studio 2019 and 2022 updates added these names): the prebuilt library that references it was built by a newer MSVC than the one linking"
-            ),
-            _ => continue,
+        let Some(note) = newer_toolset_note(book, s, context, from_libraries && plain_crt == 0)
+        else {
+            continue;
         };
         s.explained_by = Some(Explained {
             kind: ExplainedKind::ToolsetMismatch,
@@ -318,6 +294,44 @@ fn mark_toolset(
         if s.installed_lacks.take().is_some() {
             s.match_note = None;
         }
+    }
+}
+
+/// Why a name only newer toolsets define is unresolved, when the evidence says the toolset:
+/// the installed library lacks it; or only prebuilt library members ask for it (`only_libraries`,
+/// with no plain CRT name missing), whether or not the libraries searched define it (when they
+/// do, the link used an older toolset's libraries than those). `None`: a library's answer.
+fn newer_toolset_note(
+    book: &RuleBook,
+    s: &ResolvedSymbol,
+    context: Option<&SearchContext<'_>>,
+    only_libraries: bool,
+) -> Option<String> {
+    let name = &s.symbol.lookup_name;
+    let on_disk = s.provider.is_some_and(Answerer::on_disk);
+    if on_disk {
+        return only_libraries.then(|| format!(
+            "{name} comes with newer toolsets; the libraries searched define it ({}), but the link did not find it: the linker used an older toolset's libraries, and the prebuilt library that references it was built by a newer MSVC",
+            s.library_path.as_deref().or(s.library.as_deref()).unwrap_or("a library searched")
+        ));
+    }
+    let installed = context.and_then(|c| {
+        let family = book.family(&s.family)?;
+        let libraries = family.libraries.as_ref()?;
+        Flavour::ALL
+            .iter()
+            .filter_map(|f| libraries.get(f))
+            .find_map(|library| discover::find_library(c.dirs, library))
+    });
+    match installed {
+        Some(path) => Some(format!(
+            "{name} comes with newer toolsets: the installed {} does not define it, so the code that references it was built by a newer MSVC than the one linking",
+            path.display()
+        )),
+        None if only_libraries => Some(format!(
+            "{name} is defined only by newer toolsets' libraries (Visual Studio 2019 and 2022 updates added these names): the prebuilt library that references it was built by a newer MSVC than the one linking"
+        )),
+        None => None,
     }
 }
 
