@@ -62,6 +62,9 @@ pub enum IntendedSource {
     Log,
     /// `TVM_FFI_ROCM_ARCH_LIST` in the environment lnkfix runs in.
     Environment,
+    /// The GPU the log shows (`TRITON_OVERRIDE_ARCH=gfx1201`, `gcnArchName: gfx1201`, rocminfo's
+    /// `Name: gfx1201`).
+    LogDevice,
 }
 
 /// What the arch analyses found (in the report as `arch`).
@@ -127,6 +130,21 @@ impl ArchFacts {
             intended_source,
             variable_set,
         }
+    }
+
+    /// The intended arch from the GPU the log shows, when neither `--arch-intended` nor an arch
+    /// variable line of the log says it: the device is what the code must run on, which the
+    /// environment lnkfix runs in can only guess.
+    pub(crate) fn with_device(mut self, device: Option<&str>) -> ArchFacts {
+        let weaker = matches!(
+            self.intended_source,
+            None | Some(IntendedSource::Environment)
+        );
+        if let Some(device) = device.filter(|_| weaker) {
+            self.intended = vec![device.to_string()];
+            self.intended_source = Some(IntendedSource::LogDevice);
+        }
+        self
     }
 
     /// Whether `arch` is intended (`None` when nothing is known about the intent).
@@ -360,6 +378,20 @@ fn listed(offload_archs: &[OffloadArch]) -> String {
         .join(", ")
 }
 
+/// The GPU's arch as a log line shows it: triton's override (`TRITON_OVERRIDE_ARCH=gfx1201`), a
+/// device property dump (`gcnArchName: 'gfx1201:sramecc+:xnack-'`), rocminfo's agent
+/// `Name: gfx1201`. The processor only, without target features.
+pub(crate) fn device_arch_in_line(line: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r#"(?:TRITON_OVERRIDE_ARCH["']?\s*[=:]\s*|gcnArchName["']?\s*[=:]\s*|^\s*Name:\s+)["']?(?P<arch>gfx[0-9a-f]{3,4})\b"#,
+        )
+        .expect("device arch pattern")
+    });
+    re.captures(line).map(|c| c["arch"].to_string())
+}
+
 /// The arch variable as a log line shows it: `Some(Some(value))` set, `Some(None)` said to be
 /// unset, `None` not mentioned.
 pub(crate) fn variable_in_line(line: &str) -> Option<Option<String>> {
@@ -430,5 +462,35 @@ mod tests {
             Some(None)
         );
         assert_eq!(variable_in_line("nothing here"), None);
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+
+    /// The GPU's arch as logs show it, and a log that names it makes the intent known.
+    #[test]
+    fn the_device_a_log_shows() {
+        for (line, arch) in [
+            (
+                "2026-11-30 INFO worker | TRITON_OVERRIDE_ARCH=gfx1201",
+                "gfx1201",
+            ),
+            ("  gcnArchName: 'gfx90a:sramecc+:xnack-'", "gfx90a"),
+            (
+                "  Name:                    gfx1100                            ",
+                "gfx1100",
+            ),
+        ] {
+            assert_eq!(device_arch_in_line(line).as_deref(), Some(arch), "{line}");
+        }
+        assert_eq!(device_arch_in_line("--offload-arch=gfx906"), None);
+        let facts = ArchFacts::new(None, None, None).with_device(Some("gfx1201"));
+        assert_eq!(facts.is_intended("gfx906"), Some(false));
+        assert_eq!(facts.intended_source, Some(IntendedSource::LogDevice));
+        // --arch-intended stays the user's word.
+        let facts = ArchFacts::new(Some("gfx1100"), None, None).with_device(Some("gfx1201"));
+        assert_eq!(facts.is_intended("gfx1100"), Some(true));
     }
 }

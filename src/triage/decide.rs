@@ -59,7 +59,8 @@ pub(super) fn run(
         options.intended_arch.as_deref(),
         scanned.scanner.arch_facts_log.as_ref(),
         options.arch_list_env.as_deref(),
-    );
+    )
+    .with_device(scanned.scanner.device_arch_log.as_deref());
     let attempts = scanned.scanner.attempts;
     let arch_row = scanned.scanner.arch_row;
     let (attempt, note) = choose_attempt(

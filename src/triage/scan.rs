@@ -143,6 +143,8 @@ pub(super) struct Scanner<'a> {
     context_set: regex::RegexSet,
     context_owners: Vec<(usize, usize)>,
     pub(super) arch_facts_log: Option<Option<String>>,
+    /// The GPU's arch the log shows, last mention ([`arch::device_arch_in_line`]).
+    pub(super) device_arch_log: Option<String>,
     pub(super) current: AttemptScan,
     pub(super) last_with_root: Option<AttemptScan>,
     pub(super) attempts: usize,
@@ -176,6 +178,7 @@ impl<'a> Scanner<'a> {
             context_set,
             context_owners: owners,
             arch_facts_log: None,
+            device_arch_log: None,
             current: AttemptScan::new(1, 1, "start-of-log"),
             last_with_root: None,
             attempts: 1,
@@ -219,6 +222,9 @@ impl<'a> Scanner<'a> {
         if let Some(value) = arch::variable_in_line(text) {
             // The last mention before the failure is the one in force.
             self.arch_facts_log = Some(value);
+        }
+        if let Some(device) = arch::device_arch_in_line(text) {
+            self.device_arch_log = Some(device);
         }
 
         let matches = self.book.set.matches(text);

@@ -444,3 +444,32 @@ fn triage_reads_every_shape_diagnose_reads() {
         );
     }
 }
+
+/// A runtime error caused by how the code was built: when the log shows the GPU's arch
+/// (`TRITON_OVERRIDE_ARCH=gfx1201`), the intent is read from it, the compile line that built the
+/// other arch is cited as the root, and the fix names the arch.
+#[test]
+fn the_gpu_the_log_shows_is_the_intended_arch() {
+    let report = triage::triage_path(
+        &fixture("runtime_invalid_device_shown.log"),
+        &TriageOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(report.stage, Stage::Runtime);
+    assert!(
+        report.evidence.iter().any(|e| e.line == 4),
+        "{:?}",
+        report.evidence
+    );
+    assert!(
+        report.fix.contains("TVM_FFI_ROCM_ARCH_LIST=gfx1201"),
+        "{}",
+        report.fix
+    );
+    let arch = report.arch.as_ref().unwrap();
+    assert_eq!(arch.intended, ["gfx1201"]);
+    assert_eq!(
+        arch.intended_source,
+        Some(lnkfix::triage::IntendedSource::LogDevice)
+    );
+}
