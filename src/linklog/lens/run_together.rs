@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! a.obj : error LNK2019: unresolved external symbol f referenced in function main b.obj : error LNK2001: unresolved external symbol g
-//! Error	LNK2019	unresolved external symbol f	app	a.obj	1		Error	LNK2001	unresolved external symbol g	app	b.obj	1
+//! Error→LNK2019→unresolved external symbol f→app→a.obj→1→→Error→LNK2001→... (→ a tab)
 //! ```
 //!
 //! [`split`] cuts such a line before each record after the first (at the object of a link.exe
