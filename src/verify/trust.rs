@@ -126,11 +126,10 @@ fn same_file(allowed: &Path, real: &Path) -> bool {
     std::fs::canonicalize(allowed).is_ok_and(|a| a == real)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn planted_programs_are_refused_unless_allowed() {
         let dir = tempfile::tempdir().unwrap();
