@@ -9,8 +9,8 @@
 //! (`lnkfix triage -` waits for its standard input to close) with its standard output redirected
 //! into the log, as a server's log is. Wine's Restart Manager is a stub that reports no holder for
 //! any file, so there the test checks the listing by name, the start times, the kill, and that
-//! lnkfix says it cannot tell who holds a file (docs/GUIDE.md, "zombies", says what was verified
-//! where).
+//! lnkfix says it cannot tell who holds a file (CONTRIBUTING.md, "Inside the commands", says what
+//! was verified where).
 //!
 //! Every test that ends processes passes `--no-default-names`: the machine is shared, and the
 //! shipped suspect names (python, clang, ninja, ...) would match other people's processes.
