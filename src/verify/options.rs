@@ -1,4 +1,4 @@
-//! Options of a log's link command that the re-run refuses (docs/GUIDE.md, *Verifying the fix*):
+//! Options of a log's link command that the re-run refuses (CONTRIBUTING.md, "Inside the commands"; docs/RULES.md §18):
 //!
 //! - those that make a driver start another program as its linker or tools: `-fuse-ld=` with a
 //!   path, `--ld-path`, `-B` and `--prefix`, `--gcc-toolchain`-style directories, compiler
