@@ -128,16 +128,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
 /// resolver marked (its dllimport references to the runtime, and only its), as one problem.
 fn prebuilt_library_runtime(scan: &Scan<'_>) -> Option<Problem> {
     let book = scan.inputs.book;
-    let marked: Vec<&crate::resolve::ResolvedSymbol> = scan
-        .diagnosis
-        .symbols
-        .iter()
-        .filter(|s| {
-            s.explained_by
-                .as_ref()
-                .is_some_and(|e| e.kind == crate::resolve::ExplainedKind::CrtMismatch)
-        })
-        .collect();
+    let marked = scan.explained_as(crate::resolve::ExplainedKind::CrtMismatch);
     let first = marked.first()?;
     let member = first.symbol.references.first()?.object.clone()?;
     let library = library_file(&member)?.to_string();

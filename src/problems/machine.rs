@@ -120,16 +120,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             scan.claim(i);
         }
     }
-    let named: Vec<&crate::resolve::ResolvedSymbol> = scan
-        .diagnosis
-        .symbols
-        .iter()
-        .filter(|s| {
-            s.explained_by
-                .as_ref()
-                .is_some_and(|e| e.kind == ExplainedKind::MachineMismatch)
-        })
-        .collect();
+    let named = scan.explained_as(ExplainedKind::MachineMismatch);
     if sides.is_empty() && named.is_empty() {
         return Vec::new();
     }

@@ -284,6 +284,18 @@ impl<'a> Scan<'a> {
             .collect()
     }
 
+    /// The unresolved symbols another failure class of `kind` explains.
+    pub(crate) fn explained_as(
+        &self,
+        kind: crate::resolve::ExplainedKind,
+    ) -> Vec<&'a crate::resolve::ResolvedSymbol> {
+        self.diagnosis
+            .symbols
+            .iter()
+            .filter(|s| s.explained_by.as_ref().is_some_and(|e| e.kind == kind))
+            .collect()
+    }
+
     fn claim(&mut self, index: usize) {
         self.claimed[index] = true;
     }

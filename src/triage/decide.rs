@@ -145,15 +145,7 @@ fn link_records(
     let Some(row) = book.rows().position(|r| r.id == "link-error") else {
         return Ok(None);
     };
-    let link_book = link_rule_book(&options.extra_rules)?;
-    let diagnosis = link_diagnosis(
-        source,
-        name,
-        options,
-        &link_book,
-        attempt.first_line,
-        attempt.last_line,
-    )?;
+    let diagnosis = attempt_link_diagnosis(source, name, options, attempt)?;
     let first = diagnosis
         .findings
         .iter()
@@ -173,6 +165,24 @@ fn link_records(
         captures: BTreeMap::new(),
         context: Vec::new(),
     }))
+}
+
+/// The link diagnosis of an attempt's lines, with the user's link-symbol rules.
+fn attempt_link_diagnosis(
+    source: &Source,
+    name: &str,
+    options: &TriageOptions,
+    attempt: &AttemptScan,
+) -> Result<crate::resolve::Diagnosis, TriageError> {
+    let link_book = link_rule_book(&options.extra_rules)?;
+    link_diagnosis(
+        source,
+        name,
+        options,
+        &link_book,
+        attempt.first_line,
+        attempt.last_line,
+    )
 }
 
 /// What the freshness check decided.
@@ -486,15 +496,7 @@ fn run_analysis(
             report.arch = Some(check);
         }
         Some(Analysis::LinkDiagnosis) => {
-            let link_book = link_rule_book(&options.extra_rules)?;
-            let diagnosis = link_diagnosis(
-                source,
-                name,
-                options,
-                &link_book,
-                attempt.first_line,
-                attempt.last_line,
-            )?;
+            let diagnosis = attempt_link_diagnosis(source, name, options, attempt)?;
             let captures = values.clone();
             values.extend(link_values(&diagnosis, &captures));
             outcome.row = row_of_problem(&diagnosis);

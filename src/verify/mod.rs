@@ -298,8 +298,20 @@ fn from_link_command(
         generated,
         any_program: true,
     };
-    let found = "--link-command".to_string();
-    match command::parse(text, &context) {
+    located(
+        command::parse(text, &context),
+        "--link-command".to_string(),
+        directory_source,
+    )
+}
+
+/// The command parsed from what `found` says, or why it cannot run.
+fn located(
+    parsed: Result<command::LinkCommand, command::Rejected>,
+    found: String,
+    directory_source: String,
+) -> Result<Located, VerifyError> {
+    match parsed {
         Ok(command) => Ok(Located {
             command,
             found,
@@ -347,18 +359,7 @@ fn from_log(
     };
     let chosen = parsed.swap_remove(index);
     let found = chosen.candidate.describe(subject.log_name);
-    match chosen.result {
-        Ok(command) => Ok(Some(Located {
-            command,
-            found,
-            directory_source,
-        })),
-        Err(rejected) => Err(VerifyError::Unusable {
-            found,
-            rejected,
-            hint: String::new(),
-        }),
-    }
+    located(chosen.result, found, directory_source).map(Some)
 }
 
 /// Why none of the log's candidates can run: the first (in order) whose response file cannot be

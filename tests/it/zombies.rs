@@ -436,18 +436,7 @@ fn a_leftover_that_ignores_sigterm_is_ended_by_sigkill() {
         "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nf = open({:?}, 'a')\nprint('ready', flush=True)\ntime.sleep(600)",
         log.to_str().unwrap()
     );
-    let mut child = Command::new("python3")
-        .args(["-c", &code])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3");
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let mut stubborn = Reaped(child);
+    let mut stubborn = python_with(&code, &[]);
     std::thread::sleep(APART);
     let since = rfc3339(SystemTime::now());
     let started = std::time::Instant::now();
