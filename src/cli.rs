@@ -222,12 +222,24 @@ pub(crate) struct VerifyArgs {
     /// (where a crafted log could have planted it); may be repeated.
     #[arg(long = "allow-linker", value_name = "PATH", requires = "verify")]
     pub(crate) allow_linker: Vec<PathBuf>,
+    /// With --verify: the most bytes read of one response file, and of build.ninja with the
+    /// files it includes; past it the run is refused.
+    #[arg(long = "verify-max-bytes", value_name = "BYTES", default_value_t = 256 << 20, requires = "verify", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_bytes: u64,
+    /// With --verify: the most bytes one command's response files hold in all, and that
+    /// build.ninja's variables evaluate to; past it the run is refused.
+    #[arg(long = "verify-max-expansion", value_name = "BYTES", default_value_t = 256 << 20, requires = "verify", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_expansion: u64,
 }
 
 impl VerifyArgs {
     /// The verification these arguments ask for, if any.
     pub(crate) fn options(&self, build_dir: Option<&PathBuf>) -> Option<VerifyOptions> {
         self.verify.then(|| VerifyOptions {
+            bounds: lnkfix::verify::Bounds {
+                read_bytes: self.max_bytes,
+                expanded_bytes: self.max_expansion,
+            },
             link_command: self.link_command.clone(),
             build_dir: build_dir.cloned(),
             rounds: self.rounds,

@@ -468,14 +468,17 @@ struct Budget {
     files: usize,
     words: usize,
     bytes: usize,
+    /// The bounds the budget started from (for the messages, and each file's read).
+    bounds: super::Bounds,
 }
 
 impl Budget {
-    fn new() -> Budget {
+    fn new(bounds: super::Bounds) -> Budget {
         Budget {
             files: rsp::MAX_FILES,
             words: rsp::MAX_WORDS,
-            bytes: rsp::MAX_TOTAL_BYTES,
+            bytes: usize::try_from(bounds.expanded_bytes).unwrap_or(usize::MAX),
+            bounds,
         }
     }
 
@@ -483,8 +486,8 @@ impl Budget {
     fn take(&mut self, words: usize, bytes: usize) -> Result<(), String> {
         self.bytes = self.bytes.checked_sub(bytes).ok_or_else(|| {
             format!(
-                "the command's response files hold more than {} bytes in all",
-                rsp::MAX_TOTAL_BYTES
+                "the command's response files hold more than {} bytes in all (--verify-max-expansion)",
+                self.bounds.expanded_bytes
             )
         })?;
         self.files = self.files.checked_sub(1).ok_or_else(|| {
@@ -535,9 +538,11 @@ fn expand(
             None => {
                 let path = directory.join(crate::discover::native_path(name));
                 let (words, decoded) =
-                    rsp::read(&path).map_err(|reason| Rejected::ResponseFile {
-                        path: path.display().to_string(),
-                        reason,
+                    rsp::read(&path, budget.bounds.read_bytes).map_err(|reason| {
+                        Rejected::ResponseFile {
+                            path: path.display().to_string(),
+                            reason,
+                        }
                     })?;
                 if decoded.replaced {
                     notes.push(format!(
@@ -585,11 +590,12 @@ fn lookup_generated<'a>(generated: &'a GeneratedFiles, name: &str) -> Option<&'a
 /// A command's arguments, its response files read within one [`Budget`].
 fn read_arguments(
     words: Vec<String>,
+    context: &ParseContext<'_>,
     directory: &Path,
-    generated: &GeneratedFiles,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Argument>, Rejected> {
-    expand(words, directory, generated, 0, notes, &mut Budget::new())
+    let mut budget = Budget::new(context.bounds);
+    expand(words, directory, context.generated, 0, notes, &mut budget)
 }
 
 /// What [`parse`] needs besides the text.
@@ -600,6 +606,8 @@ pub struct ParseContext<'a> {
     pub generated: &'a GeneratedFiles,
     /// Run any program (the user gave the command with `--link-command`), not only known ones.
     pub any_program: bool,
+    /// What may be read of its response files.
+    pub bounds: super::Bounds,
 }
 
 /// Reads one command line (possibly `cmd.exe /C "cd X && ..."`) into a link command.
@@ -664,7 +672,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     }
     refuse(&program)?;
     let driver = program_driver(&program).unwrap_or(Driver::Linker);
-    let arguments = read_arguments(words, &directory, context.generated, &mut notes)?;
+    let arguments = read_arguments(words, context, &directory, &mut notes)?;
     let command = LinkCommand {
         program,
         driver,
@@ -721,6 +729,7 @@ mod tests {
             directory: dir,
             generated: EMPTY.get_or_init(GeneratedFiles::new),
             any_program: false,
+            bounds: crate::verify::Bounds::default(),
         }
     }
 

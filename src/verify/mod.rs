@@ -40,9 +40,33 @@ use crate::resolve::Diagnosis;
 use command::{GeneratedFiles, LinkCommand, ParseContext, Rejected};
 use redirect::{Redirect, WrittenResponseFile};
 
+/// How much `--verify` reads of the files a link command needs, since a log (and so the response
+/// files and `build.ninja` it names) is untrusted input: past either bound the run is refused with
+/// an error that names the option that raises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// `--verify-max-bytes`: the most bytes read of one response file, and of `build.ninja` with
+    /// every file it includes.
+    pub read_bytes: u64,
+    /// `--verify-max-expansion`: the most bytes one command's response files hold in all, and
+    /// that `build.ninja`'s variables evaluate to.
+    pub expanded_bytes: u64,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            read_bytes: 256 << 20,
+            expanded_bytes: 256 << 20,
+        }
+    }
+}
+
 /// How to verify.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifyOptions {
+    /// What the run reads of the files a command needs.
+    pub bounds: Bounds,
     /// The command to run, as given (`--link-command`): any program, still without a shell.
     pub link_command: Option<String>,
     /// The build directory (`--build-dir`): where the command runs, and whose `build.ninja`
@@ -60,6 +84,7 @@ pub struct VerifyOptions {
 impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
+            bounds: Bounds::default(),
             link_command: None,
             build_dir: None,
             rounds: 2,
@@ -253,7 +278,7 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
     let build_dir = options.build_dir.as_deref();
     let given_directory = build_dir.map(|d| (absolute(d), "the --build-dir".to_string()));
     if let Some(text) = &options.link_command {
-        return from_link_command(text, given_directory, &generated);
+        return from_link_command(text, given_directory, &generated, options.bounds);
     }
     let mut looked = Vec::new();
     let mut failed_outputs = Vec::new();
@@ -271,13 +296,20 @@ fn locate(subject: &Subject<'_>, options: &VerifyOptions) -> Result<Located, Ver
             }
         })?;
         failed_outputs = scanned.failed_outputs.clone();
-        let found = from_log(subject, &scanned, given_directory, &generated, &mut looked)?;
+        let found = from_log(
+            subject,
+            &scanned,
+            given_directory,
+            &generated,
+            options.bounds,
+            &mut looked,
+        )?;
         if let Some(located) = found {
             return Ok(located);
         }
     }
     if let Some(dir) = build_dir {
-        return from_build_file(dir, &failed_outputs, looked);
+        return from_build_file(dir, &failed_outputs, options.bounds, looked);
     }
     looked.push("no --build-dir to read a build.ninja from, no --link-command".into());
     Err(VerifyError::NoCommand {
@@ -290,6 +322,7 @@ fn from_link_command(
     text: &str,
     given_directory: Option<(PathBuf, String)>,
     generated: &GeneratedFiles,
+    bounds: Bounds,
 ) -> Result<Located, VerifyError> {
     let (directory, directory_source) =
         given_directory.unwrap_or_else(|| (current_dir(), "the current directory".to_string()));
@@ -297,6 +330,7 @@ fn from_link_command(
         directory: &directory,
         generated,
         any_program: true,
+        bounds,
     };
     located(
         command::parse(text, &context),
@@ -333,6 +367,7 @@ fn from_log(
     scanned: &logscan::LogCommands,
     given_directory: Option<(PathBuf, String)>,
     generated: &GeneratedFiles,
+    bounds: Bounds,
     looked: &mut Vec<String>,
 ) -> Result<Option<Located>, VerifyError> {
     let (directory, directory_source, fallback) = log_directory(subject, scanned, given_directory);
@@ -340,6 +375,7 @@ fn from_log(
         directory: &directory,
         generated,
         any_program: false,
+        bounds,
     };
     let mut parsed: Vec<choose::Parsed<'_>> =
         logscan::in_order(&scanned.candidates, subject.first_error_line)
@@ -439,10 +475,11 @@ fn log_directory(
 fn from_build_file(
     dir: &Path,
     failed_outputs: &[String],
+    bounds: Bounds,
     mut looked: Vec<String>,
 ) -> Result<Located, VerifyError> {
     let path = dir.join("build.ninja");
-    let file = ninja::BuildFile::read(&path)?;
+    let file = ninja::BuildFile::read(&path, bounds)?;
     let statements = Statements {
         path: &path,
         file: &file,
@@ -499,12 +536,16 @@ impl<'f> Statements<'f> {
             directory: &self.directory,
             generated: &generated,
             any_program: false,
+            bounds: self.file.bounds(),
         };
         let text = self.file.variable(edge, "command");
         if self.file.over_expanded() {
             return Err(Rejected::Refused {
                 program: self.describe(edge),
-                reason: format!("its variables expand past {} bytes", ninja::MAX_EXPANDED),
+                reason: format!(
+                    "its variables expand past {} bytes (--verify-max-expansion)",
+                    self.file.bounds().expanded_bytes
+                ),
             });
         }
         command::parse(&text, &context)

@@ -70,8 +70,10 @@ pub struct BuildFile {
     files_read: usize,
     /// Bytes read so far, over every file.
     bytes_read: u64,
-    /// Bytes of variable values evaluated so far; past [`MAX_EXPANDED`] evaluation stops.
+    /// Bytes of variable values evaluated so far; past the expansion bound evaluation stops.
     expanded: Cell<usize>,
+    /// What may be read and evaluated (`--verify-max-bytes`, `--verify-max-expansion`).
+    bounds: super::Bounds,
 }
 
 /// A build file that cannot be read.
@@ -86,16 +88,8 @@ pub struct NinjaError {
     pub reason: String,
 }
 
-/// The most bytes read, over the build file and every file it includes.
-const MAX_BYTES: u64 = 256 << 20;
-
 /// The most files read: the build file and its includes, each counted every time it is included.
 const MAX_FILES: usize = 1024;
-
-/// The most bytes of variable values evaluated, over the whole build file and the commands read
-/// from it (values that double at each level would otherwise grow without end): as much as the
-/// files may hold.
-pub const MAX_EXPANDED: usize = 256 << 20;
 
 /// Logical lines: `$` line continuations joined, with the 1-based line each starts on and its
 /// indentation.
@@ -252,9 +246,14 @@ fn unescaped_colon(raw: &str) -> Option<usize> {
 }
 
 impl BuildFile {
-    /// Reads `path` and the files it includes.
-    pub fn read(path: &Path) -> Result<BuildFile, NinjaError> {
-        let mut file = BuildFile::default();
+    /// Reads `path` and the files it includes, within `bounds`: the bytes read over every file,
+    /// and the bytes of variable values evaluated over the whole build file and the commands
+    /// read from it (values that double at each level would otherwise grow without end).
+    pub fn read(path: &Path, bounds: super::Bounds) -> Result<BuildFile, NinjaError> {
+        let mut file = BuildFile {
+            bounds,
+            ..BuildFile::default()
+        };
         file.read_into(path, path.parent().unwrap_or(Path::new(".")), 0)?;
         Ok(file)
     }
@@ -278,16 +277,26 @@ impl BuildFile {
         out
     }
 
-    /// Counts `bytes` more of evaluated values; `false` once past [`MAX_EXPANDED`].
+    /// The bounds it was read within.
+    pub fn bounds(&self) -> super::Bounds {
+        self.bounds
+    }
+
+    /// The expansion bound in bytes.
+    fn max_expanded(&self) -> usize {
+        usize::try_from(self.bounds.expanded_bytes).unwrap_or(usize::MAX)
+    }
+
+    /// Counts `bytes` more of evaluated values; `false` once past the expansion bound.
     fn spend(&self, bytes: usize) -> bool {
         let total = self.expanded.get().saturating_add(bytes);
         self.expanded.set(total);
-        total <= MAX_EXPANDED
+        total <= self.max_expanded()
     }
 
-    /// Whether evaluation went past [`MAX_EXPANDED`] (a value read since is cut short).
+    /// Whether evaluation went past the expansion bound (a value read since is cut short).
     pub fn over_expanded(&self) -> bool {
-        self.expanded.get() > MAX_EXPANDED
+        self.expanded.get() > self.max_expanded()
     }
 
     fn read_into(&mut self, path: &Path, base: &Path, depth: usize) -> Result<(), NinjaError> {
@@ -323,7 +332,10 @@ impl BuildFile {
             if self.over_expanded() {
                 return Err(error(
                     number,
-                    format!("variables expand past {MAX_EXPANDED} bytes in all"),
+                    format!(
+                        "variables expand past {} bytes in all (--verify-max-expansion)",
+                        self.bounds.expanded_bytes
+                    ),
                 ));
             }
         }
@@ -331,19 +343,20 @@ impl BuildFile {
     }
 
     /// Reads one file of the build: without blocking, a regular file only, within what is left
-    /// of [`MAX_BYTES`].
+    /// of the read bound.
     fn read_file(&mut self, path: &Path) -> Result<Vec<u8>, String> {
         use std::io::Read;
         let file = crate::open::open_regular(path).map_err(|e| e.to_string())?;
-        let left = MAX_BYTES - self.bytes_read;
+        let max = self.bounds.read_bytes;
+        let left = max.saturating_sub(self.bytes_read);
         let mut bytes = Vec::new();
         file.take(left + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| e.to_string())?;
         self.bytes_read += bytes.len() as u64;
-        if self.bytes_read > MAX_BYTES {
+        if self.bytes_read > max {
             return Err(format!(
-                "the build file and its includes hold more than the {MAX_BYTES} bytes read"
+                "the build file and its includes hold more than the {max} bytes read (--verify-max-bytes)"
             ));
         }
         Ok(bytes)
@@ -546,7 +559,11 @@ mod tests {
     fn build_file(text: &str) -> (tempfile::TempDir, BuildFile) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("build.ninja"), text).unwrap();
-        let file = BuildFile::read(&dir.path().join("build.ninja")).unwrap();
+        let file = BuildFile::read(
+            &dir.path().join("build.ninja"),
+            super::super::Bounds::default(),
+        )
+        .unwrap();
         (dir, file)
     }
 
@@ -624,14 +641,26 @@ mod tests {
             "include rules.ninja\nbuild x.dll: link a.obj\n",
         )
         .unwrap();
-        let file = BuildFile::read(&dir.path().join("build.ninja")).unwrap();
+        let file = BuildFile::read(
+            &dir.path().join("build.ninja"),
+            super::super::Bounds::default(),
+        )
+        .unwrap();
         let edge = file.producing("x.dll").unwrap();
         assert_eq!(file.variable(edge, "command"), "lld-link a.obj /out:x.dll");
         std::fs::write(dir.path().join("bad.ninja"), "build x.dll link a.obj\n").unwrap();
-        let error = BuildFile::read(&dir.path().join("bad.ninja")).unwrap_err();
+        let error = BuildFile::read(
+            &dir.path().join("bad.ninja"),
+            super::super::Bounds::default(),
+        )
+        .unwrap_err();
         assert_eq!(error.line, 1);
         assert!(error.reason.contains("without `:`"), "{error}");
-        let error = BuildFile::read(&dir.path().join("missing.ninja")).unwrap_err();
+        let error = BuildFile::read(
+            &dir.path().join("missing.ninja"),
+            super::super::Bounds::default(),
+        )
+        .unwrap_err();
         assert_eq!(error.line, 0);
         // An included file that is not ninja: its bytes are never quoted in the error.
         std::fs::write(
@@ -641,13 +670,21 @@ mod tests {
         .unwrap();
         for text in ["include secret.txt\n", "x = 1\ninclude secret.txt\n"] {
             std::fs::write(dir.path().join("inc.ninja"), text).unwrap();
-            let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+            let error = BuildFile::read(
+                &dir.path().join("inc.ninja"),
+                super::super::Bounds::default(),
+            )
+            .unwrap_err();
             assert!(error.path.ends_with("secret.txt"), "{error}");
             assert!(!error.to_string().contains("hunter2"), "{error}");
         }
         std::fs::write(dir.path().join("secret.txt"), "rule r\n  indented-secret\n").unwrap();
         std::fs::write(dir.path().join("inc.ninja"), "include secret.txt\n").unwrap();
-        let error = BuildFile::read(&dir.path().join("inc.ninja")).unwrap_err();
+        let error = BuildFile::read(
+            &dir.path().join("inc.ninja"),
+            super::super::Bounds::default(),
+        )
+        .unwrap_err();
         assert!(!error.to_string().contains("indented-secret"), "{error}");
     }
 }

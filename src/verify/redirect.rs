@@ -475,6 +475,7 @@ mod tests {
             directory: dir,
             generated: &generated,
             any_program: false,
+            bounds: crate::verify::Bounds::default(),
         };
         let command = parse(text, &context).unwrap();
         prepare(&command, &["amdhip64.lib".into()], scratch).unwrap()

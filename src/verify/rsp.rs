@@ -10,15 +10,8 @@ use std::path::Path;
 
 use super::winargs;
 
-/// The largest response file read (a CMake link of a large project lists tens of thousands of
-/// objects in a few megabytes).
-pub const MAX_BYTES: u64 = 64 << 20;
-
 /// The most response files one command's expansion reads (nested ones counted each time named).
 pub const MAX_FILES: usize = 4096;
-
-/// The most text one command's response files hold in all.
-pub const MAX_TOTAL_BYTES: usize = 256 << 20;
 
 /// The most arguments one command's response files hold in all.
 pub const MAX_WORDS: usize = 4_000_000;
@@ -110,16 +103,19 @@ pub fn encode(words: &[String], encoding: Encoding) -> Vec<u8> {
 
 /// Reads a response file from disk: its words, encoding and whether bytes were replaced. It is
 /// opened as the other inputs are (without blocking, a regular file only: a FIFO or a device such
-/// as `/dev/zero` is refused), and read up to [`MAX_BYTES`].
-pub fn read(path: &Path) -> Result<(Vec<String>, Decoded), String> {
+/// as `/dev/zero` is refused), and read up to `max_bytes` (`--verify-max-bytes`; a CMake link
+/// of a large project lists tens of thousands of objects in a few megabytes).
+pub fn read(path: &Path, max_bytes: u64) -> Result<(Vec<String>, Decoded), String> {
     use std::io::Read;
     let file = crate::open::open_regular(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1)
+    file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(format!("more than the {MAX_BYTES} bytes read"));
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "more than the {max_bytes} bytes read (--verify-max-bytes)"
+        ));
     }
     let decoded = decode(&bytes);
     Ok((winargs::split_arguments(&decoded.text), decoded))

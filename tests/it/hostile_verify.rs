@@ -276,6 +276,28 @@ fn response_files_are_bounded() {
     }
 }
 
+/// The bounds are flags: a response file larger than `--verify-max-bytes`, or response files that
+/// hold more than `--verify-max-expansion` in all, refuse the run with an error that names the
+/// flag; the same files pass the default bounds.
+#[test]
+fn the_bounds_are_flags_named_when_reached() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path();
+    std::fs::write(dir.join("big.rsp"), "a.obj ".repeat(400)).unwrap();
+    std::fs::write(dir.join("twice.rsp"), "@big.rsp @big.rsp").unwrap();
+    let log = ninja_log("lld-link-19 /dll /out:x.dll @big.rsp");
+    let (_, json) = verify(dir, &log, &["--verify-max-bytes", "1000"], None);
+    let error = json["verify"]["error"].as_str().unwrap();
+    assert!(error.contains("--verify-max-bytes"), "{error}");
+    let log = ninja_log("lld-link-19 /dll /out:x.dll @twice.rsp");
+    let (_, json) = verify(dir, &log, &["--verify-max-expansion", "3000"], None);
+    let error = json["verify"]["error"].as_str().unwrap();
+    assert!(error.contains("--verify-max-expansion"), "{error}");
+    let (_, json) = verify(dir, &log, &[], None);
+    let error = json["verify"]["error"].as_str().unwrap_or("");
+    assert!(!error.contains("--verify-max"), "{error}");
+}
+
 /// `--build-dir`'s `build.ninja` when the log shows no command: a FIFO, an `include /dev/zero`,
 /// variables that double at each level, and includes that fan out (each file including the next
 /// 40 times, 4 levels) are each an error naming the file, and lnkfix ends by itself.
