@@ -403,10 +403,16 @@ struct Answered {
 /// `std_search_1` (the `__` pair became bold and vanished). A name no rule knows whose `__` form
 /// is a name of the embedded tables is looked up as that name, with a warning that says so; the
 /// name as the log shows it stays the symbol's name.
-fn restore_eaten_underscores(failure: &mut LinkFailure, book: &RuleBook) {
-    for symbol in &mut failure.symbols {
+/// Only names no rule classified (`classes`, one per symbol) are tried, and a restored name's
+/// class is computed again.
+fn restore_eaten_underscores(
+    failure: &mut LinkFailure,
+    classes: &mut [Option<Classification>],
+    book: &RuleBook,
+) {
+    for (symbol, class) in failure.symbols.iter_mut().zip(classes.iter_mut()) {
         let name = symbol.lookup_name.as_str();
-        if name.starts_with(['_', '?']) || name.is_empty() || classify(book, symbol).is_some() {
+        if class.is_some() || name.starts_with(['_', '?']) || name.is_empty() {
             continue;
         }
         let restored = format!("__{name}");
@@ -422,6 +428,7 @@ fn restore_eaten_underscores(failure: &mut LinkFailure, book: &RuleBook) {
             symbol.linker_name = Some(restored.clone());
         }
         symbol.lookup_name = restored;
+        *class = classify(book, symbol);
     }
 }
 
@@ -434,9 +441,9 @@ fn answer_all(
     options: &DiagnoseOptions,
     context: Option<&SearchContext<'_>>,
 ) -> Answered {
-    restore_eaten_underscores(failure, book);
-    let classes: Vec<Option<Classification>> =
+    let mut classes: Vec<Option<Classification>> =
         failure.symbols.iter().map(|s| classify(book, s)).collect();
+    restore_eaten_underscores(failure, &mut classes, book);
     let extra = context.map_or(&[][..], |c| c.evidence.as_slice());
     let crt = evidence::decide(failure, &classes, book, options.crt, extra);
     let matches = find_providers(failure, book, context, crt.flavour);
