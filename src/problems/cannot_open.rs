@@ -354,17 +354,23 @@ fn differently_named(scan: &Scan<'_>, name: &str) -> Option<std::path::PathBuf> 
     (found.len() == 1).then(|| found.remove(0))
 }
 
-/// The answer for `file` when a directory searched holds the same library as `other`.
-fn renamed(file: &str, other: &Path) -> (String, String, String) {
-    let name = file_name(file);
-    let on_disk = other
+/// A file's name as it is on disk, and its directory, for the messages.
+fn name_and_dir(path: &Path) -> (String, String) {
+    let name = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let dir = other
+    let dir = path
         .parent()
         .map(|d| d.display().to_string())
         .unwrap_or_default();
+    (name, dir)
+}
+
+/// The answer for `file` when a directory searched holds the same library as `other`.
+fn renamed(file: &str, other: &Path) -> (String, String, String) {
+    let name = file_name(file);
+    let (on_disk, dir) = name_and_dir(other);
     (
         format!("cannot open {file}: the library is named {on_disk}"),
         format!("no directory searched holds {name}, but {dir} holds {on_disk}: the same library under the name its build wrote (a debug d suffix, a version, lib in front, -shared or -static)"),
@@ -447,14 +453,7 @@ fn located(
     let has_dir = file.contains(['\\', '/']);
     if let Some(search) = scan.inputs.search {
         if let Some(path) = crate::discover::find_library(search.dirs, name) {
-            let on_disk = path
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let dir = path
-                .parent()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default();
+            let (on_disk, dir) = name_and_dir(&path);
             if on_disk != name && !cfg!(windows) {
                 return (
                     format!("cannot open {file}: the file is {on_disk}, in another letter case"),
