@@ -53,6 +53,7 @@
 //!
 
 mod apply;
+pub mod build_file;
 mod chokepoint;
 mod diff;
 mod from_diagnosis;
