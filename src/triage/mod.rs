@@ -34,7 +34,7 @@ mod report;
 pub mod rows;
 mod scan;
 mod source;
-mod time;
+pub mod time;
 
 pub use arch::{is_valid_target, split_list, ArchCheck, IntendedSource, OffloadArch};
 pub use render::{render_text, render_text_with};
