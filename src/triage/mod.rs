@@ -29,6 +29,7 @@
 mod analysis;
 mod arch;
 mod decide;
+mod raisers;
 mod render;
 mod report;
 pub mod rows;

@@ -8,19 +8,22 @@
 //!   `main.rs` and the modules it declares (`mod cli;`, ...) are the binary, a crate of their own,
 //!   where `crate::` means the binary's root.
 //! - **An edge A → B** is a path in A's code that names B or an item of B: every path of a `use`
-//!   declaration (its braces expanded) and every `crate::...`, `super::...` or `self::...` path
-//!   in the code, resolved to the longest module path it starts with (`crate::problems::Problem`
-//!   is `problems`, `super::store::Span` in `index/coff/mod.rs` is `index::store`). Comments
-//!   (doc links included), string and character literals and the unit tests (a `#[cfg(...test...)]`
-//!   `mod tests` block) are not code the program depends on: a unit test may build its input
-//!   with any stage. A path that names no module of the crate (`std::`, another crate, a child
-//!   module by its bare name) is not an edge.
-//! - **A file and its own module tree are one piece:** an edge between a file and one of its
-//!   ancestors or descendants (`resolve` and `resolve::flags`, `index` and `index::coff::reader`)
-//!   is not counted. A directory's `mod.rs` declares its files, re-exports them and holds the
-//!   types they share; its files use those types through `super::`. That is one module seen from
-//!   outside, not a circle. (So a circle that closes only through a parent, X → a child, the
-//!   child → its parent, the parent → X, is not seen here.)
+//!   declaration (its braces expanded) and every path in the code that starts with `crate::`,
+//!   `super::`, `self::` or the bare name of one of A's own child modules (`decide::run` in
+//!   `triage/mod.rs`), resolved to the longest module path it starts with
+//!   (`crate::problems::Problem` is `problems`, `super::store::Span` in `index/coff/mod.rs` is
+//!   `index::store`). Comments (doc links included), string and character literals and the unit
+//!   tests (a `#[cfg(...test...)]` `mod tests` block) are not code the program depends on: a unit
+//!   test may build its input with any stage. A path that names no module of the crate (`std::`,
+//!   another crate, a type's `Type::item`) is not an edge.
+//! - **A directory's `mod.rs` and its files:** a path from a file to one of its ancestors
+//!   (`resolve::flags` → `resolve`) is not an edge: a directory's `mod.rs` holds the types its
+//!   files share, and they read them through `super::`. Nor is a parent's re-export of a
+//!   descendant (`pub use child::Item`): that is the directory's face, not a use. A parent that
+//!   calls or imports a child's item otherwise (`decide::run(...)`, `use decide::run;`) depends
+//!   on it: that edge counts, so a circle through a parent (X → a parent → its child → X) is
+//!   seen. (One that closes through the types a parent holds for its children, X → a child →
+//!   its parent → X, is not.)
 //! - **A circle** is a strongly connected component of more than one file. The failure names
 //!   every file of each, and each edge inside it with the line and the path that makes it.
 //!
@@ -55,6 +58,8 @@ struct Citation {
     line: usize,
     /// The path (`crate::problems::Problem`).
     path: String,
+    /// Whether it is a `pub use` (a re-export).
+    reexport: bool,
 }
 
 /// The graph: file index → file index → why.
@@ -244,25 +249,29 @@ fn named_paths(code: &str) -> Vec<Citation> {
         let rest = &code[at..];
         if word_start && rest.starts_with("use ") {
             let end = rest.find(';').unwrap_or(rest.len());
+            let reexport = is_public(&code[..at]);
             for path in use_paths(&rest[4..end]) {
                 out.push(Citation {
                     line: line_of(at),
                     path,
+                    reexport,
                 });
             }
             at += end;
             continue;
         }
-        let starts_path = ["crate::", "super::", "self::"]
-            .iter()
-            .any(|p| rest.starts_with(p));
-        if word_start && starts_path {
+        let after_path = at > 0 && bytes[at - 1] == b':';
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if word_start && !after_path && word_end > 0 && rest[word_end..].starts_with("::") {
             let end = rest
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
                 .unwrap_or(rest.len());
             out.push(Citation {
                 line: line_of(at),
                 path: rest[..end].trim_end_matches(':').to_string(),
+                reexport: false,
             });
             at += end;
             continue;
@@ -270,6 +279,21 @@ fn named_paths(code: &str) -> Vec<Citation> {
         at += rest.chars().next().unwrap().len_utf8();
     }
     out
+}
+
+/// Whether the item ending `before` is public: `pub`, `pub(crate)`, `pub(super)`, ...
+fn is_public(before: &str) -> bool {
+    let before = before.trim_end();
+    let before = match before.strip_suffix(')') {
+        Some(scoped) => scoped
+            .rsplit_once('(')
+            .map_or(scoped, |(b, _)| b)
+            .trim_end(),
+        None => before,
+    };
+    before
+        .strip_suffix("pub")
+        .is_some_and(|b| b.is_empty() || !is_word(*b.as_bytes().last().unwrap()))
 }
 
 /// The module `path` (as written in `from`) names: the longest module path of the crate it
@@ -292,6 +316,10 @@ fn target(path: &str, from: &ModulePath, modules: &BTreeMap<ModulePath, usize>) 
             }
             base
         }
+        // A child module by its bare name (`decide::run`); else another crate or an item.
+        child if modules.contains_key(&[from.as_slice(), &[child.to_string()]].concat()) => {
+            from.clone()
+        }
         _ => return None,
     };
     full.extend(segments.map(str::to_string));
@@ -300,9 +328,10 @@ fn target(path: &str, from: &ModulePath, modules: &BTreeMap<ModulePath, usize>) 
         .find_map(|n| modules.get(&full[..n]).copied())
 }
 
-/// Whether `a` is `b`, or one is inside the other's module tree.
-fn same_tree(a: &ModulePath, b: &ModulePath) -> bool {
-    a.starts_with(b) || b.starts_with(a)
+/// Whether a path in `from` naming `to` is not an edge: `to` is `from` itself or an ancestor
+/// (the types a directory's files share), or a descendant re-exported (`pub use child::Item`).
+fn not_an_edge(from: &ModulePath, to: &ModulePath, citation: &Citation) -> bool {
+    from.starts_with(to) || (to.starts_with(from) && citation.reexport)
 }
 
 /// The edges between files (see the module documentation).
@@ -320,7 +349,7 @@ fn graph(files: &[SourceFile]) -> Graph {
                 let Some(to) = target(&citation.path, &file.module, &modules) else {
                     continue;
                 };
-                if same_tree(&file.module, &files[to].module) {
+                if not_an_edge(&file.module, &files[to].module, &citation) {
                     continue;
                 }
                 let why = graph.entry(from).or_default().entry(to).or_default();
@@ -518,7 +547,7 @@ fn the_reader_sees_circles_and_only_code() {
         (
             "a/mod.rs",
             "mod inner;\npub use inner::Thing;\nuse crate::{\n    b::{self, B},\n    c::C as See,\n};\n\
-             pub struct A;\n",
+             pub struct A;\nfn g() { inner::make(); }\n",
         ),
         ("a/inner.rs", "use super::A;\npub struct Thing(A);\n"),
         (
@@ -554,8 +583,14 @@ fn the_reader_sees_circles_and_only_code() {
             .map(|(to, _)| files[*to].relative.as_str())
             .collect()
     };
-    // a → b and c from one braced `use`; not a → a::inner (its own tree).
-    assert_eq!(targets("a/mod.rs"), ["src/b.rs", "src/c.rs"]);
+    // a → b and c from one braced `use`; a → a::inner from the call, not from the re-export.
+    assert_eq!(
+        targets("a/mod.rs"),
+        ["src/a/inner.rs", "src/b.rs", "src/c.rs"]
+    );
+    let why = &graph[&index("a/mod.rs")][&index("a/inner.rs")];
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert_eq!((why[0].line, why[0].path.as_str()), (8, "inner::make"));
     // The comment, the string and the character literal are not code; the path in code is.
     assert_eq!(targets("b.rs"), ["src/a/inner.rs"]);
     // The unit tests do not count; nor a file's own parent.
@@ -574,6 +609,19 @@ fn the_reader_sees_circles_and_only_code() {
             && failures[0].contains("\n    src/b.rs:5 uses crate::a::A (src/a/mod.rs)"),
         "{failures:#?}"
     );
+    // A circle through a parent: a → its child inner (a call), inner → d, d → a (and b, which
+    // a uses and which uses inner).
+    sources[3].1 = sources[3].1.replace("use crate::a::A;\n", "");
+    sources[2].1.push_str("use crate::d::f;\n");
+    sources[5].1.push_str("use crate::a::A;\n");
+    let failures = violations(&source_files(&sources));
+    assert!(
+        failures[0]
+            .starts_with("import circle between src/a/mod.rs, src/a/inner.rs, src/b.rs, src/d.rs:")
+            && failures[0].contains("\n    src/a/mod.rs:8 uses inner::make (src/a/inner.rs)"),
+        "{failures:#?}"
+    );
+    assert!(is_public("pub(crate) ") && is_public("\npub ") && !is_public("fn g() { "));
     assert_eq!(
         use_paths("a::{b::{c, self}, d as e, f::*}"),
         ["a::b::c", "a::b", "a::d", "a::f"]
