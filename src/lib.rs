@@ -25,6 +25,7 @@ pub mod evidence;
 pub mod explain;
 pub mod identity;
 pub mod index;
+pub mod interpreter;
 pub mod linklog;
 pub mod machine;
 pub mod open;

@@ -340,7 +340,7 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
 
     let mut warnings = Vec::new();
     let evidence = build_evidence(request, &book, &failure, &mut options, &mut warnings);
-    let searched = request.search.index(env, &mut warnings);
+    let (python, searched) = request.search.search(env, &mut warnings);
     if let Some(s) = &searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
     }
@@ -353,6 +353,11 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         request.search.options.arch,
     );
     diagnosis.warnings.extend(warnings);
+    diagnosis.searched_dirs = searched
+        .as_ref()
+        .map(|s| s.dirs.clone())
+        .unwrap_or_default();
+    diagnosis.python = python;
     diagnosis.set_build_system(build_system);
     attach_problems(&mut diagnosis, request, &book, searched.as_ref(), &options);
     if let Some(s) = searched {
