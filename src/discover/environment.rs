@@ -344,3 +344,275 @@ impl Collector {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{discover_with, SearchOptions};
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::fs;
+
+    /// A stand-in library file (an empty archive).
+    fn library(path: &Path) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, b"!<arch>\n").unwrap();
+    }
+
+    fn interpreter(base: &Path, prefix: &Path, site: &Path, bits: u32) -> Interpreter {
+        Interpreter {
+            executable: prefix.join("bin/python3"),
+            version: "3.12.4".into(),
+            base_prefix: base.to_path_buf(),
+            prefix: prefix.to_path_buf(),
+            pointer_bits: bits,
+            debug: false,
+            site_packages: vec![site.to_path_buf()],
+        }
+    }
+
+    fn environment(vars: &[(&str, String)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        move |name: &str| map.get(name).cloned()
+    }
+
+    fn sources(found: &super::super::Discovered, root: &Path) -> Vec<(String, String)> {
+        found
+            .dirs
+            .iter()
+            .map(|d| {
+                let relative = d.path.strip_prefix(root).unwrap_or(&d.path);
+                (
+                    relative.to_string_lossy().replace('\\', "/"),
+                    d.origin.replace(&root.display().to_string(), "ROOT"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn no_interpreter_is_started_without_a_python_anywhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let asked = RefCell::new(0);
+        let probe = |_: &Path| -> Result<Interpreter, ProbeError> {
+            *asked.borrow_mut() += 1;
+            unreachable!("no interpreter to ask")
+        };
+        // PATH without any python, no VIRTUAL_ENV/CONDA_PREFIX.
+        let env = environment(&[("PATH", dir.path().display().to_string())]);
+        let found = discover_with(&SearchOptions::default(), &env, &probe);
+        assert_eq!(*asked.borrow(), 0);
+        assert!(found.python.is_none() && found.dirs.is_empty());
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+    }
+
+    #[test]
+    fn a_virtual_environment_gives_libs_torch_nvidia_and_tvm_ffi_with_their_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let venv = root.join("venv");
+        let site = venv.join("Lib/site-packages");
+        library(&root.join("Python312/libs/python312.lib"));
+        library(&site.join("torch/lib/c10.lib"));
+        library(&site.join("torch/lib/torch_cpu.lib"));
+        library(&site.join("nvidia/cublas/lib/x64/cublas.lib"));
+        library(&site.join("nvidia/cuda_runtime/lib/x64/cudart.lib"));
+        fs::create_dir_all(site.join("nvidia/cudnn/lib")).unwrap(); // no library: not searched
+        library(&site.join("tvm_ffi/lib/tvm_ffi.lib"));
+        library(&venv.join("Scripts/python.exe"));
+        let asked = RefCell::new(Vec::new());
+        let answer = interpreter(&root.join("Python312"), &venv, &site, 64);
+        let probe = |exe: &Path| {
+            asked.borrow_mut().push(exe.to_path_buf());
+            Ok(answer.clone())
+        };
+        let env = environment(&[("VIRTUAL_ENV", venv.display().to_string())]);
+        let found = discover_with(&SearchOptions::default(), &env, &probe);
+        assert_eq!(asked.borrow().len(), 1, "asked once");
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        let label = "python (VIRTUAL_ENV=ROOT/venv)";
+        let expected: Vec<(String, String)> = [
+            ("Python312/libs", "libs"),
+            ("venv/Lib/site-packages/torch/lib", "torch/lib"),
+            ("venv/Lib/site-packages/tvm_ffi/lib", "tvm_ffi/lib"),
+            (
+                "venv/Lib/site-packages/nvidia/cublas/lib/x64",
+                "nvidia/cublas/lib/x64",
+            ),
+            (
+                "venv/Lib/site-packages/nvidia/cuda_runtime/lib/x64",
+                "nvidia/cuda_runtime/lib/x64",
+            ),
+        ]
+        .iter()
+        .map(|(path, what)| (path.to_string(), format!("{label}: {what}")))
+        .collect();
+        assert_eq!(sources(&found, root), expected);
+        assert_eq!(found.files.len(), 6, "{:?}", found.files);
+        let python = found.python.unwrap();
+        assert_eq!(python.interpreter, Some(answer));
+        assert_eq!(python.error, None);
+    }
+
+    #[test]
+    fn another_pointer_size_is_a_warning_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let site = root.join("site-packages");
+        library(&root.join("libs/python312.lib"));
+        let answer = interpreter(root, root, &site, 32);
+        let probe = |_: &Path| Ok(answer.clone());
+        let exe = root.join("python.exe");
+        let options = SearchOptions {
+            python: PythonChoice::Exe(exe.clone()),
+            // An explicit option: `--python` is still searched, after it.
+            lib_dirs: vec![root.join("libs")],
+            ..SearchOptions::default()
+        };
+        let found = discover_with(&options, &|_| None, &probe);
+        let warning = found.warnings.join("\n");
+        assert!(
+            warning.contains("32-bit interpreter")
+                && warning.contains("link is for x64 (64-bit)")
+                && warning.contains(&exe.display().to_string()),
+            "{warning}"
+        );
+        // The directory was already named by --lib-dir: searched once, with that source.
+        assert_eq!(found.dirs.len(), 1);
+        assert_eq!(found.dirs[0].origin, "--lib-dir");
+        // For an x86 link, the same interpreter is right.
+        let x86 = SearchOptions {
+            arch: Machine::X86,
+            ..options
+        };
+        assert!(discover_with(&x86, &|_| None, &probe).warnings.is_empty());
+    }
+
+    #[test]
+    fn explicit_options_keep_the_environment_out() {
+        let dir = tempfile::tempdir().unwrap();
+        library(&dir.path().join("a/one.lib"));
+        let probe = |_: &Path| -> Result<Interpreter, ProbeError> { unreachable!() };
+        let env = environment(&[
+            ("VIRTUAL_ENV", dir.path().display().to_string()),
+            ("CUDA_PATH", dir.path().display().to_string()),
+        ]);
+        let options = SearchOptions {
+            lib_dirs: vec![dir.path().join("a")],
+            ..SearchOptions::default()
+        };
+        let found = discover_with(&options, &env, &probe);
+        assert_eq!(found.dirs.len(), 1);
+        assert!(found.python.is_none());
+        // LNKFIX_NO_PYTHON and --no-python keep the interpreter unasked.
+        let skip = environment(&[
+            ("VIRTUAL_ENV", dir.path().display().to_string()),
+            (NO_PYTHON_VARIABLE, "1".into()),
+        ]);
+        let found = discover_with(&SearchOptions::default(), &skip, &probe);
+        assert!(found.python.is_none() && found.dirs.is_empty());
+        let options = SearchOptions {
+            python: PythonChoice::Skip,
+            ..SearchOptions::default()
+        };
+        let found = discover_with(&options, &env, &probe);
+        assert!(found.python.is_none());
+    }
+
+    #[test]
+    fn conda_layout_is_read_when_its_interpreter_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let conda = dir.path().join("envs/torch");
+        library(&conda.join("Library/lib/zlib.lib"));
+        library(&conda.join("libs/python311.lib"));
+        library(&conda.join("Lib/site-packages/torch/lib/c10.lib"));
+        library(&conda.join("python.exe"));
+        let probe = |exe: &Path| {
+            Err(ProbeError::TooSlow {
+                exe: exe.to_path_buf(),
+                seconds: 5,
+            })
+        };
+        let env = environment(&[("CONDA_PREFIX", conda.display().to_string())]);
+        let found = discover_with(&SearchOptions::default(), &env, &probe);
+        let warning = found.warnings.join("\n");
+        assert!(
+            warning.contains("did not answer within 5 s") && warning.contains("layout"),
+            "{warning}"
+        );
+        let label = "python (CONDA_PREFIX=ROOT/envs/torch)";
+        assert_eq!(
+            sources(&found, dir.path()),
+            [
+                ("envs/torch/libs".to_string(), format!("{label}: libs")),
+                (
+                    "envs/torch/Lib/site-packages/torch/lib".to_string(),
+                    format!("{label}: torch/lib")
+                ),
+                (
+                    "envs/torch/Library/lib".to_string(),
+                    "CONDA_PREFIX=ROOT/envs/torch: Library/lib".to_string()
+                ),
+            ]
+        );
+        let python = found.python.unwrap();
+        assert!(python.interpreter.is_none());
+        assert!(python.error.unwrap().contains("did not answer"));
+    }
+
+    #[test]
+    fn cuda_path_and_every_library_of_hip_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        library(&root.join("CUDA/v12.4/Lib/X64/cudart.lib"));
+        library(&root.join("CUDA/v12.4/Lib/X64/cublas.lib"));
+        let hip = [
+            "amdhip64.lib",
+            "hiprtc.lib",
+            "hipblas.lib",
+            "rocblas.lib",
+            "MIOpen.lib",
+        ];
+        for name in hip {
+            library(&root.join("ROCm/6.2/lib").join(name));
+        }
+        let env = environment(&[
+            (
+                "CUDA_PATH",
+                format!("{}/", root.join("CUDA/v12.4").display()),
+            ),
+            ("HIP_PATH", root.join("ROCm/6.2").display().to_string()),
+        ]);
+        let found = discover_with(&SearchOptions::default(), &env, &|_| unreachable!());
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        assert_eq!(
+            sources(&found, root),
+            [
+                ("ROCm/6.2/lib".to_string(), "HIP_PATH".to_string()),
+                ("CUDA/v12.4/Lib/X64".to_string(), "CUDA_PATH".to_string()),
+            ]
+        );
+        let names: Vec<String> = found
+            .files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        for name in hip.iter().chain(&["cudart.lib", "cublas.lib"]) {
+            assert!(names.contains(&name.to_string()), "{name}: {names:?}");
+        }
+        // No lib/x64: a warning naming CUDA_PATH.
+        let env = environment(&[("CUDA_PATH", root.join("ROCm").display().to_string())]);
+        let found = discover_with(&SearchOptions::default(), &env, &|_| unreachable!());
+        assert!(
+            found
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("CUDA_PATH: no library directory")),
+            "{:?}",
+            found.warnings
+        );
+    }
+}
