@@ -31,7 +31,9 @@ pub(crate) enum Command {
     ///
     /// The libraries are read from disk: with no --lib-dir/--vc-lib/--sdk-lib/--hip-path/--lib,
     /// from LIB (as vcvars sets it), HIP_PATH, VCToolsInstallDir and the Windows SDK variables,
-    /// as link.exe does; with none of those either, the embedded tables answer.
+    /// as link.exe does, then CUDA_PATH and the active Python's (VIRTUAL_ENV, CONDA_PREFIX or
+    /// python on PATH: libs, torch\lib, nvidia\*\lib); with none of those either, the embedded
+    /// tables answer.
     #[command(after_help = crate::manual::exit_help("diagnose"))]
     Diagnose(DiagnoseArgs),
     /// Build the library index from the link environment and summarise it (or list every symbol).
@@ -250,7 +252,8 @@ impl VerifyArgs {
 }
 
 /// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
-/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does.
+/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does, then CUDA_PATH
+/// and the active Python's library directories.
 #[derive(clap::Args)]
 #[command(next_help_heading = "Libraries")]
 pub(crate) struct SearchArgs {
