@@ -715,10 +715,11 @@ fn write_search(
     writeln!(out, "{} {:<24} {python}", style.dim("info"), "python")?;
     writeln!(
         out,
-        "{} {:<24} {} without library options:",
+        "{} {:<24} {} searched by diagnose with no library option{}",
         style.dim("info"),
         "library-dirs",
-        report.searched_dirs.len()
+        report.searched_dirs.len(),
+        if report.searched_dirs.is_empty() { "" } else { ":" }
     )?;
     for dir in &report.searched_dirs {
         writeln!(
