@@ -48,6 +48,7 @@ pub struct SearchOptions {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SearchDir {
     /// The directory as found on disk.
+    #[serde(serialize_with = "crate::terminal::serialize_path")]
     pub path: PathBuf,
     /// The option or variable that named it: `--lib-dir`, `LIB`, `HIP_PATH`, `CUDA_PATH`,
     /// `python (VIRTUAL_ENV=DIR): torch/lib`, ...

@@ -719,7 +719,11 @@ fn write_search(
         style.dim("info"),
         "library-dirs",
         report.searched_dirs.len(),
-        if report.searched_dirs.is_empty() { "" } else { ":" }
+        if report.searched_dirs.is_empty() {
+            ""
+        } else {
+            ":"
+        }
     )?;
     for dir in &report.searched_dirs {
         writeln!(

@@ -40,12 +40,15 @@ print('LNKFIX-PYTHON ' + json.dumps({'executable': sys.executable, \
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Interpreter {
     /// `sys.executable`.
+    #[serde(serialize_with = "crate::terminal::serialize_path")]
     pub executable: PathBuf,
     /// `major.minor.micro`.
     pub version: String,
     /// `sys.base_prefix`: the installation (its `libs` holds `python3XX.lib` on Windows).
+    #[serde(serialize_with = "crate::terminal::serialize_path")]
     pub base_prefix: PathBuf,
     /// `sys.prefix`: the virtual environment, or the installation.
+    #[serde(serialize_with = "crate::terminal::serialize_path")]
     pub prefix: PathBuf,
     /// 32 or 64 (`struct.calcsize('P')` × 8).
     pub pointer_bits: u32,
@@ -53,6 +56,7 @@ pub struct Interpreter {
     pub debug: bool,
     /// Its site-packages: `purelib`, `platlib`, `site.getsitepackages()` and the user's, in that
     /// order, without repeats (not all of them need exist).
+    #[serde(serialize_with = "crate::terminal::serialize_paths")]
     pub site_packages: Vec<PathBuf>,
 }
 

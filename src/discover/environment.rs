@@ -39,6 +39,7 @@ pub struct PythonFound {
     /// How it was chosen: `--python EXE`, `VIRTUAL_ENV=DIR`, `CONDA_PREFIX=DIR`, `python3 on PATH`.
     pub found_by: String,
     /// The interpreter started; `None` when the environment named none that exists.
+    #[serde(serialize_with = "crate::terminal::serialize_optional_path")]
     pub executable: Option<PathBuf>,
     /// What it said about itself; `None` when it could not be asked.
     pub interpreter: Option<Interpreter>,
