@@ -553,6 +553,7 @@ impl SearchArgs {
                 globs: self.globs.clone(),
                 arch: self.arch,
                 python: self.python.choice(),
+                link_machine: None,
             },
             cache_dir: if self.no_cache {
                 None

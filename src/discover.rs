@@ -42,6 +42,9 @@ pub struct SearchOptions {
     pub arch: Machine,
     /// `--python EXE` / `--no-python`: whose Python library directories are searched.
     pub python: PythonChoice,
+    /// The link's machine as its log shows it (`diagnose`), when it does; else `arch` is: the
+    /// machine a Python interpreter's pointer size is checked against.
+    pub link_machine: Option<Machine>,
 }
 
 /// One directory to search, and why it is searched (in JSON: `{"path", "source"}`).
@@ -520,17 +523,16 @@ pub fn discover_with(
         || options.vc_lib.is_some()
         || options.sdk_lib.is_some()
         || !options.globs.is_empty();
+    let link = options.link_machine.unwrap_or(options.arch);
     if explicit {
         collector.add_options(options);
         if let PythonChoice::Exe(_) = options.python {
-            collector.discovered.python =
-                collector.add_python(&options.python, env, probe, options.arch);
+            collector.discovered.python = collector.add_python(&options.python, env, probe, link);
         }
     } else {
         collector.add_environment(env, options.arch);
         collector.add_cuda(env, options.arch);
-        collector.discovered.python =
-            collector.add_python(&options.python, env, probe, options.arch);
+        collector.discovered.python = collector.add_python(&options.python, env, probe, link);
         collector.add_conda(env);
     }
     let dirs = collector.discovered.dirs.clone();

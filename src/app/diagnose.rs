@@ -340,7 +340,9 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
 
     let mut warnings = Vec::new();
     let evidence = build_evidence(request, &book, &failure, &mut options, &mut warnings);
-    let (python, searched) = request.search.search(env, &mut warnings);
+    let mut search = request.search.clone();
+    search.options.link_machine = link_machine(&failure.findings);
+    let (python, searched) = search.search(env, &mut warnings);
     if let Some(s) = &searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
     }
@@ -378,6 +380,22 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         patch,
         verify,
     })
+}
+
+/// The link's machine as the log shows it: the target of a machine-type conflict (LNK1112,
+/// LNK4272, lld-link's `machine type x86 conflicts with x64`), the second machine it names.
+fn link_machine(findings: &[crate::linklog::Finding]) -> Option<crate::index::Machine> {
+    findings
+        .iter()
+        .filter(|f| {
+            ["LNK1112", "LNK4272"].contains(&f.code.as_str())
+                || (f.code.starts_with("lld-link") && f.text.contains(" conflicts with "))
+        })
+        .find_map(|f| {
+            crate::problems::text::machines(&f.text)
+                .get(1)
+                .map(|(machine, _)| *machine)
+        })
 }
 
 /// Reads the log (or standard input, spooled when it must be read again) in one pass.

