@@ -9,7 +9,7 @@ use lnkfix::app::{
     self, DiagnoseRequest, ExplainRequest, IndexRequest, LibrarySearch, PatchRequest,
 };
 use lnkfix::demangle::DemangleLimits;
-use lnkfix::discover::SearchOptions;
+use lnkfix::discover::{PythonChoice, SearchOptions};
 use lnkfix::format::Format;
 use lnkfix::index::Machine;
 use lnkfix::linklog::ReadLimits;
@@ -32,7 +32,9 @@ pub(crate) enum Command {
     ///
     /// The libraries are read from disk: with no --lib-dir/--vc-lib/--sdk-lib/--hip-path/--lib,
     /// from LIB (as vcvars sets it), HIP_PATH, VCToolsInstallDir and the Windows SDK variables,
-    /// as link.exe does; with none of those either, the embedded tables answer.
+    /// as link.exe does, then CUDA_PATH and the active Python's (VIRTUAL_ENV, CONDA_PREFIX or
+    /// python on PATH: libs, torch\lib, nvidia\*\lib); with none of those either, the embedded
+    /// tables answer.
     #[command(after_help = crate::manual::exit_help("diagnose"))]
     Diagnose(DiagnoseArgs),
     /// Build the library index from the link environment and summarise it (or list every symbol).
@@ -301,7 +303,8 @@ impl VerifyArgs {
 }
 
 /// Where to look for libraries. With none given: the LIB variable (as vcvars sets it), then
-/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does.
+/// HIP_PATH, VCToolsInstallDir and the Windows SDK variables, as link.exe does, then CUDA_PATH
+/// and the active Python's library directories.
 #[derive(clap::Args)]
 #[command(next_help_heading = "Libraries")]
 pub(crate) struct SearchArgs {
@@ -320,6 +323,8 @@ pub(crate) struct SearchArgs {
     /// Library files by glob (quote it), e.g. 'C:\Program Files\AMD\ROCm\*\lib\*.lib'.
     #[arg(long = "lib", value_name = "GLOB")]
     pub(crate) globs: Vec<String>,
+    #[command(flatten)]
+    pub(crate) python: PythonChoiceArgs,
     /// Target machine: x64, x86, arm64, arm64ec.
     #[arg(long, default_value = "x64", value_parser = parse_machine)]
     pub(crate) arch: Machine,
@@ -330,6 +335,31 @@ pub(crate) struct SearchArgs {
     /// Read every library again instead of using the cache.
     #[arg(long = "no-cache", conflicts_with = "cache_dir")]
     pub(crate) no_cache: bool,
+}
+
+/// Which Python's library directories are searched (`diagnose`, `explain`, `index`, `patch`,
+/// `doctor`).
+#[derive(clap::Args)]
+pub(crate) struct PythonChoiceArgs {
+    /// The Python whose libs, torch\lib, nvidia\*\lib and tvm_ffi\lib are searched, instead of
+    /// the active one (VIRTUAL_ENV's, CONDA_PREFIX's, else python on PATH); `none`: no Python.
+    #[arg(long = "python", value_name = "EXE")]
+    pub(crate) python: Option<PathBuf>,
+    /// Start no Python interpreter and search no Python directories (as LNKFIX_NO_PYTHON=1).
+    #[arg(long = "no-python", conflicts_with = "python")]
+    pub(crate) no_python: bool,
+}
+
+impl PythonChoiceArgs {
+    /// The choice these arguments make.
+    pub(crate) fn choice(&self) -> PythonChoice {
+        match &self.python {
+            _ if self.no_python => PythonChoice::Skip,
+            Some(exe) if exe.as_os_str().eq_ignore_ascii_case("none") => PythonChoice::Skip,
+            Some(exe) => PythonChoice::Exe(exe.clone()),
+            None => PythonChoice::Active,
+        }
+    }
 }
 
 pub(crate) fn parse_machine(text: &str) -> Result<Machine, String> {
@@ -441,6 +471,8 @@ pub(crate) struct DoctorArgs {
     /// directory or runs under a suspect name (as `lnkfix zombies DIR --since now`).
     #[arg(long, value_name = "PATH", help_heading = "Checks")]
     pub(crate) log: Option<PathBuf>,
+    #[command(flatten, next_help_heading = "Checks")]
+    pub(crate) python: PythonChoiceArgs,
 }
 
 #[derive(clap::Args)]
@@ -549,6 +581,8 @@ impl SearchArgs {
                 sdk_lib: self.sdk_lib.clone(),
                 globs: self.globs.clone(),
                 arch: self.arch,
+                python: self.python.choice(),
+                link_machine: None,
             },
             cache_dir: if self.no_cache {
                 None

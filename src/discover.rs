@@ -8,12 +8,20 @@
 //! Windows Kits (`Lib\<ver>\{um,ucrt}\<arch>`) and xwin splat (`crt/lib/x86_64`,
 //! `sdk/lib/{um,ucrt}/x86_64`) layouts are understood; file and directory names match
 //! case-insensitively and Windows paths (`C:\...\lib\`) work on Linux for cross setups.
+//!
+//! The environment also gives `CUDA_PATH`'s `lib\x64` and the active Python's library
+//! directories (`environment`): its `libs`, `torch\lib`, `nvidia\*\lib`, `tvm_ffi\lib`, conda's
+//! `Library\lib`; `--python EXE` adds that interpreter's even beside explicit options.
 
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf, Prefix};
 
 use crate::index::Machine;
+
+mod environment;
+
+pub use environment::{Probe, PythonChoice, PythonFound, NO_PYTHON_VARIABLE};
 
 /// Where the user told us to look (the CLI's options).
 #[derive(Debug, Clone, Default)]
@@ -32,14 +40,22 @@ pub struct SearchOptions {
     pub globs: Vec<String>,
     /// `--arch`: which variant of a layout applies.
     pub arch: Machine,
+    /// `--python EXE` / `--no-python`: whose Python library directories are searched.
+    pub python: PythonChoice,
+    /// The link's machine as its log shows it (`diagnose`), when it does; else `arch` is: the
+    /// machine a Python interpreter's pointer size is checked against.
+    pub link_machine: Option<Machine>,
 }
 
-/// One directory to search, and why it is searched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One directory to search, and why it is searched (in JSON: `{"path", "source"}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SearchDir {
     /// The directory as found on disk.
+    #[serde(serialize_with = "crate::terminal::serialize_path")]
     pub path: PathBuf,
-    /// The option or variable that named it: `--lib-dir`, `LIB`, `HIP_PATH`, ...
+    /// The option or variable that named it: `--lib-dir`, `LIB`, `HIP_PATH`, `CUDA_PATH`,
+    /// `python (VIRTUAL_ENV=DIR): torch/lib`, ...
+    #[serde(rename = "source")]
     pub origin: String,
 }
 
@@ -51,8 +67,12 @@ pub struct Discovered {
     /// `.lib`/`.a`/`.def`/`.dll`/`.obj`/`.pdb` files in search order (directory order, then name
     /// order within a directory, then glob matches), without duplicates.
     pub files: Vec<PathBuf>,
-    /// Directories that do not exist or cannot be read, and globs that are invalid or match nothing.
+    /// Directories that do not exist or cannot be read, globs that are invalid or match nothing,
+    /// a Python interpreter that could not be asked.
     pub warnings: Vec<String>,
+    /// The Python interpreter whose directories were searched, or why it could not be asked;
+    /// `None` when none was chosen.
+    pub python: Option<PythonFound>,
 }
 
 /// File extensions the index reads, lowercase.
@@ -475,8 +495,23 @@ const RECURSIVE_GLOB_ENTRIES: usize = 1_000_000;
 const RECURSIVE_GLOB_DEPTH: usize = 64;
 
 /// Finds the directories and library files of the link environment. `env` reads an environment
-/// variable (injected so tests need not change the process environment).
+/// variable (injected so tests need not change the process environment); a Python interpreter is
+/// asked through [`crate::interpreter::probe`].
 pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -> Discovered {
+    discover_with(options, env, &crate::interpreter::probe)
+}
+
+/// [`discover`] with the interpreter asked through `probe`.
+///
+/// The rule: explicit options (`--lib-dir`, `--hip-path`, `--vc-lib`, `--sdk-lib`, `--lib`)
+/// replace the environment; `--python EXE` is added after them. With none of them, the
+/// environment is read: `LIB`, `HIP_PATH`, `VCToolsInstallDir`, the Windows SDK variables,
+/// `CUDA_PATH`, the active Python, conda.
+pub fn discover_with(
+    options: &SearchOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+    probe: &Probe<'_>,
+) -> Discovered {
     let mut collector = Collector {
         discovered: Discovered::default(),
         seen_dirs: HashSet::new(),
@@ -488,10 +523,17 @@ pub fn discover(options: &SearchOptions, env: &dyn Fn(&str) -> Option<String>) -
         || options.vc_lib.is_some()
         || options.sdk_lib.is_some()
         || !options.globs.is_empty();
+    let link = options.link_machine.unwrap_or(options.arch);
     if explicit {
         collector.add_options(options);
+        if let PythonChoice::Exe(_) = options.python {
+            collector.discovered.python = collector.add_python(&options.python, env, probe, link);
+        }
     } else {
         collector.add_environment(env, options.arch);
+        collector.add_cuda(env, options.arch);
+        collector.discovered.python = collector.add_python(&options.python, env, probe, link);
+        collector.add_conda(env);
     }
     let dirs = collector.discovered.dirs.clone();
     for dir in &dirs {

@@ -80,6 +80,14 @@ pub struct DoctorReport {
     /// With `--log`: the leftovers of the log's directory behind the `log-leftovers` check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zombies: Option<crate::zombies::LaunchCheck>,
+    /// The library directories `diagnose` searches with no library option, in order, each with
+    /// where it came from (`source`).
+    pub searched_dirs: Vec<crate::discover::SearchDir>,
+    /// The Python interpreter whose directories are among them (version, bits, debug), or why
+    /// it could not be asked; `null` when there is none.
+    pub python: Option<crate::discover::PythonFound>,
+    /// What that search warned about (a slow interpreter, one of another pointer size).
+    pub search_warnings: Vec<String>,
 }
 
 /// Options for [`doctor`].
@@ -93,6 +101,8 @@ pub struct DoctorOptions {
     /// The log the next attempt writes (`--log`): check that no leftover of an earlier attempt
     /// holds a file in its directory or runs under a suspect name (the rule book's step 0.1).
     pub log: Option<PathBuf>,
+    /// `--python EXE` / `--no-python`: whose Python directories are listed.
+    pub python: crate::discover::PythonChoice,
 }
 
 /// Whether the environment is a tvm-ffi bring-up: a `TVM_FFI_*` or `TRITON_*` variable is set,
@@ -205,8 +215,18 @@ fn driver_of(cc: &str) -> (Driver, String) {
     (driver, stem)
 }
 
-/// Runs every check against the environment `env` gives, in the recipe's order.
+/// Runs every check against the environment `env` gives, in the recipe's order; a Python
+/// interpreter is asked through [`crate::interpreter::probe`].
 pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> DoctorReport {
+    doctor_with(env, options, &crate::interpreter::probe)
+}
+
+/// [`doctor`] with the Python interpreter asked through `probe`.
+pub fn doctor_with(
+    env: &dyn Fn(&str) -> Option<String>,
+    options: &DoctorOptions,
+    probe: &crate::discover::Probe<'_>,
+) -> DoctorReport {
     let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let tvm_ffi = options
         .tvm_ffi
@@ -236,7 +256,15 @@ pub fn doctor(env: &dyn Fn(&str) -> Option<String>, options: &DoctorOptions) -> 
     checks.push(driver_check(&get, tvm_ffi));
     let failed = checks.iter().filter(|c| c.checked && !c.ok).count();
     let not_checked = checks.iter().filter(|c| !c.checked).count();
+    let search = crate::discover::SearchOptions {
+        python: options.python.clone(),
+        ..Default::default()
+    };
+    let discovered = crate::discover::discover_with(&search, env, probe);
     DoctorReport {
+        searched_dirs: discovered.dirs,
+        python: discovered.python,
+        search_warnings: discovered.warnings,
         schema_version: SCHEMA_VERSION,
         passed: checks.len() - failed - not_checked,
         failed,
@@ -640,6 +668,7 @@ pub fn render_text(
             }
         }
     }
+    write_search(report, out, style)?;
     let summary = format!(
         "{} passed, {} failed, {} not checked",
         report.passed, report.failed, report.not_checked
@@ -659,6 +688,56 @@ pub fn render_text(
             style.warn(&summary)
         )
     }
+}
+
+/// The library directories searched with no option, and the Python interpreter, for people.
+fn write_search(
+    report: &DoctorReport,
+    out: &mut (impl Write + ?Sized),
+    style: Style,
+) -> io::Result<()> {
+    let python = match &report.python {
+        None => "none: no --python, VIRTUAL_ENV, CONDA_PREFIX or python on PATH (or --no-python, LNKFIX_NO_PYTHON)".to_string(),
+        Some(found) => match (&found.interpreter, &found.error) {
+            (Some(interpreter), _) => format!(
+                "{} ({}: {})",
+                interpreter.describe(),
+                found.found_by,
+                interpreter.executable.display()
+            ),
+            (None, error) => format!(
+                "{}: not asked: {}",
+                found.found_by,
+                error.as_deref().unwrap_or("unknown")
+            ),
+        },
+    };
+    writeln!(out, "{} {:<24} {python}", style.dim("info"), "python")?;
+    writeln!(
+        out,
+        "{} {:<24} {} searched by diagnose with no library option{}",
+        style.dim("info"),
+        "library-dirs",
+        report.searched_dirs.len(),
+        if report.searched_dirs.is_empty() {
+            ""
+        } else {
+            ":"
+        }
+    )?;
+    for dir in &report.searched_dirs {
+        writeln!(
+            out,
+            "     {:<26} {}  ({})",
+            "",
+            dir.path.display(),
+            dir.origin
+        )?;
+    }
+    for warning in &report.search_warnings {
+        writeln!(out, "     {:<26} {} {warning}", "", style.warn("warning:"))?;
+    }
+    Ok(())
 }
 
 /// Writes the JSON report (one document, pretty-printed, newline-terminated).

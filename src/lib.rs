@@ -26,6 +26,7 @@ pub mod explain;
 pub mod format;
 pub mod identity;
 pub mod index;
+pub mod interpreter;
 pub mod linklog;
 pub mod machine;
 pub mod open;

@@ -153,6 +153,7 @@ fn run(command: Command) -> ExitCode {
                     lib_dirs: args.lib_dirs.clone(),
                     tvm_ffi: args.tvm_ffi.then_some(true),
                     log: args.log.clone(),
+                    python: args.python.choice(),
                 },
             );
             render(&report, args.output.format(), args.output.color)

@@ -147,6 +147,21 @@ const LIBRARY_SEARCH: Variables = &[
         "The Windows SDK: its um and ucrt library directories for --arch are searched likewise.",
     ),
     (
+        "CUDA_PATH",
+        "The CUDA toolkit: its lib\\x64 (lib\\Win32 for x86) is searched likewise.",
+    ),
+    (
+        "VIRTUAL_ENV, CONDA_PREFIX, PATH",
+        "The active Python (VIRTUAL_ENV's, else CONDA_PREFIX's, else python3 or python on PATH; \
+         --python names another) is asked once, within 5 s, where it lives: its libs, and \
+         torch\\lib, nvidia\\*\\lib and tvm_ffi\\lib in its site-packages, are searched likewise \
+         when they hold libraries; with CONDA_PREFIX also Library\\lib and libs.",
+    ),
+    (
+        "LNKFIX_NO_PYTHON",
+        "Set (not empty, not 0): no Python interpreter is started, as with --no-python.",
+    ),
+    (
         "LOCALAPPDATA",
         "On Windows, the index cache is %LOCALAPPDATA%\\lnkfix\\cache (unless --cache-dir or \
          --no-cache).",
@@ -193,7 +208,7 @@ const ENVIRONMENT: &[(&str, &[Variables])] = &[
     ("patch", &[LIBRARY_SEARCH, RUNNING, PATCH]),
     ("triage", &[TRIAGE, COLOUR]),
     ("whence", &[WHENCE, COLOUR]),
-    ("doctor", &[DOCTOR, COLOUR]),
+    ("doctor", &[DOCTOR, DOCTOR_SEARCH, COLOUR]),
     ("zombies", &[COLOUR]),
     ("completions", &[]),
     ("man", &[]),
@@ -255,12 +270,21 @@ const DOCTOR: Variables = &[
     ),
 ];
 
+/// `doctor`: the library search it lists.
+const DOCTOR_SEARCH: Variables = &[(
+    "CUDA_PATH, VIRTUAL_ENV, CONDA_PREFIX, PATH, LNKFIX_NO_PYTHON",
+    "The library directories diagnose searches with no option (as for diagnose) are listed \
+     with where each came from, and the Python interpreter asked (version, bits, debug) or why \
+     it could not be.",
+)];
+
 /// The top-level page: every command's variables in one list, by what they are for.
 const TOP: Variables = &[
     (
-        "LIB, HIP_PATH, VCToolsInstallDir, WindowsSdkDir, UniversalCRTSdkDir, WindowsSDKLibVersion",
-        "Where diagnose, index, explain and patch look for libraries when no option names one; \
-         doctor checks them.",
+        "LIB, HIP_PATH, VCToolsInstallDir, WindowsSdkDir, UniversalCRTSdkDir, WindowsSDKLibVersion, \
+         CUDA_PATH, VIRTUAL_ENV, CONDA_PREFIX, LNKFIX_NO_PYTHON",
+        "Where diagnose, index, explain and patch look for libraries when no option names one \
+         (with the active Python's); doctor checks and lists them.",
     ),
     (
         "LOCALAPPDATA, XDG_CACHE_HOME, HOME",
@@ -273,7 +297,8 @@ const TOP: Variables = &[
     ),
     (
         "PATH, VIRTUAL_ENV",
-        "The link program of --verify, the Python that whence asks and patch --apply checks with.",
+        "The link program of --verify, the Python whose libraries are searched, that whence asks \
+         and patch --apply checks with.",
     ),
     ("TMPDIR", "Temporary files (TMP or TEMP on Windows)."),
     (

@@ -221,6 +221,17 @@ fn headline(diagnosis: &Diagnosis, others: &[&Problem], unresolved: bool) -> Str
     }
 }
 
+/// Where the directory of `library_path` came from (`LIB`, `CUDA_PATH`, `python
+/// (VIRTUAL_ENV=DIR): torch/lib`), when it is one of the directories searched.
+fn found_by<'a>(diagnosis: &'a Diagnosis, library_path: &str) -> Option<&'a str> {
+    let parent = std::path::Path::new(library_path).parent()?;
+    diagnosis
+        .searched_dirs
+        .iter()
+        .find(|dir| dir.path == parent)
+        .map(|dir| dir.origin.as_str())
+}
+
 /// The unresolved symbols grouped by library (or by the per-flavour alternatives, or unknown),
 /// each group under its library, family and where it was found. Names another problem explains
 /// are shown with that problem instead.
@@ -271,7 +282,11 @@ fn write_groups(
                 ))
             ));
             if let Some(path) = &first.library_path {
-                h.push_str(&format!("\n  {}", style.dim(&format!("found at {path}"))));
+                let found = match found_by(diagnosis, path) {
+                    Some(source) => format!("found at {path} (from {source})"),
+                    None => format!("found at {path}"),
+                };
+                h.push_str(&format!("\n  {}", style.dim(&found)));
             }
             h
         };

@@ -256,6 +256,31 @@ pub fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut dyn Write) 
     out.write_all(b"\n")
 }
 
+/// Serialises a path as [`path_text`] shows it (for `#[serde(serialize_with)]`): never U+FFFD
+/// and never a failed report for a path that is not valid Unicode.
+pub fn serialize_path<S: serde::Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path_text(path))
+}
+
+/// [`serialize_path`] for an optional path (`null` when absent).
+pub fn serialize_optional_path<S: serde::Serializer>(
+    path: &Option<std::path::PathBuf>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => serialize_path(path, serializer),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// [`serialize_path`] for a list of paths.
+pub fn serialize_paths<S: serde::Serializer>(
+    paths: &[std::path::PathBuf],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(paths.iter().map(|p| path_text(p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -345,7 +345,9 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         build_dir: request.build_dir.as_deref(),
     };
     let evidence = build_evidence(&places, &book, &failure, &mut options, &mut warnings);
-    let searched = request.search.index(env, &mut warnings);
+    let mut search = request.search.clone();
+    search.options.link_machine = link_machine(&failure.findings);
+    let (python, searched) = search.search(env, &mut warnings);
     if let Some(s) = &searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
     }
@@ -358,6 +360,11 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         request.search.options.arch,
     );
     diagnosis.warnings.extend(warnings);
+    diagnosis.searched_dirs = searched
+        .as_ref()
+        .map(|s| s.dirs.clone())
+        .unwrap_or_default();
+    diagnosis.python = python;
     diagnosis.set_build_system(build_system);
     attach_problems(&mut diagnosis, request, &book, searched.as_ref(), &options);
     if let Some(s) = searched {
@@ -378,6 +385,22 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         patch,
         verify,
     })
+}
+
+/// The link's machine as the log shows it: the target of a machine-type conflict (LNK1112,
+/// LNK4272, lld-link's `machine type x86 conflicts with x64`), the second machine it names.
+fn link_machine(findings: &[crate::linklog::Finding]) -> Option<crate::index::Machine> {
+    findings
+        .iter()
+        .filter(|f| {
+            ["LNK1112", "LNK4272"].contains(&f.code.as_str())
+                || (f.code.starts_with("lld-link") && f.text.contains(" conflicts with "))
+        })
+        .find_map(|f| {
+            crate::problems::text::machines(&f.text)
+                .get(1)
+                .map(|(machine, _)| *machine)
+        })
 }
 
 /// Reads the log (or standard input, spooled when it must be read again) in one pass.

@@ -160,10 +160,20 @@ pub struct Searched {
 impl LibrarySearch {
     /// Finds the directories and builds the index; `None` when nothing is searched.
     pub fn index(&self, env: &Environment<'_>, warnings: &mut Vec<String>) -> Option<Searched> {
+        self.search(env, warnings).1
+    }
+
+    /// [`LibrarySearch::index`], with the Python interpreter whose directories were searched
+    /// (or why it could not be asked; `None` when none was chosen).
+    pub fn search(
+        &self,
+        env: &Environment<'_>,
+        warnings: &mut Vec<String>,
+    ) -> (Option<discover::PythonFound>, Option<Searched>) {
         let found = discover::discover(&self.options, env.var);
         warnings.extend(found.warnings);
         if found.dirs.is_empty() && found.files.is_empty() {
-            return None;
+            return (found.python, None);
         }
         let options = IndexOptions {
             arch: self.options.arch,
@@ -171,11 +181,12 @@ impl LibrarySearch {
             cache_dir: self.cache_dir.clone(),
         };
         let (index, index_warnings) = Index::build(&found.files, &options);
-        Some(Searched {
+        let searched = Searched {
             index,
             dirs: found.dirs,
             index_warnings,
-        })
+        };
+        (found.python, Some(searched))
     }
 }
 

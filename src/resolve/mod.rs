@@ -259,6 +259,12 @@ pub struct Diagnosis {
     /// (1-based line, text), for people to read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrecognised: Vec<(u64, String)>,
+    /// The library directories searched, in order, each with where it came from (`source`):
+    /// an option, `LIB`, `HIP_PATH`, `CUDA_PATH`, `python (VIRTUAL_ENV=DIR): torch/lib`, ...
+    pub searched_dirs: Vec<SearchDir>,
+    /// The Python interpreter whose directories were searched (its version, pointer size and
+    /// build), or why it could not be asked; `null` when none was chosen.
+    pub python: Option<crate::discover::PythonFound>,
 }
 
 /// The build system a log shows, and the fix written for it.
@@ -386,6 +392,8 @@ pub fn diagnose_with(
         problems: Vec::new(),
         link_failed: false,
         unrecognised: Vec::new(),
+        searched_dirs: Vec::new(),
+        python: None,
     }
 }
 

@@ -4,10 +4,8 @@
 //! `site-packages` (`VIRTUAL_ENV`). The interpreter is run directly (no shell), isolated (`-I`),
 //! with a time limit.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::WhenceError;
 
@@ -208,85 +206,11 @@ fn ask_python(exe: &Path, label: &str) -> Result<Sources, WhenceError> {
     })
 }
 
-/// Runs the interpreter: (success, stdout, stderr). The time limit, [`PYTHON_TIMEOUT`], covers
-/// its pipes too: a process it started that keeps its output open (in its process group, which
-/// is ended once the interpreter has exited, or in a session of its own) cannot make lnkfix wait
-/// past the limit.
+/// Runs the interpreter: (success, stdout, stderr), within [`PYTHON_TIMEOUT`], at most 1 MiB
+/// of each stream kept (a runaway interpreter must not fill memory).
 fn run_with_timeout(exe: &Path) -> std::io::Result<(bool, String, String)> {
-    let mut command = Command::new(exe);
-    command
-        .args(["-I", "-c", QUERY])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // Its own process group: whatever it starts can be ended with it.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command.spawn()?;
-    let deadline = Instant::now() + PYTHON_TIMEOUT;
-    let too_slow = || {
-        std::io::Error::other(format!(
-            "it did not answer within {} s",
-            PYTHON_TIMEOUT.as_secs()
-        ))
-    };
-    // The pipes are read by these threads meanwhile, and handed over through channels: a pipe
-    // that stays open is given up at the deadline, its thread left blocked.
-    let out = read_in_thread(child.stdout.take());
-    let err = read_in_thread(child.stderr.take());
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            end_group(&child);
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(too_slow());
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    // What it left running (a child holding its output) is ended with the group.
-    end_group(&child);
-    let wait = || deadline.saturating_duration_since(Instant::now());
-    let stdout = out.recv_timeout(wait()).map_err(|_| too_slow())?;
-    let stderr = err.recv_timeout(wait()).map_err(|_| too_slow())?;
-    Ok((status.success(), stdout, stderr))
-}
-
-/// Reads `pipe` to its end (see [`read_all`]) in a thread of its own; the text comes through the
-/// channel.
-fn read_in_thread<R: Read + Send + 'static>(
-    mut pipe: Option<R>,
-) -> std::sync::mpsc::Receiver<String> {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(read_all(pipe.as_mut()));
-    });
-    receiver
-}
-
-/// Ends every process of the interpreter's process group (Unix; elsewhere nothing).
-fn end_group(child: &std::process::Child) {
-    #[cfg(unix)]
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) takes plain integers; the group is the one the interpreter was started
-        // in (a group's id is not given to a new process while the group has members).
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = child;
-}
-
-fn read_all(pipe: Option<&mut impl Read>) -> String {
-    let mut bytes = Vec::new();
-    if let Some(pipe) = pipe {
-        // At most 1 MiB: the answer is small, and a runaway interpreter must not fill memory.
-        let _ = pipe.take(1 << 20).read_to_end(&mut bytes);
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
+    let output = crate::interpreter::run(exe, &["-I", "-c", QUERY], PYTHON_TIMEOUT, 1 << 20)?;
+    Ok((output.success, output.stdout, output.stderr))
 }
 
 #[cfg(test)]

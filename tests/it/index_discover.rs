@@ -84,6 +84,8 @@ fn explicit_options_in_order_with_layouts() {
         sdk_lib: Some(root.join("Kits/10/Lib/10.0.26100.0")),
         globs: vec![],
         arch: Machine::X64,
+        python: Default::default(),
+        link_machine: None,
     };
     let found = discover(&options, &no_env);
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);
