@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod remembered;
+
+pub use remembered::probe_remembered;
+
 /// How long library discovery waits for the interpreter's answer; then it is ended and the run
 /// goes on without it (a warning says so).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);

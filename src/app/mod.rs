@@ -170,7 +170,10 @@ impl LibrarySearch {
         env: &Environment<'_>,
         warnings: &mut Vec<String>,
     ) -> (Option<discover::PythonFound>, Option<Searched>) {
-        let found = discover::discover(&self.options, env.var);
+        let cache_dir = self.cache_dir.as_deref();
+        let probe =
+            |exe: &std::path::Path| crate::interpreter::probe_remembered(exe, cache_dir, env.var);
+        let found = discover::discover_with(&self.options, env.var, &probe);
         warnings.extend(found.warnings);
         if found.dirs.is_empty() && found.files.is_empty() {
             return (found.python, None);
