@@ -470,10 +470,22 @@ fn ranked(book: &RuleBook, providers: Vec<Provider>, flavour: Option<Flavour>) -
     providers
 }
 
-/// Why two demangled names of the same function differ.
-fn difference_cause(wanted: &str, found: &str) -> String {
+/// Why two names of the same function differ: their demangled texts, and the linker-level names
+/// when known (`wanted_name` is the reference's, `found_name` the definition's).
+fn difference_cause(
+    wanted: &str,
+    found: &str,
+    wanted_name: Option<&str>,
+    found_name: &str,
+) -> String {
     let strip = |s: &str, word: &str| demangle::canonical(&s.replace(word, " "));
     let (w, f) = (demangle::canonical(wanted), demangle::canonical(found));
+    if let Some(cause) = mangling_cause(&w, &f, wanted_name, found_name) {
+        return cause;
+    }
+    if let Some(cause) = int64_cause(&w, &f) {
+        return cause;
+    }
     if strip(&w, "const") == strip(&f, "const") {
         return "const differs: the declaration and the definition disagree on const".into();
     }
@@ -512,6 +524,63 @@ fn difference_cause(wanted: &str, found: &str) -> String {
         return "int vs long: the parameter types differ".into();
     }
     "another signature: the declaration and the definition disagree".into()
+}
+
+/// Two compilers that mangle the same declaration differently: an Itanium (`_Z`) reference
+/// against an MSVC (`?`) definition, or the same demangled declaration under two MSVC-style names
+/// (32-bit pointers `PA` against 64-bit `PEA`, or clang-cl against cl).
+fn mangling_cause(w: &str, f: &str, wanted_name: Option<&str>, found_name: &str) -> Option<String> {
+    let wanted_name = wanted_name?.trim_start_matches("__imp_");
+    let found_name = found_name.trim_start_matches("__imp_");
+    if wanted_name.starts_with("_Z") && found_name.starts_with('?') {
+        return Some("Itanium (GNU) mangling against MSVC mangling: the referencing object was compiled for the GNU/Itanium C++ ABI (nvcc or hipcc with a GNU host compiler, clang without an -msvc target) and the library by cl; compile both for the MSVC ABI (clang-cl or --target x86_64-pc-windows-msvc)".into());
+    }
+    if w != f || wanted_name == found_name || !found_name.starts_with('?') {
+        return None;
+    }
+    let x86 = |name: &str| {
+        [
+            "PEA", "PEB", "QEA", "QEB", "AEA", "AEB", "PEC", "PED", "QEC", "QED", "AEC", "AED",
+        ]
+        .iter()
+        .fold(name.to_string(), |acc, m| {
+            acc.replace(m, &format!("{}{}", &m[..1], &m[2..]))
+        })
+    };
+    Some(if x86(wanted_name) == x86(found_name) {
+        "pointer width differs: one side was compiled for 32-bit pointers (x86), the other for 64-bit (x64); build both for the same machine".into()
+    } else {
+        "the same declaration mangled differently: the two sides were compiled by different compilers (cl against clang-cl, or nvcc/hipcc's host compiler); compile the declaration and the definition with the same compiler, or declare it extern \"C\"".into()
+    })
+}
+
+/// `long` (32 bits on Windows, mangled `J`) against `__int64` (`int64_t`, `long long`, mangled
+/// `_J`): the exact difference and which type to use.
+fn int64_cause(w: &str, f: &str) -> Option<String> {
+    let as_long = |s: &str| s.replace("__int64", "long");
+    if w == f || as_long(w) != as_long(f) {
+        return None;
+    }
+    // The same words apart from the type names: pair them up and see which side has which.
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let pairs: Vec<(String, String)> = words(w)
+        .into_iter()
+        .zip(words(f))
+        .filter(|(a, b)| a != b)
+        .collect();
+    let all = |a: &str, b: &str| pairs.iter().all(|(x, y)| x == a && y == b);
+    Some(if all("long", "__int64") {
+        "long against __int64: declared with `long` (32 bits on Windows, mangled J), the library defines `__int64` (int64_t, mangled _J): declare it with int64_t".into()
+    } else if all("__int64", "long") {
+        "__int64 against long: declared with `__int64` (int64_t, mangled _J), the library defines `long` (32 bits on Windows, mangled J): declare it with long".into()
+    } else {
+        "long against __int64: the declaration and the library disagree on long (32 bits on Windows) and __int64 (int64_t): declare each parameter as the library's header does".into()
+    })
 }
 
 /// Definitions that almost match a symbol nothing defines (at most 3, best first, a library's
@@ -578,11 +647,13 @@ struct NearMisses<'i> {
 impl NearMisses<'_> {
     /// Adds a near miss, unless there are 8 already or this name of this library is listed.
     fn add(&mut self, found_name: &str, found: String, library: String, cause: String) {
+        // An import library defines `X` and `__imp_X` for one function: one near miss.
+        let bare = |n: &str| n.trim_start_matches("__imp_").to_string();
         if self.out.len() < 8
             && !self
                 .out
                 .iter()
-                .any(|m: &NearMiss| m.found_name == found_name && m.library == library)
+                .any(|m: &NearMiss| bare(&m.found_name) == bare(found_name) && m.library == library)
         {
             self.out.push(NearMiss {
                 wanted: self.wanted.clone(),
@@ -655,7 +726,12 @@ impl NearMisses<'_> {
                     continue; // the same symbol through __imp_: a provider, not a near miss
                 }
                 if qualified_head(&text) == qualified_head(&symbol.demangled) {
-                    let cause = difference_cause(&symbol.demangled, &text);
+                    let cause = difference_cause(
+                        &symbol.demangled,
+                        &text,
+                        symbol.linker_name.as_deref(),
+                        name,
+                    );
                     self.add(name, text, library, cause);
                 } else if !qualified_head(&symbol.demangled).contains("::") {
                     // Another scope is a near miss only for a name wanted at global scope (a
@@ -948,9 +1024,40 @@ mod tests {
                 Some(Flavour::Static)
             ) > release
         );
-        assert!(difference_cause("void f(int *)", "void f(int const *)").starts_with("const"));
+        let cause = |w: &str, f: &str| difference_cause(w, f, None, "");
+        assert!(cause("void f(int *)", "void f(int const *)").starts_with("const"));
+        assert!(cause("void f(unsigned short *)", "void f(wchar_t *)").contains("wchar_t"));
+        // long (J) against __int64 (_J), both directions, and a third case that is neither.
+        let long = cause("void __cdecl c10::f(long)", "void __cdecl c10::f(__int64)");
         assert!(
-            difference_cause("void f(unsigned short *)", "void f(wchar_t *)").contains("wchar_t")
+            long.contains("declared with `long`") && long.contains("int64_t"),
+            "{long}"
         );
+        let int64 = cause(
+            "__int64 __cdecl c10::f(__int64)",
+            "__int64 __cdecl c10::f(long)",
+        );
+        assert!(int64.contains("declared with `__int64`"), "{int64}");
+        assert!(!cause("void f(int)", "void f(__int64)").contains("long against"));
+    }
+
+    /// Two compilers' manglings of one declaration: Itanium against MSVC, 32-bit against 64-bit
+    /// pointers, and the same text under another MSVC-style name.
+    #[test]
+    fn mangling_differences() {
+        let d = "void __cdecl f(void *)";
+        let itanium = difference_cause(d, d, Some("_Z1fPv"), "?f@@YAXPEAX@Z");
+        assert!(itanium.starts_with("Itanium"), "{itanium}");
+        let width = difference_cause(d, d, Some("?f@@YAXPAX@Z"), "?f@@YAXPEAX@Z");
+        assert!(width.starts_with("pointer width"), "{width}");
+        let other = difference_cause(d, d, Some("?f@@YAXPEAX@Z"), "?f@@YAXPEAXZ");
+        assert!(other.starts_with("the same declaration"), "{other}");
+        assert!(!difference_cause(
+            d,
+            "void __cdecl f(int)",
+            Some("?f@@YAXPEAX@Z"),
+            "?f@@YAXH@Z"
+        )
+        .starts_with("the same declaration"));
     }
 }

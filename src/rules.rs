@@ -566,6 +566,16 @@ impl RuleBook {
         self.rules.iter().map(|r| &r.rule)
     }
 
+    /// Whether a classification's `source` (`rule <id>`) is a rule that matches by the symbol's
+    /// own scope (`scope_regex`: a library's namespace), so that a name the library does not
+    /// export is internal to it.
+    pub fn is_scope_rule(&self, source: &str) -> bool {
+        source.strip_prefix("rule ").is_some_and(|id| {
+            self.rules()
+                .any(|r| r.id == id && r.matcher.scope_regex.is_some())
+        })
+    }
+
     /// The explicit default-library chain for a flavour.
     pub fn chain(&self, flavour: Flavour) -> &[String] {
         self.chain.get(&flavour).map_or(&[], Vec::as_slice)
@@ -664,6 +674,9 @@ impl RuleBook {
                 names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
                 names::NameTable::SdkExtra => "legacy-stdio",
                 names::NameTable::HipRuntime => "hip-runtime",
+                names::NameTable::HipSdk | names::NameTable::Torch => {
+                    self.family_of_library(hit.library).unwrap_or("dll-import")
+                }
                 names::NameTable::Ucrt => "ucrt",
                 names::NameTable::Vcruntime => "vcruntime",
                 names::NameTable::Msvcp => "cxx-stdlib",
@@ -673,6 +686,8 @@ impl RuleBook {
                 names::NameTable::WindowsApi
                     | names::NameTable::SdkExtra
                     | names::NameTable::HipRuntime
+                    | names::NameTable::HipSdk
+                    | names::NameTable::Torch
             );
             return Some(Classification {
                 family: family.to_string(),
@@ -686,6 +701,16 @@ impl RuleBook {
         self.matchers
             .first_match(key)
             .map(|index| self.classification_of(&self.rules[index]))
+    }
+
+    /// The family whose one library, in every flavour, is `library` (case ignored).
+    fn family_of_library(&self, library: &str) -> Option<&str> {
+        self.families.iter().find_map(|(id, f)| {
+            let all = f.libraries.as_ref()?;
+            all.values()
+                .all(|l| l.eq_ignore_ascii_case(library))
+                .then_some(id.as_str())
+        })
     }
 
     fn classification_of(&self, rule: &CompiledRule) -> Classification {

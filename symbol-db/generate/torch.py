@@ -96,8 +96,14 @@ def main():
         own = demangle([n for n in names if n.startswith("?")])
         std = {n for n, d in own.items() if own_name(d).startswith("std::")}
         table[lib] = [n for n in names if n not in std]
-    in_table = set().union(*table.values())
     cpu = exports(os.path.join(lib_dir, "torch_cpu.lib"))
+    # A name torch_cpu.lib exports too (an inline destructor of an ATen/core class that
+    # torch_python.dll exports as well) is torch_cpu's: the rules answer it, not the table.
+    also_cpu = set(cpu)
+    shared = {n for lib in ("torch_python.lib", "torch.lib", "shm.lib") for n in table[lib] if n in also_cpu}
+    for lib in ("torch_python.lib", "torch.lib", "shm.lib"):
+        table[lib] = [n for n in table[lib] if n not in also_cpu]
+    in_table = set().union(*table.values())
     cpu_cxx = [n for n in cpu if n.startswith("?")]
     dem = demangle(cpu_cxx)
     c10_dem = demangle([n for n in table["c10.lib"] if n.startswith("?")])
@@ -120,6 +126,12 @@ def main():
     if aten_core != want:
         sys.exit(f"torch.py: rule torch-c10-aten-core's scope_regex should be\n{want}")
     cpu_rule = re.compile(rule(rules, "torch-cpu-namespaces")["match"]["scope_regex"])
+    rules_cpu = [cpu_rule, re.compile(aten_core)]
+    unmatched = [d for n, d in dem.items() if n in shared
+                 and not any(r.search(own_name(d)) for r in rules_cpu)]
+    if unmatched:
+        sys.exit(f"torch.py: {len(unmatched)} names torch_cpu.lib shares with torch_python.lib "
+                 f"match no torch_cpu rule, e.g. {unmatched[:3]}")
     missed = [d for n, d in dem.items() if n not in in_table
               and (scopes(own_name(d)) or [""])[0] in ("at", "torch", "caffe2", "c10d", "onnx_torch")
               and not cpu_rule.search(own_name(d))]
@@ -139,7 +151,9 @@ def main():
         "# by outermost namespace: " + ", ".join(f"{k} {v}" for k, v in top.most_common(8)) + ".",
         f"# c10:: scopes only torch_cpu.lib exports ({len(only_cpu)}, rule torch-c10-aten-core): "
         + ", ".join(only_cpu[:12]) + ", ...",
-        "# Left out: instantiations whose own name is in std:: (the C++ library's), @comp.id-style",
+        f"# Left out: {len(shared)} names torch_python.lib exports that torch_cpu.lib exports too (the",
+        "# torch_cpu rules answer them), instantiations whose own name is in std:: (the C++",
+        "# library's), @comp.id-style",
         "# object markers, import descriptors and thunks.",
         "# format: '[library dll]' opens a section; one linker-level name per line.",
     ]
