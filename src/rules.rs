@@ -668,39 +668,45 @@ impl RuleBook {
             return Some(self.classification_of(rule));
         }
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
-            let family = match hit.table {
-                names::NameTable::WindowsApi => "windows-system",
-                // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
-                names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
-                names::NameTable::SdkExtra => "legacy-stdio",
-                names::NameTable::HipRuntime => "hip-runtime",
-                names::NameTable::HipSdk | names::NameTable::Torch => {
-                    self.family_of_library(hit.library).unwrap_or("dll-import")
-                }
-                names::NameTable::Ucrt => "ucrt",
-                names::NameTable::Vcruntime => "vcruntime",
-                names::NameTable::Msvcp => "cxx-stdlib",
-            };
-            let fixed = matches!(
-                hit.table,
-                names::NameTable::WindowsApi
-                    | names::NameTable::SdkExtra
-                    | names::NameTable::HipRuntime
-                    | names::NameTable::HipSdk
-                    | names::NameTable::Torch
-            );
-            return Some(Classification {
-                family: family.to_string(),
-                library: fixed.then(|| hit.library.to_string()),
-                dll: hit.dll_name().map(str::to_string),
-                source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
-                rulebook_differs: None,
-                by_flavour: None,
-            });
+            return Some(self.classification_of_table(hit));
         }
         self.matchers
             .first_match(key)
             .map(|index| self.classification_of(&self.rules[index]))
+    }
+
+    /// The classification a name table's hit gives: the table's family (for the HIP SDK and
+    /// torch tables, the family whose library the hit names), its library when the table fixes it.
+    fn classification_of_table(&self, hit: names::NameHit) -> Classification {
+        let family = match hit.table {
+            names::NameTable::WindowsApi => "windows-system",
+            // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
+            names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
+            names::NameTable::SdkExtra => "legacy-stdio",
+            names::NameTable::HipRuntime => "hip-runtime",
+            names::NameTable::HipSdk | names::NameTable::Torch => {
+                self.family_of_library(hit.library).unwrap_or("dll-import")
+            }
+            names::NameTable::Ucrt => "ucrt",
+            names::NameTable::Vcruntime => "vcruntime",
+            names::NameTable::Msvcp => "cxx-stdlib",
+        };
+        let fixed = matches!(
+            hit.table,
+            names::NameTable::WindowsApi
+                | names::NameTable::SdkExtra
+                | names::NameTable::HipRuntime
+                | names::NameTable::HipSdk
+                | names::NameTable::Torch
+        );
+        Classification {
+            family: family.to_string(),
+            library: fixed.then(|| hit.library.to_string()),
+            dll: hit.dll_name().map(str::to_string),
+            source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
+            rulebook_differs: None,
+            by_flavour: None,
+        }
     }
 
     /// The family whose one library, in every flavour, is `library` (case ignored).
