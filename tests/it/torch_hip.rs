@@ -288,6 +288,9 @@ fn an_itanium_mangled_reference_is_a_compiler_mismatch() {
         s["match_note"].as_str().unwrap().contains("MSVC ABI"),
         "{s}"
     );
+    // rustc's legacy mangling (a 16-digit hash before the final E) is no compiler mismatch.
+    let json = diagnose(&log_of(&["_ZN4core9panicking5panic17h0c4d5e6f7a8b9c0dE"]), &[]);
+    assert_eq!(json["symbols"][0]["family"], "rust-crate");
     // The same declaration MSVC-mangled is c10's.
     let json = diagnose(&log_of(&["?size@TensorImpl@c10@@QEBA_J_J@Z"]), &[]);
     assert_eq!(json["symbols"][0]["library"], "c10.lib");
