@@ -325,7 +325,9 @@ impl<'a> DemangledIndex<'a> {
         // Only symbols with no exact provider need demangled matching or near misses; when
         // every symbol has one (the common case), the index's names are never scanned.
         for s in symbols.iter().filter(|s| !has_exact_provider(index, s)) {
-            if let Some(key) = unqualified_key(&s.demangled) {
+            if let Some(parts) = itanium_qualified_name(&s.lookup_name) {
+                wanted.insert(parts.last().cloned().unwrap_or_default(), ());
+            } else if let Some(key) = unqualified_key(&s.demangled) {
                 wanted.insert(key, ());
             }
             wanted.insert(s.lookup_name.clone(), ());
@@ -699,6 +701,9 @@ impl NearMisses<'_> {
     /// another signature of the same function, or the same name in another scope.
     fn by_unqualified_name(&mut self, demangled_index: &DemangledIndex<'_>) {
         let symbol = self.symbol;
+        if let Some(parts) = itanium_qualified_name(&symbol.lookup_name) {
+            return self.by_itanium_name(demangled_index, &parts);
+        }
         let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
         let key = if is_cxx {
             unqualified_key(&symbol.demangled)
@@ -747,6 +752,67 @@ impl NearMisses<'_> {
             }
         }
     }
+}
+
+impl NearMisses<'_> {
+    /// An Itanium-mangled reference whose function a library defines under its MSVC name: the
+    /// same qualified name, another compiler's mangling.
+    fn by_itanium_name(&mut self, demangled_index: &DemangledIndex<'_>, parts: &[String]) {
+        let want = parts.join("::");
+        let Some(key) = parts.last() else {
+            return;
+        };
+        for name in demangled_index.candidates(key) {
+            if !name.trim_start_matches("__imp_").starts_with('?') {
+                continue;
+            }
+            let (text, _) = demangled_of(name);
+            if qualified_head(&text) != want {
+                continue;
+            }
+            if let Some(library) = self.first_library(name) {
+                let symbol = self.symbol;
+                let cause = difference_cause(
+                    &symbol.demangled,
+                    &text,
+                    symbol.linker_name.as_deref(),
+                    name,
+                );
+                self.add(name, text, library, cause);
+            }
+        }
+    }
+}
+
+/// The qualified name of an Itanium-mangled function or variable (`_ZN3c1010TensorImpl4sizeEl`
+/// → `["c10", "TensorImpl", "size"]`), when it is a plain one: a nested name of source names
+/// (`St` for `std::` allowed), or one source name. `None` for templates, substitutions, special
+/// names and anything else.
+pub fn itanium_qualified_name(name: &str) -> Option<Vec<String>> {
+    let rest = name.strip_prefix("_Z")?;
+    let rest = rest.strip_prefix('L').unwrap_or(rest);
+    let mut parts = Vec::new();
+    let source_name = |text: &str| -> Option<(String, usize)> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let length: usize = text.get(..digits)?.parse().ok()?;
+        let id = text.get(digits..digits + length)?;
+        Some((id.to_string(), digits + length))
+    };
+    if let Some(nested) = rest.strip_prefix('N') {
+        let mut at = nested.bytes().take_while(|b| b"rVKRO".contains(b)).count();
+        if nested[at..].starts_with("St") {
+            parts.push("std".to_string());
+            at += 2;
+        }
+        while !nested[at..].starts_with('E') {
+            let (id, used) = source_name(&nested[at..])?;
+            parts.push(id);
+            at += used;
+        }
+    } else {
+        parts.push(source_name(rest)?.0);
+    }
+    (!parts.is_empty()).then_some(parts)
 }
 
 /// The qualified name without the return type and parameters (`ns::Class::f`).
@@ -1050,6 +1116,17 @@ mod tests {
         assert!(itanium.starts_with("Itanium"), "{itanium}");
         let width = difference_cause(d, d, Some("?f@@YAXPAX@Z"), "?f@@YAXPEAX@Z");
         assert!(width.starts_with("pointer width"), "{width}");
+        assert_eq!(
+            itanium_qualified_name("_ZN3c1010TensorImpl4sizeEl").unwrap(),
+            ["c10", "TensorImpl", "size"]
+        );
+        assert_eq!(itanium_qualified_name("_Z6kernelPf").unwrap(), ["kernel"]);
+        assert_eq!(
+            itanium_qualified_name("_ZNKSt6vector4sizeEv").unwrap(),
+            ["std", "vector", "size"]
+        );
+        assert_eq!(itanium_qualified_name("_ZN1aIiE1fEv"), None);
+        assert_eq!(itanium_qualified_name("?f@@YAXXZ"), None);
         let other = difference_cause(d, d, Some("?f@@YAXPEAX@Z"), "?f@@YAXPEAXZ");
         assert!(other.starts_with("the same declaration"), "{other}");
         assert!(!difference_cause(

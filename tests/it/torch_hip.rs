@@ -289,8 +289,40 @@ fn an_itanium_mangled_reference_is_a_compiler_mismatch() {
         "{s}"
     );
     // rustc's legacy mangling (a 16-digit hash before the final E) is no compiler mismatch.
-    let json = diagnose(&log_of(&["_ZN4core9panicking5panic17h0c4d5e6f7a8b9c0dE"]), &[]);
+    let json = diagnose(
+        &log_of(&["_ZN4core9panicking5panic17h0c4d5e6f7a8b9c0dE"]),
+        &[],
+    );
     assert_eq!(json["symbols"][0]["family"], "rust-crate");
+    // The library on disk defines the function under its MSVC name: the near miss says which
+    // mangling each side used. The reference is made from a real c10 export `?f@c10@@YA...`.
+    let exports = cxx_exports("c10.lib");
+    let (msvc, function) = exports
+        .iter()
+        .find_map(|(n, _)| {
+            let f = n.strip_prefix('?')?.strip_suffix("@c10@@YA_NXZ")?;
+            f.chars()
+                .all(|c| c.is_ascii_alphanumeric())
+                .then(|| (n.clone(), f.to_string()))
+        })
+        .expect("c10.lib exports a bool c10::f(void)");
+    let itanium = format!("_ZN3c10{}{function}Ev", function.len());
+    let dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&log_of(&[&itanium]), &["--lib-dir", &dir]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["family"], "itanium-abi", "{s}");
+    assert_eq!(
+        s["near_misses"][0]["found_name"].as_str(),
+        Some(msvc.as_str()),
+        "{s}"
+    );
+    assert!(
+        s["near_misses"][0]["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("Itanium"),
+        "{s}"
+    );
     // The same declaration MSVC-mangled is c10's.
     let json = diagnose(&log_of(&["?size@TensorImpl@c10@@QEBA_J_J@Z"]), &[]);
     assert_eq!(json["symbols"][0]["library"], "c10.lib");
