@@ -511,7 +511,11 @@ fn difference_cause(
                 .fold(s.to_string(), |acc, c| acc.replace(c, " "))
             };
             if demangle::canonical(&norm(&w)) == demangle::canonical(&norm(&f)) {
-                return "calling convention differs".into();
+                return format!(
+                    "calling convention differs: declared {}, the library defines {}; declare it as the library's header does",
+                    convention_of(&w),
+                    convention_of(&f)
+                );
             }
         }
     }
@@ -526,6 +530,20 @@ fn difference_cause(
         return "int vs long: the parameter types differ".into();
     }
     "another signature: the declaration and the definition disagree".into()
+}
+
+/// The calling convention a demangled function shows (`__cdecl` when it shows none).
+fn convention_of(demangled: &str) -> &'static str {
+    [
+        "__stdcall",
+        "__fastcall",
+        "__vectorcall",
+        "__thiscall",
+        "__cdecl",
+    ]
+    .into_iter()
+    .find(|cc| demangled.contains(cc))
+    .unwrap_or("__cdecl")
 }
 
 /// Two compilers that mangle the same declaration differently: an Itanium (`_Z`) reference
@@ -550,7 +568,12 @@ fn mangling_cause(w: &str, f: &str, wanted_name: Option<&str>, found_name: &str)
         })
     };
     Some(if x86(wanted_name) == x86(found_name) {
-        "pointer width differs: one side was compiled for 32-bit pointers (x86), the other for 64-bit (x64); build both for the same machine".into()
+        let (reference, library) = if x86(wanted_name) == wanted_name {
+            ("32-bit pointers (x86)", "64-bit (x64)")
+        } else {
+            ("64-bit pointers (x64)", "32-bit (x86)")
+        };
+        format!("pointer width differs: the reference was compiled for {reference}, the library for {library}; build both for the same machine")
     } else {
         "the same declaration mangled differently: the two sides were compiled by different compilers (cl against clang-cl, or nvcc/hipcc's host compiler); compile the declaration and the definition with the same compiler, or declare it extern \"C\"".into()
     })

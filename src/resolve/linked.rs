@@ -117,7 +117,7 @@ pub(super) fn note_log_evidence(
                         not_exported(s, library, path);
                     } else {
                         s.match_note = Some(format!(
-                            "{path} defines this function with another signature (near miss below): correct the declaration to match the library's header"
+                            "{path} defines this function differently (near miss below: what differs and the fix); it is no internal name"
                         ));
                     }
                     continue;

@@ -189,6 +189,23 @@ fn long_against_int64_in_a_real_c10_export_is_a_near_miss_with_its_fix() {
         "{cause}"
     );
     assert_eq!(s["near_misses"].as_array().unwrap().len(), 1, "{s}");
+
+    // The same export with 32-bit pointers (`AEB` → `AB`), and as __stdcall (`YA` → `YG`).
+    let (real, _) = exports
+        .iter()
+        .find(|(n, own)| own.starts_with("c10::") && n.contains("@@YAXAEB"))
+        .expect("c10.lib exports a void c10::f(T const &)");
+    let x86 = real.replacen("@@YAXAEB", "@@YAXAB", 1);
+    let stdcall = real.replacen("@@YAXAEB", "@@YGXAEB", 1);
+    let json = diagnose(&log_of(&[&x86, &stdcall]), &["--lib-dir", &dir]);
+    let causes: Vec<&str> = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["near_misses"][0]["cause"].as_str().unwrap_or("none"))
+        .collect();
+    assert!(causes[0].starts_with("pointer width"), "{causes:?}");
+    assert!(causes[1].starts_with("calling convention"), "{causes:?}");
 }
 
 #[test]
