@@ -230,6 +230,18 @@ fn a_c10_name_c10_does_not_export_is_internal_and_the_same_name_exported_is_c10s
         .as_str()
         .unwrap()
         .starts_with("names internal to c10.lib"));
+    let problem = &json["problems"][0];
+    assert!(
+        problem["cause"]
+            .as_str()
+            .unwrap()
+            .contains("internal to it"),
+        "{problem}"
+    );
+    assert!(
+        problem["fix"].as_str().unwrap().contains("public"),
+        "{problem}"
+    );
     assert!(!json["link_flags"]
         .as_array()
         .unwrap()
