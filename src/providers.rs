@@ -325,7 +325,9 @@ impl<'a> DemangledIndex<'a> {
         // Only symbols with no exact provider need demangled matching or near misses; when
         // every symbol has one (the common case), the index's names are never scanned.
         for s in symbols.iter().filter(|s| !has_exact_provider(index, s)) {
-            if let Some(key) = unqualified_key(&s.demangled) {
+            if let Some(parts) = itanium_qualified_name(&s.lookup_name) {
+                wanted.insert(parts.last().cloned().unwrap_or_default(), ());
+            } else if let Some(key) = unqualified_key(&s.demangled) {
                 wanted.insert(key, ());
             }
             wanted.insert(s.lookup_name.clone(), ());
@@ -470,10 +472,22 @@ fn ranked(book: &RuleBook, providers: Vec<Provider>, flavour: Option<Flavour>) -
     providers
 }
 
-/// Why two demangled names of the same function differ.
-fn difference_cause(wanted: &str, found: &str) -> String {
+/// Why two names of the same function differ: their demangled texts, and the linker-level names
+/// when known (`wanted_name` is the reference's, `found_name` the definition's).
+fn difference_cause(
+    wanted: &str,
+    found: &str,
+    wanted_name: Option<&str>,
+    found_name: &str,
+) -> String {
     let strip = |s: &str, word: &str| demangle::canonical(&s.replace(word, " "));
     let (w, f) = (demangle::canonical(wanted), demangle::canonical(found));
+    if let Some(cause) = mangling_cause(&w, &f, wanted_name, found_name) {
+        return cause;
+    }
+    if let Some(cause) = int64_cause(&w, &f) {
+        return cause;
+    }
     if strip(&w, "const") == strip(&f, "const") {
         return "const differs: the declaration and the definition disagree on const".into();
     }
@@ -497,7 +511,11 @@ fn difference_cause(wanted: &str, found: &str) -> String {
                 .fold(s.to_string(), |acc, c| acc.replace(c, " "))
             };
             if demangle::canonical(&norm(&w)) == demangle::canonical(&norm(&f)) {
-                return "calling convention differs".into();
+                return format!(
+                    "calling convention differs: declared {}, the library defines {}; declare it as the library's header does",
+                    convention_of(&w),
+                    convention_of(&f)
+                );
             }
         }
     }
@@ -512,6 +530,82 @@ fn difference_cause(wanted: &str, found: &str) -> String {
         return "int vs long: the parameter types differ".into();
     }
     "another signature: the declaration and the definition disagree".into()
+}
+
+/// The calling convention a demangled function shows (`__cdecl` when it shows none).
+fn convention_of(demangled: &str) -> &'static str {
+    [
+        "__stdcall",
+        "__fastcall",
+        "__vectorcall",
+        "__thiscall",
+        "__cdecl",
+    ]
+    .into_iter()
+    .find(|cc| demangled.contains(cc))
+    .unwrap_or("__cdecl")
+}
+
+/// Two compilers that mangle the same declaration differently: an Itanium (`_Z`) reference
+/// against an MSVC (`?`) definition, or the same demangled declaration under two MSVC-style names
+/// (32-bit pointers `PA` against 64-bit `PEA`, or clang-cl against cl).
+fn mangling_cause(w: &str, f: &str, wanted_name: Option<&str>, found_name: &str) -> Option<String> {
+    let wanted_name = wanted_name?.trim_start_matches("__imp_");
+    let found_name = found_name.trim_start_matches("__imp_");
+    if wanted_name.starts_with("_Z") && found_name.starts_with('?') {
+        return Some("Itanium (GNU) mangling against MSVC mangling: the referencing object was compiled for the GNU/Itanium C++ ABI (nvcc or hipcc with a GNU host compiler, clang without an -msvc target) and the library by cl; compile both for the MSVC ABI (clang-cl or --target x86_64-pc-windows-msvc)".into());
+    }
+    if w != f || wanted_name == found_name || !found_name.starts_with('?') {
+        return None;
+    }
+    let x86 = |name: &str| {
+        [
+            "PEA", "PEB", "QEA", "QEB", "AEA", "AEB", "PEC", "PED", "QEC", "QED", "AEC", "AED",
+        ]
+        .iter()
+        .fold(name.to_string(), |acc, m| {
+            acc.replace(m, &format!("{}{}", &m[..1], &m[2..]))
+        })
+    };
+    Some(if x86(wanted_name) == x86(found_name) {
+        let (reference, library) = if x86(wanted_name) == wanted_name {
+            ("32-bit pointers (x86)", "64-bit (x64)")
+        } else {
+            ("64-bit pointers (x64)", "32-bit (x86)")
+        };
+        format!("pointer width differs: the reference was compiled for {reference}, the library for {library}; build both for the same machine")
+    } else {
+        "the same declaration mangled differently: the two sides were compiled by different compilers (cl against clang-cl, or nvcc/hipcc's host compiler); compile the declaration and the definition with the same compiler, or declare it extern \"C\"".into()
+    })
+}
+
+/// `long` (32 bits on Windows, mangled `J`) against `__int64` (`int64_t`, `long long`, mangled
+/// `_J`): the exact difference and which type to use.
+fn int64_cause(w: &str, f: &str) -> Option<String> {
+    let as_long = |s: &str| s.replace("__int64", "long");
+    if w == f || as_long(w) != as_long(f) {
+        return None;
+    }
+    // The same words apart from the type names: pair them up and see which side has which.
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let pairs: Vec<(String, String)> = words(w)
+        .into_iter()
+        .zip(words(f))
+        .filter(|(a, b)| a != b)
+        .collect();
+    let all = |a: &str, b: &str| pairs.iter().all(|(x, y)| x == a && y == b);
+    Some(if all("long", "__int64") {
+        "long against __int64: declared with `long` (32 bits on Windows, mangled J), the library defines `__int64` (int64_t, mangled _J): declare it with int64_t".into()
+    } else if all("__int64", "long") {
+        "__int64 against long: declared with `__int64` (int64_t, mangled _J), the library defines `long` (32 bits on Windows, mangled J): declare it with long".into()
+    } else {
+        "long against __int64: the declaration and the library disagree on long (32 bits on Windows) and __int64 (int64_t): declare each parameter as the library's header does".into()
+    })
 }
 
 /// Definitions that almost match a symbol nothing defines (at most 3, best first, a library's
@@ -578,11 +672,13 @@ struct NearMisses<'i> {
 impl NearMisses<'_> {
     /// Adds a near miss, unless there are 8 already or this name of this library is listed.
     fn add(&mut self, found_name: &str, found: String, library: String, cause: String) {
+        // An import library defines `X` and `__imp_X` for one function: one near miss.
+        let bare = |n: &str| n.trim_start_matches("__imp_").to_string();
         if self.out.len() < 8
             && !self
                 .out
                 .iter()
-                .any(|m: &NearMiss| m.found_name == found_name && m.library == library)
+                .any(|m: &NearMiss| bare(&m.found_name) == bare(found_name) && m.library == library)
         {
             self.out.push(NearMiss {
                 wanted: self.wanted.clone(),
@@ -628,6 +724,9 @@ impl NearMisses<'_> {
     /// another signature of the same function, or the same name in another scope.
     fn by_unqualified_name(&mut self, demangled_index: &DemangledIndex<'_>) {
         let symbol = self.symbol;
+        if let Some(parts) = itanium_qualified_name(&symbol.lookup_name) {
+            return self.by_itanium_name(demangled_index, &parts);
+        }
         let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
         let key = if is_cxx {
             unqualified_key(&symbol.demangled)
@@ -655,7 +754,12 @@ impl NearMisses<'_> {
                     continue; // the same symbol through __imp_: a provider, not a near miss
                 }
                 if qualified_head(&text) == qualified_head(&symbol.demangled) {
-                    let cause = difference_cause(&symbol.demangled, &text);
+                    let cause = difference_cause(
+                        &symbol.demangled,
+                        &text,
+                        symbol.linker_name.as_deref(),
+                        name,
+                    );
                     self.add(name, text, library, cause);
                 } else if !qualified_head(&symbol.demangled).contains("::") {
                     // Another scope is a near miss only for a name wanted at global scope (a
@@ -671,6 +775,67 @@ impl NearMisses<'_> {
             }
         }
     }
+}
+
+impl NearMisses<'_> {
+    /// An Itanium-mangled reference whose function a library defines under its MSVC name: the
+    /// same qualified name, another compiler's mangling.
+    fn by_itanium_name(&mut self, demangled_index: &DemangledIndex<'_>, parts: &[String]) {
+        let want = parts.join("::");
+        let Some(key) = parts.last() else {
+            return;
+        };
+        for name in demangled_index.candidates(key) {
+            if !name.trim_start_matches("__imp_").starts_with('?') {
+                continue;
+            }
+            let (text, _) = demangled_of(name);
+            if qualified_head(&text) != want {
+                continue;
+            }
+            if let Some(library) = self.first_library(name) {
+                let symbol = self.symbol;
+                let cause = difference_cause(
+                    &symbol.demangled,
+                    &text,
+                    symbol.linker_name.as_deref(),
+                    name,
+                );
+                self.add(name, text, library, cause);
+            }
+        }
+    }
+}
+
+/// The qualified name of an Itanium-mangled function or variable (`_ZN3c1010TensorImpl4sizeEl`
+/// → `["c10", "TensorImpl", "size"]`), when it is a plain one: a nested name of source names
+/// (`St` for `std::` allowed), or one source name. `None` for templates, substitutions, special
+/// names and anything else.
+pub fn itanium_qualified_name(name: &str) -> Option<Vec<String>> {
+    let rest = name.strip_prefix("_Z")?;
+    let rest = rest.strip_prefix('L').unwrap_or(rest);
+    let mut parts = Vec::new();
+    let source_name = |text: &str| -> Option<(String, usize)> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let length: usize = text.get(..digits)?.parse().ok()?;
+        let id = text.get(digits..digits + length)?;
+        Some((id.to_string(), digits + length))
+    };
+    if let Some(nested) = rest.strip_prefix('N') {
+        let mut at = nested.bytes().take_while(|b| b"rVKRO".contains(b)).count();
+        if nested[at..].starts_with("St") {
+            parts.push("std".to_string());
+            at += 2;
+        }
+        while !nested[at..].starts_with('E') {
+            let (id, used) = source_name(&nested[at..])?;
+            parts.push(id);
+            at += used;
+        }
+    } else {
+        parts.push(source_name(rest)?.0);
+    }
+    (!parts.is_empty()).then_some(parts)
 }
 
 /// The qualified name without the return type and parameters (`ns::Class::f`).
@@ -948,9 +1113,51 @@ mod tests {
                 Some(Flavour::Static)
             ) > release
         );
-        assert!(difference_cause("void f(int *)", "void f(int const *)").starts_with("const"));
+        let cause = |w: &str, f: &str| difference_cause(w, f, None, "");
+        assert!(cause("void f(int *)", "void f(int const *)").starts_with("const"));
+        assert!(cause("void f(unsigned short *)", "void f(wchar_t *)").contains("wchar_t"));
+        // long (J) against __int64 (_J), both directions, and a third case that is neither.
+        let long = cause("void __cdecl c10::f(long)", "void __cdecl c10::f(__int64)");
         assert!(
-            difference_cause("void f(unsigned short *)", "void f(wchar_t *)").contains("wchar_t")
+            long.contains("declared with `long`") && long.contains("int64_t"),
+            "{long}"
         );
+        let int64 = cause(
+            "__int64 __cdecl c10::f(__int64)",
+            "__int64 __cdecl c10::f(long)",
+        );
+        assert!(int64.contains("declared with `__int64`"), "{int64}");
+        assert!(!cause("void f(int)", "void f(__int64)").contains("long against"));
+    }
+
+    /// Two compilers' manglings of one declaration: Itanium against MSVC, 32-bit against 64-bit
+    /// pointers, and the same text under another MSVC-style name.
+    #[test]
+    fn mangling_differences() {
+        let d = "void __cdecl f(void *)";
+        let itanium = difference_cause(d, d, Some("_Z1fPv"), "?f@@YAXPEAX@Z");
+        assert!(itanium.starts_with("Itanium"), "{itanium}");
+        let width = difference_cause(d, d, Some("?f@@YAXPAX@Z"), "?f@@YAXPEAX@Z");
+        assert!(width.starts_with("pointer width"), "{width}");
+        assert_eq!(
+            itanium_qualified_name("_ZN3c1010TensorImpl4sizeEl").unwrap(),
+            ["c10", "TensorImpl", "size"]
+        );
+        assert_eq!(itanium_qualified_name("_Z6kernelPf").unwrap(), ["kernel"]);
+        assert_eq!(
+            itanium_qualified_name("_ZNKSt6vector4sizeEv").unwrap(),
+            ["std", "vector", "size"]
+        );
+        assert_eq!(itanium_qualified_name("_ZN1aIiE1fEv"), None);
+        assert_eq!(itanium_qualified_name("?f@@YAXXZ"), None);
+        let other = difference_cause(d, d, Some("?f@@YAXPEAX@Z"), "?f@@YAXPEAXZ");
+        assert!(other.starts_with("the same declaration"), "{other}");
+        assert!(!difference_cause(
+            d,
+            "void __cdecl f(int)",
+            Some("?f@@YAXPEAX@Z"),
+            "?f@@YAXH@Z"
+        )
+        .starts_with("the same declaration"));
     }
 }

@@ -257,6 +257,13 @@ fn write_groups(
                     .collect::<Vec<_>>()
                     .join(" or "),
             ),
+            (None, None) if symbol.not_exported_by.is_some() => (
+                2,
+                format!(
+                    "not exported by {} (internal): no library to add",
+                    symbol.not_exported_by.as_deref().unwrap_or_default()
+                ),
+            ),
             (None, None) if symbol.family != "unknown" => {
                 (2, format!("{} (library unknown)", symbol.family))
             }

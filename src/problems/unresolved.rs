@@ -19,7 +19,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if summary_only {
         return vec![summary_only_problem(d.counts.lnk1120[0])];
     }
-    let (cause, fix) = cause_and_fix(d);
+    let (cause, fix) = internal_cause_and_fix(&left, cause_and_fix(d));
     let names: Vec<String> = left.iter().map(|s| s.symbol.name.clone()).collect();
     let summary =
         if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
@@ -52,6 +52,33 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         }
     }
     vec![problem]
+}
+
+/// The cause and fix when some names are internal to a library (`not_exported_by`): said in the
+/// cause; when every name is, no library is the fix.
+fn internal_cause_and_fix(
+    left: &[&crate::resolve::ResolvedSymbol],
+    (cause, fix): (String, String),
+) -> (String, String) {
+    let mut internal: Vec<&str> = left
+        .iter()
+        .filter_map(|s| s.not_exported_by.as_deref())
+        .collect();
+    internal.sort_unstable();
+    internal.dedup();
+    if internal.is_empty() {
+        return (cause, fix);
+    }
+    let what = format!(
+        "names in the namespace of {} that it does not export (internal to it): no library provides them",
+        internal.join(", ")
+    );
+    if left.iter().all(|s| s.not_exported_by.is_some()) {
+        let fix = "call the library's public (exported) API instead, or build the library from source with these names exported".to_string();
+        (what, fix)
+    } else {
+        (format!("{cause}; {what}"), fix)
+    }
 }
 
 /// The problem of a log that shows LNK1120's count but none of the records it counts.

@@ -221,6 +221,7 @@ fn from_provider(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        not_exported_by: None,
         explained_by: None,
     }
 }
@@ -288,6 +289,7 @@ fn unknown_answer(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        not_exported_by: None,
         explained_by: None,
     }
 }
@@ -305,7 +307,7 @@ fn from_rule(
     let mut library = class.library.clone();
     let mut libraries_by_flavour = None;
     let mut family = class.family.clone();
-    let mut match_note = no_library_note(book, &class);
+    let mut match_note = no_library_note(book, &class).or_else(|| by_namespace_note(book, &class));
     if library.is_none() {
         match crt.flavour {
             Some(f) => match flavour_library(book, &class, f) {
@@ -340,6 +342,7 @@ fn from_rule(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        not_exported_by: None,
         explained_by: None,
     }
 }
@@ -358,6 +361,19 @@ fn no_library_note(book: &RuleBook, class: &Classification) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// For a rule by namespace (a known library's scope): the library exports that namespace's
+/// public names; one it does not export is internal to it. Said with less certainty than when
+/// the library is on disk (then `linked::note_log_evidence` decides).
+fn by_namespace_note(book: &RuleBook, class: &Classification) -> Option<String> {
+    let library = class.library.as_deref()?;
+    book.is_scope_rule(&class.source).then(|| {
+        format!(
+            "by namespace ({}), not checked against {library} (not on disk): a name {library} does not export is internal to it, with no library to add",
+            class.source
+        )
+    })
 }
 
 /// The family and library of one flavour: from the chain table when the name is a chain name
@@ -475,6 +491,7 @@ fn only_in_another_flavour(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        not_exported_by: None,
         explained_by: None,
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Answerer, ResolvedSymbol, SearchContext};
 use crate::discover;
+use crate::rules::RuleBook;
 use crate::symbols::LinkFailure;
 
 /// A library the log shows in the link.
@@ -80,6 +81,7 @@ pub(super) fn note_log_evidence(
     symbols: &mut [ResolvedSymbol],
     linked: &[LinkedLibrary],
     context: Option<&SearchContext<'_>>,
+    book: &RuleBook,
 ) -> Vec<String> {
     let mut lacking: Vec<String> = Vec::new();
     for s in symbols.iter_mut() {
@@ -107,6 +109,19 @@ pub(super) fn note_log_evidence(
             if let Some(path) = installed {
                 let path = path.to_string_lossy().into_owned();
                 let library = s.library.clone().unwrap_or_default();
+                // A third-party library's namespace (a CRT name the installed CRT lacks is a
+                // toolset difference, said as such).
+                let crt = book.family(&s.family).is_some_and(|f| f.crt);
+                if !crt && s.source.as_deref().is_some_and(|r| book.is_scope_rule(r)) {
+                    if s.near_misses.is_empty() {
+                        not_exported(s, library, path);
+                    } else {
+                        s.match_note = Some(format!(
+                            "{path} defines this function differently (near miss below: what differs and the fix); it is no internal name"
+                        ));
+                    }
+                    continue;
+                }
                 if !lacking.contains(&library) {
                     lacking.push(library.clone());
                 }
@@ -119,6 +134,16 @@ pub(super) fn note_log_evidence(
     }
 
     lacking
+}
+
+/// A name in a known library's namespace that the library on disk (`path`) does not export:
+/// internal to it, so no library is offered.
+fn not_exported(s: &mut ResolvedSymbol, library: String, path: String) {
+    s.match_note = Some(format!(
+        "not exported by {library} (internal): {path} is in the link's search path and does not export it; there is no library to add: call the library's public (exported) API instead, or build the library from source with the name exported"
+    ));
+    s.library = None;
+    s.not_exported_by = Some(library);
 }
 
 #[cfg(test)]

@@ -90,6 +90,11 @@ pub struct ResolvedSymbol {
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed_lacks: Option<String>,
+    /// The name is in the namespace of a known library (a rule by scope: `c10::` is c10.lib's),
+    /// that library is on disk, and it does not export the name: the library's own internal
+    /// (not exported) name. No library provides it, so none is offered (`library` is `None`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_exported_by: Option<String>,
     /// Another failure class explains the name (a toolset or machine mismatch): no library of
     /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
     /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
@@ -461,7 +466,7 @@ fn answer_all(
     let mut symbols = resolve_symbols(failure, book, classes, matches, &crt, context.is_some());
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let mut lacking = note_log_evidence(&mut symbols, &linked, context);
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book);
 
     // Names another failure class explains are no library's to answer.
     mark_explained(

@@ -90,6 +90,19 @@ pub(super) fn verdict_summary(
             "; but the CRT evidence is mixed, so only the libraries these symbols need are added, and the other flavour's libraries the log shows are kept out",
         );
     }
+    let mut internal: Vec<&str> = symbols
+        .iter()
+        .filter(|s| s.explained_by.is_none())
+        .filter_map(|s| s.not_exported_by.as_deref())
+        .collect();
+    internal.sort_unstable();
+    internal.dedup();
+    if !internal.is_empty() {
+        summary = format!(
+            "names internal to {} (not exported: no library provides them; use the public API); {summary}",
+            internal.join(", ")
+        );
+    }
     if !lacking.is_empty() {
         summary = format!(
             "installed {} lack{} names the code uses (the SDK on disk is older or newer than the code expects); {summary}",

@@ -33,6 +33,12 @@ pub enum NameTable {
     SdkExtra,
     /// HIP runtime C API (`hip-runtime.txt`, from Debian's `libamdhip64-5`).
     HipRuntime,
+    /// The HIP SDK's other libraries (`hip-sdk.txt`: hipBLAS, hipFFT, hipRAND, hipSOLVER,
+    /// hipSPARSE, rocRAND, rocSPARSE, ...), C names only.
+    HipSdk,
+    /// PyTorch's smaller import libraries (`torch.txt`: c10.lib, torch_python.lib, ...);
+    /// torch_cpu.lib is answered by namespace rules (`symbol-db/rules.json`).
+    Torch,
     /// Universal CRT exports (`ucrt.txt`, the `api-ms-win-crt-*` API sets behind `ucrt.lib`).
     Ucrt,
     /// VC runtime exports (`vcruntime.txt`, `vcruntime140*.dll` behind `vcruntime.lib`).
@@ -44,13 +50,15 @@ pub enum NameTable {
 impl NameTable {
     /// Every table, in look-up preference order: when a name is in several tables
     /// (`memset` is exported by both vcruntime and the UCRT) the earlier table wins.
-    pub const ALL: [NameTable; 6] = [
+    pub const ALL: [NameTable; 8] = [
         NameTable::Vcruntime,
         NameTable::Ucrt,
         NameTable::Msvcp,
         NameTable::SdkExtra,
         NameTable::WindowsApi,
         NameTable::HipRuntime,
+        NameTable::HipSdk,
+        NameTable::Torch,
     ];
 
     /// The table's file name under `symbol-db/names/`.
@@ -59,6 +67,8 @@ impl NameTable {
             NameTable::WindowsApi => "windows-api.txt",
             NameTable::SdkExtra => "sdk-extra.txt",
             NameTable::HipRuntime => "hip-runtime.txt",
+            NameTable::HipSdk => "hip-sdk.txt",
+            NameTable::Torch => "torch.txt",
             NameTable::Ucrt => "ucrt.txt",
             NameTable::Vcruntime => "vcruntime.txt",
             NameTable::Msvcp => "msvcp.txt",
@@ -72,7 +82,11 @@ impl NameTable {
             NameTable::Ucrt => Some("libucrt.lib"),
             NameTable::Vcruntime => Some("libvcruntime.lib"),
             NameTable::Msvcp => Some("libcpmt.lib"),
-            NameTable::WindowsApi | NameTable::SdkExtra | NameTable::HipRuntime => None,
+            NameTable::WindowsApi
+            | NameTable::SdkExtra
+            | NameTable::HipRuntime
+            | NameTable::HipSdk
+            | NameTable::Torch => None,
         }
     }
 
@@ -90,6 +104,14 @@ impl NameTable {
             NameTable::HipRuntime => include_str!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/symbol-db/names/hip-runtime.txt"
+            )),
+            NameTable::HipSdk => include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/symbol-db/names/hip-sdk.txt"
+            )),
+            NameTable::Torch => include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/symbol-db/names/torch.txt"
             )),
             NameTable::Ucrt => {
                 include_str!(concat!(
@@ -296,7 +318,7 @@ fn chain_index() -> &'static SectionIndex<(&'static str, FlavourSet)> {
 fn index() -> &'static SectionIndex<NameHit> {
     static INDEX: OnceLock<SectionIndex<NameHit>> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut index = SectionIndex::with_capacity(27_000);
+        let mut index = SectionIndex::with_capacity(33_000);
         for table in NameTable::ALL {
             index.add_table(name_table_lines(table, table.text()));
         }
@@ -488,6 +510,12 @@ mod tests {
         ("__hipPushCallConfiguration",     NameTable::HipRuntime,  "amdhip64.lib",        "amdhip64.dll"),
         ("hipGetDevicePropertiesR0600",    NameTable::HipRuntime,  "amdhip64.lib",        "amdhip64_7.dll"),
         ("hiprtcCompileProgram",           NameTable::HipRuntime,  "hiprtc.lib",          "hiprtc*.dll"),
+        ("hipblasSgemm",                   NameTable::HipSdk,      "hipblas.lib",         "hipblas.dll"),
+        ("hipblasLtMatmul",                NameTable::HipSdk,      "hipblaslt.lib",       "hipblaslt.dll"),
+        ("hipfftExecC2C",                  NameTable::HipSdk,      "hipfft.lib",          "hipfft.dll"),
+        ("rocsparse_create_handle",        NameTable::HipSdk,      "rocsparse.lib",       "rocsparse.dll"),
+        ("rocrand_create_generator",       NameTable::HipSdk,      "rocrand.lib",         "rocrand.dll"),
+        ("initModule",                     NameTable::Torch,       "torch_python.lib",    "torch_python.dll"),
         ("wcsnlen",                        NameTable::Ucrt,        "ucrt.lib",            "api-ms-win-crt-string-l1-1-0.dll"),
         ("__acrt_iob_func",                NameTable::Ucrt,        "ucrt.lib",            "api-ms-win-crt-stdio-l1-1-0.dll"),
         ("___lc_codepage_func",            NameTable::Ucrt,        "ucrt.lib",            "api-ms-win-crt-locale-l1-1-0.dll"),

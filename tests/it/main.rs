@@ -43,6 +43,7 @@ mod patch_releases;
 mod precision;
 mod readme;
 mod real_libraries;
+mod torch_hip;
 mod triage_doctor;
 mod triage_inputs;
 mod triage_rows;

@@ -1,0 +1,425 @@
+//! PyTorch and the HIP SDK's libraries: names from the real import libraries of PyPI's torch
+//! 2.15.0 Windows wheel (fetched on first use by `tests/fixtures/fetch_torch.sh`) answered from
+//! the embedded knowledge and from the libraries on disk; a `long` against `__int64` near miss
+//! made by mutating a real export; a name internal to c10 (in its namespace, not exported), with
+//! its metamorphic twin that is exported; the HIP SDK's tables; a closed loop that links against
+//! the real c10.lib with the flags lnkfix prints.
+
+use crate::common;
+
+use lnkfix::index::Machine;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The directory of torch 2.15.0's `torch/lib/*.lib` (c10.lib, torch_cpu.lib, ...).
+fn torch_libs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let output = Command::new("bash")
+            .arg(common::root().join("tests/fixtures/fetch_torch.sh"))
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .expect("cannot run bash tests/fixtures/fetch_torch.sh");
+        assert!(
+            output.status.success(),
+            "tests/fixtures/fetch_torch.sh failed ({}); it needs python3 and the network the first time",
+            output.status
+        );
+        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    })
+}
+
+/// Every C++ name `library` exports (no `__imp_`), with its own name (scope on), sorted.
+fn cxx_exports(library: &str) -> Vec<(String, String)> {
+    let (index, _) = common::index(&[torch_libs().join(library)], Machine::X64);
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for s in index.symbols() {
+        if s.name.starts_with('?') {
+            let demangled = lnkfix::demangle::demangle(&s.name).text;
+            let own = lnkfix::rules::own_name(&demangled).to_string();
+            out.insert(s.name.clone(), own);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// A link.exe log with one LNK2019 per name.
+fn log_of(names: &[&str]) -> String {
+    let mut log: String = names
+        .iter()
+        .map(|n| format!("ext.obj : error LNK2019: unresolved external symbol {n} referenced in function \"void __cdecl my_op(void)\" (?my_op@@YAXXZ)\n"))
+        .collect();
+    log.push_str(&format!(
+        "ext.pyd : fatal error LNK1120: {} unresolved externals\n",
+        names.len()
+    ));
+    log
+}
+
+/// `lnkfix diagnose --format json` of `log` (written into a temporary directory) with `args`.
+fn diagnose(log: &str, args: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("link.log"), log).unwrap();
+    let mut all = vec!["link.log", "--no-cache"];
+    all.extend_from_slice(args);
+    common::diagnose_json(dir.path(), &all)
+}
+
+/// Each symbol's name and answered library (`-` for none).
+fn libraries(json: &serde_json::Value) -> BTreeMap<String, String> {
+    json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["library"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every 40th name of a sorted list: a spread over the whole library, the same each run.
+fn sample(names: &[(String, String)], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    names
+        .iter()
+        .filter(|(_, own)| keep(own))
+        .step_by(40)
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+#[test]
+fn real_torch_exports_are_answered_from_knowledge_and_from_the_libraries() {
+    let libraries_of =
+        |list: &[(String, String)], lib: &str, m: &mut BTreeMap<String, Vec<String>>| {
+            for (name, _) in list {
+                m.entry(name.clone()).or_default().push(lib.to_string());
+            }
+        };
+    let (c10, cpu, python) = (
+        cxx_exports("c10.lib"),
+        cxx_exports("torch_cpu.lib"),
+        cxx_exports("torch_python.lib"),
+    );
+    // Every library that exports each name: a name two of them export may be answered by either.
+    let mut exporters: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    libraries_of(&c10, "c10.lib", &mut exporters);
+    libraries_of(&cpu, "torch_cpu.lib", &mut exporters);
+    libraries_of(&python, "torch_python.lib", &mut exporters);
+    let mut names = sample(&c10, |own| own.starts_with("c10::"));
+    names.extend(sample(&cpu, |own| {
+        ["at::", "torch::", "c10::IValue::", "c10::ivalue::"]
+            .iter()
+            .any(|p| own.starts_with(p))
+    }));
+    names.extend(sample(&python, |own| own.starts_with("torch::")));
+    names.sort();
+    names.dedup();
+    assert!(names.len() > 500, "{}", names.len());
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let log = log_of(&names);
+    let check = |json: &serde_json::Value| -> Vec<String> {
+        let got = libraries(json);
+        names
+            .iter()
+            .filter(|n| !exporters[**n].contains(&got[**n]))
+            .map(|n| format!("{n}: want one of {:?}, got {}", exporters[*n], got[*n]))
+            .collect()
+    };
+
+    // Without the files: the embedded table (c10, torch_python) and the namespace rules.
+    let wrong = check(&diagnose(&log, &[]));
+    assert!(
+        wrong.is_empty(),
+        "{} of {}:\n{}",
+        wrong.len(),
+        names.len(),
+        wrong.join("\n")
+    );
+
+    // With the real libraries: the same answers, from the archives.
+    let dir = torch_libs().to_str().unwrap().to_string();
+    let on_disk = diagnose(&log, &["--lib-dir", &dir]);
+    let wrong = check(&on_disk);
+    assert!(
+        wrong.is_empty(),
+        "{} of {}:\n{}",
+        wrong.len(),
+        names.len(),
+        wrong.join("\n")
+    );
+    for s in on_disk["symbols"].as_array().unwrap() {
+        assert_eq!(s["provider"], "archive", "{}", s["name"]);
+    }
+    let flags: Vec<&str> = on_disk["link_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    for lib in ["c10.lib", "torch_cpu.lib", "torch_python.lib"] {
+        assert!(flags.contains(&lib), "{flags:?}");
+    }
+}
+
+#[test]
+fn long_against_int64_in_a_real_c10_export_is_a_near_miss_with_its_fix() {
+    // A real export taking an __int64 (`_J`) parameter, its last one declared `long` (`J`).
+    let exports = cxx_exports("c10.lib");
+    let (real, _) = exports
+        .iter()
+        .find(|(n, own)| own.starts_with("c10::TensorImpl::") && n.ends_with("_J@Z"))
+        .expect("c10.lib exports a TensorImpl method taking an int64_t");
+    let mutated = format!("{}J@Z", &real[..real.len() - "_J@Z".len()]);
+    assert!(!exports.iter().any(|(n, _)| *n == mutated));
+    let dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&log_of(&[&mutated]), &["--lib-dir", &dir]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["library"], "c10.lib", "{s}");
+    assert!(s.get("not_exported_by").is_none(), "{s}");
+    let miss = &s["near_misses"][0];
+    assert_eq!(miss["found_name"].as_str(), Some(real.as_str()), "{s}");
+    let cause = miss["cause"].as_str().unwrap();
+    assert!(
+        cause.contains("declared with `long`") && cause.contains("int64_t"),
+        "{cause}"
+    );
+    assert_eq!(s["near_misses"].as_array().unwrap().len(), 1, "{s}");
+
+    // The same export with 32-bit pointers (`AEB` → `AB`), and as __stdcall (`YA` → `YG`).
+    let (real, _) = exports
+        .iter()
+        .find(|(n, own)| own.starts_with("c10::") && n.contains("@@YAXAEB"))
+        .expect("c10.lib exports a void c10::f(T const &)");
+    let x86 = real.replacen("@@YAXAEB", "@@YAXAB", 1);
+    let stdcall = real.replacen("@@YAXAEB", "@@YGXAEB", 1);
+    let json = diagnose(&log_of(&[&x86, &stdcall]), &["--lib-dir", &dir]);
+    let causes: Vec<&str> = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["near_misses"][0]["cause"].as_str().unwrap_or("none"))
+        .collect();
+    assert!(causes[0].starts_with("pointer width"), "{causes:?}");
+    assert!(causes[1].starts_with("calling convention"), "{causes:?}");
+}
+
+#[test]
+fn a_c10_name_c10_does_not_export_is_internal_and_the_same_name_exported_is_c10s() {
+    // A plausible helper of c10::detail: in c10's namespace, exported by no torch library.
+    let name = "?lnkfixProbeHelper@detail@c10@@YAXPEAX@Z";
+    let exports = cxx_exports("c10.lib");
+    assert!(!exports.iter().any(|(n, _)| n == name));
+    let log = log_of(&[name]);
+
+    // The real c10.lib on disk does not export it: internal, no library to add.
+    let dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&log, &["--lib-dir", &dir]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["not_exported_by"], "c10.lib", "{s}");
+    assert!(s["library"].is_null(), "{s}");
+    assert!(
+        s["match_note"].as_str().unwrap().contains("internal"),
+        "{s}"
+    );
+    assert!(json["verdict"]["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("names internal to c10.lib"));
+    let problem = &json["problems"][0];
+    assert!(
+        problem["cause"]
+            .as_str()
+            .unwrap()
+            .contains("internal to it"),
+        "{problem}"
+    );
+    assert!(
+        problem["fix"].as_str().unwrap().contains("public"),
+        "{problem}"
+    );
+    assert!(!json["link_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "c10.lib"));
+
+    // Without c10.lib on disk: c10.lib by namespace, with the doubt said.
+    let json = diagnose(&log, &[]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["library"], "c10.lib", "{s}");
+    assert!(
+        s["match_note"].as_str().unwrap().contains("not checked"),
+        "{s}"
+    );
+
+    // Metamorphic: a c10.lib that exports the same name answers it.
+    let exporting = tempfile::tempdir().unwrap();
+    std::fs::write(
+        exporting.path().join("c10.def"),
+        format!("LIBRARY c10.dll\nEXPORTS\n  {name}\n"),
+    )
+    .unwrap();
+    common::run(
+        "llvm-dlltool-19",
+        &["-m", "i386:x86-64", "-d", "c10.def", "-l", "c10.lib"],
+        exporting.path(),
+    );
+    let dir = exporting.path().to_str().unwrap().to_string();
+    let json = diagnose(&log, &["--lib-dir", &dir]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["library"], "c10.lib", "{s}");
+    assert_eq!(s["provider"], "archive", "{s}");
+    assert!(s.get("not_exported_by").is_none(), "{s}");
+}
+
+/// Our logs of torch, HIP SDK and Itanium-mangled failures (`tests/logs/unresolved/`, the cases
+/// whose notes name this test): the link flags are exactly `fix_libs`, from the embedded tables.
+#[test]
+fn our_torch_and_hip_sdk_logs_get_their_libraries_from_the_embedded_knowledge() {
+    let dir = common::root().join("tests/logs/unresolved");
+    let cases = std::fs::read_to_string(dir.join("cases.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in cases.lines().filter(|l| l.contains("torch_hip.rs")) {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = case["id"].as_str().unwrap();
+        let log = std::fs::read_to_string(dir.join(format!("{id}.log"))).unwrap();
+        let json = diagnose(&log, &[]);
+        let mut flags: Vec<String> = json["link_flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        let mut want: Vec<String> = case["fix_libs"]
+            .as_array()
+            .map(|a| a.iter().map(|f| f.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        flags.sort();
+        want.sort();
+        assert_eq!(flags, want, "{id}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} cases");
+}
+
+#[test]
+fn an_itanium_mangled_reference_is_a_compiler_mismatch() {
+    let json = diagnose(&log_of(&["_ZN3c1010TensorImpl4sizeEl"]), &[]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["family"], "itanium-abi", "{s}");
+    assert!(s["library"].is_null());
+    assert!(
+        s["match_note"].as_str().unwrap().contains("MSVC ABI"),
+        "{s}"
+    );
+    // rustc's legacy mangling (a 16-digit hash before the final E) is no compiler mismatch.
+    let json = diagnose(
+        &log_of(&["_ZN4core9panicking5panic17h0c4d5e6f7a8b9c0dE"]),
+        &[],
+    );
+    assert_eq!(json["symbols"][0]["family"], "rust-crate");
+    // The library on disk defines the function under its MSVC name: the near miss says which
+    // mangling each side used. The reference is made from a real c10 export `?f@c10@@YA...`.
+    let exports = cxx_exports("c10.lib");
+    let (msvc, function) = exports
+        .iter()
+        .find_map(|(n, _)| {
+            let f = n.strip_prefix('?')?.strip_suffix("@c10@@YA_NXZ")?;
+            f.chars()
+                .all(|c| c.is_ascii_alphanumeric())
+                .then(|| (n.clone(), f.to_string()))
+        })
+        .expect("c10.lib exports a bool c10::f(void)");
+    let itanium = format!("_ZN3c10{}{function}Ev", function.len());
+    let dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&log_of(&[&itanium]), &["--lib-dir", &dir]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["family"], "itanium-abi", "{s}");
+    assert_eq!(
+        s["near_misses"][0]["found_name"].as_str(),
+        Some(msvc.as_str()),
+        "{s}"
+    );
+    assert!(
+        s["near_misses"][0]["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("Itanium"),
+        "{s}"
+    );
+    // The same declaration MSVC-mangled is c10's.
+    let json = diagnose(&log_of(&["?size@TensorImpl@c10@@QEBA_J_J@Z"]), &[]);
+    assert_eq!(json["symbols"][0]["library"], "c10.lib");
+}
+
+/// The closed loop: an object built by clang-cl 19 that calls a real c10 function (declared by
+/// hand with its exact signature) fails to link with lld-link 19; appending lnkfix's flags,
+/// found against the real torch libraries, makes the same link succeed.
+#[test]
+fn linking_against_the_real_c10_with_the_printed_flags_succeeds() {
+    let exports = cxx_exports("c10.lib");
+    let name = "?IsNUMAEnabled@c10@@YA_NXZ";
+    assert!(
+        exports.iter().any(|(n, _)| n == name),
+        "c10.lib exports {name}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("ext.cpp"),
+        "namespace c10 { bool IsNUMAEnabled(); }\nextern \"C\" int numa(void) { return c10::IsNUMAEnabled() ? 1 : 0; }\n",
+    )
+    .unwrap();
+    common::run(
+        "clang-19",
+        &[
+            "--driver-mode=cl",
+            "/nologo",
+            "/c",
+            "/Zl",
+            "/GS-",
+            "ext.cpp",
+            "/Foext.obj",
+        ],
+        d,
+    );
+    let link = |extra: &[String]| {
+        let mut cmd = Command::new("lld-link-19");
+        cmd.current_dir(d)
+            .args([
+                "/nologo",
+                "/dll",
+                "/noentry",
+                "/nodefaultlib",
+                "/machine:x64",
+            ])
+            .args(["/out:ext.dll", "ext.obj"])
+            .args(extra);
+        cmd.output().expect("run lld-link-19")
+    };
+    let failed = link(&[]);
+    assert!(!failed.status.success());
+    let log = String::from_utf8_lossy(&failed.stderr).into_owned();
+    assert!(log.contains("undefined symbol"), "{log}");
+    let libs = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&log, &["--lib-dir", &libs]);
+    let flags: Vec<String> = json["link_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(flags.iter().any(|f| f == "c10.lib"), "{flags:?}");
+    let linked = link(&flags);
+    assert!(
+        linked.status.success(),
+        "{flags:?}\n{}",
+        String::from_utf8_lossy(&linked.stderr)
+    );
+    assert!(d.join("ext.dll").is_file());
+}
