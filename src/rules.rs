@@ -667,17 +667,29 @@ impl RuleBook {
                 names::NameTable::Ucrt => "ucrt",
                 names::NameTable::Vcruntime => "vcruntime",
                 names::NameTable::Msvcp => "cxx-stdlib",
+                // The version's library is chosen from the log (resolve/python.rs).
+                names::NameTable::Python if hit.library == names::PYTHON_DEBUG_SECTION => {
+                    "python-debug"
+                }
+                names::NameTable::Python => "python-c-api",
+                names::NameTable::Node => "node",
+                names::NameTable::Cuda => "cuda",
             };
             let fixed = matches!(
                 hit.table,
                 names::NameTable::WindowsApi
                     | names::NameTable::SdkExtra
                     | names::NameTable::HipRuntime
+                    | names::NameTable::Node
+                    | names::NameTable::Cuda
             );
+            let python = hit.table == names::NameTable::Python;
             return Some(Classification {
                 family: family.to_string(),
                 library: fixed.then(|| hit.library.to_string()),
-                dll: hit.dll_name().map(str::to_string),
+                dll: (!python)
+                    .then(|| hit.dll_name().map(str::to_string))
+                    .flatten(),
                 source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
                 rulebook_differs: None,
                 by_flavour: None,

@@ -156,20 +156,14 @@ fn mark_machine(
     {
         return;
     }
-    let hits: Vec<(usize, String, String)> = symbols
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let form = other_machine_form(&s.symbol, arch)?;
-            let provider = context.index.lookup(&form).first()?;
-            let library = provider
-                .library
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Some((i, form, library))
-        })
-        .collect();
+    let mut hits = machine_hits(symbols, context, arch, false);
+    let (mut name_machine, mut library_machine, mut arch) = (name_machine, library_machine, arch);
+    if hits.is_empty() && arch == Machine::X64 {
+        // x64 names against libraries of x86 only: the index was built for x64 (the log's
+        // machine), and the x86 library is one of "another machine".
+        hits = machine_hits(symbols, context, Machine::X86, true);
+        (name_machine, library_machine, arch) = (Machine::X64, Machine::X86, Machine::X86);
+    }
     if hits.is_empty() {
         return;
     }
@@ -194,6 +188,39 @@ fn mark_machine(
             s.match_note = None;
         }
     }
+}
+
+/// The symbols whose other-machine form (for libraries of `arch`) a library searched defines:
+/// (symbol, form, library file name). `other` looks among the libraries of machines other than
+/// the index's own.
+fn machine_hits(
+    symbols: &[ResolvedSymbol],
+    context: &SearchContext<'_>,
+    arch: crate::index::Machine,
+    other: bool,
+) -> Vec<(usize, String, String)> {
+    symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let form = other_machine_form(&s.symbol, arch)?;
+            let provider = if other {
+                context
+                    .index
+                    .lookup_other_machines(&form)
+                    .iter()
+                    .find(|p| p.machine == arch)?
+            } else {
+                context.index.lookup(&form).first()?
+            };
+            let library = provider
+                .library
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Some((i, form, library))
+        })
+        .collect()
 }
 
 /// Whether the log's objects show the other machine than the libraries': an object read as that

@@ -106,7 +106,10 @@ pub enum BuildEditError {
         candidates: Vec<String>,
     },
     /// More than one target could be the failing one, and nothing decides.
-    #[error("{path}: which target failed is not known{}; name it with --target", candidates_text(candidates))]
+    #[error(
+        "{path}: which target failed is not known{}; name it with --target",
+        candidates_text(candidates)
+    )]
     Ambiguous {
         /// The file.
         path: PathBuf,
