@@ -36,7 +36,7 @@ fn patterns() -> &'static [Regex; 4] {
             // .cp312-win_amd64.pyd, cp312-cp312
             r"(?i)\bcp3(\d{1,2}t?)-(?:win|cp3)",
             // the limited API and debug markers
-            r"(?i)(\bpython3\.lib\b|\bPy_LIMITED_API\b)|([/-]D_DEBUG\b|\bPy_DEBUG\b)",
+            r"(?i)(\bpython3\.lib\b|Py_LIMITED_API\b)|([/-]D_DEBUG\b|Py_DEBUG\b)",
         ]
         .map(|p| Regex::new(p).expect("the Python build patterns are valid"))
     })
@@ -113,7 +113,7 @@ mod tests {
     /// must not be taken for a version.
     #[test]
     fn version_debug_and_limited_from_the_log() {
-        let rows: [(&str, Option<&str>, bool, bool); 9] = [
+        let rows: [(&str, Option<&str>, bool, bool); 10] = [
             (
                 "/LIBPATH:C:\\Python312\\libs python312.lib",
                 Some("12"),
@@ -147,6 +147,7 @@ mod tests {
             ("cl /DPy_LIMITED_API=0x03080000 x.c", None, false, true),
             ("link.exe python3.lib x.obj", None, false, true),
             ("cl /D_DEBUG /MDd x.c", None, true, false),
+            ("cl -DPy_DEBUG x.c", None, true, false),
             (
                 "python3 -m pip install . and Python 3.12 is nice; cp3 x",
                 None,

@@ -658,42 +658,7 @@ impl RuleBook {
             return Some(self.classification_of(rule));
         }
         if let Some(hit) = names::lookup(key.name).into_iter().next() {
-            let family = match hit.table {
-                names::NameTable::WindowsApi => "windows-system",
-                // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
-                names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
-                names::NameTable::SdkExtra => "legacy-stdio",
-                names::NameTable::HipRuntime => "hip-runtime",
-                names::NameTable::Ucrt => "ucrt",
-                names::NameTable::Vcruntime => "vcruntime",
-                names::NameTable::Msvcp => "cxx-stdlib",
-                // The version's library is chosen from the log (resolve/python.rs).
-                names::NameTable::Python if hit.library == names::PYTHON_DEBUG_SECTION => {
-                    "python-debug"
-                }
-                names::NameTable::Python => "python-c-api",
-                names::NameTable::Node => "node",
-                names::NameTable::Cuda => "cuda",
-            };
-            let fixed = matches!(
-                hit.table,
-                names::NameTable::WindowsApi
-                    | names::NameTable::SdkExtra
-                    | names::NameTable::HipRuntime
-                    | names::NameTable::Node
-                    | names::NameTable::Cuda
-            );
-            let python = hit.table == names::NameTable::Python;
-            return Some(Classification {
-                family: family.to_string(),
-                library: fixed.then(|| hit.library.to_string()),
-                dll: (!python)
-                    .then(|| hit.dll_name().map(str::to_string))
-                    .flatten(),
-                source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
-                rulebook_differs: None,
-                by_flavour: None,
-            });
+            return Some(table_classification(hit));
         }
         self.matchers
             .first_match(key)
@@ -726,6 +691,46 @@ impl RuleBook {
             }),
             by_flavour: None,
         }
+    }
+}
+
+/// The classification a `[library dll]` name table gives: its family by table, the table's
+/// library where one library is the answer whatever the flavour (the Python version's library is
+/// chosen later, from the log: `resolve/python.rs`).
+fn table_classification(hit: names::NameHit) -> Classification {
+    let family = match hit.table {
+        names::NameTable::WindowsApi => "windows-system",
+        // ntdll.lib imports; legacy_stdio_definitions.lib (the UCRT's old stdio).
+        names::NameTable::SdkExtra if hit.dll_name().is_some() => "windows-system",
+        names::NameTable::SdkExtra => "legacy-stdio",
+        names::NameTable::HipRuntime => "hip-runtime",
+        names::NameTable::Ucrt => "ucrt",
+        names::NameTable::Vcruntime => "vcruntime",
+        names::NameTable::Msvcp => "cxx-stdlib",
+        // The version's library is chosen from the log (resolve/python.rs).
+        names::NameTable::Python if hit.library == names::PYTHON_DEBUG_SECTION => "python-debug",
+        names::NameTable::Python => "python-c-api",
+        names::NameTable::Node => "node",
+        names::NameTable::Cuda => "cuda",
+    };
+    let fixed = matches!(
+        hit.table,
+        names::NameTable::WindowsApi
+            | names::NameTable::SdkExtra
+            | names::NameTable::HipRuntime
+            | names::NameTable::Node
+            | names::NameTable::Cuda
+    );
+    let python = hit.table == names::NameTable::Python;
+    Classification {
+        family: family.to_string(),
+        library: fixed.then(|| hit.library.to_string()),
+        dll: (!python)
+            .then(|| hit.dll_name().map(str::to_string))
+            .flatten(),
+        source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
+        rulebook_differs: None,
+        by_flavour: None,
     }
 }
 

@@ -64,19 +64,11 @@ fn answers(json: &serde_json::Value) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-/// A setuptools build of a C extension: cl and link.exe command lines that show Python 3.12.
-const SETUPTOOLS_312: &str = r#"running build_ext
-building 'spam' extension
-"C:\Program Files\Microsoft Visual Studio\2022\Community\VC\Tools\MSVC\14.44.35207\bin\HostX86\x64\cl.exe" /c /nologo /O2 /W3 /GL /DNDEBUG /MD -IC:\Users\ana\AppData\Local\Programs\Python\Python312\include /Tcspam.c /Fobuild\temp.win-amd64-cpython-312\Release\spam.obj
-spam.c
-"C:\Program Files\Microsoft Visual Studio\2022\Community\VC\Tools\MSVC\14.44.35207\bin\HostX86\x64\link.exe" /nologo /INCREMENTAL:NO /LTCG /DLL /MANIFEST:EMBED,ID=2 /MANIFESTUAC:NO /NODEFAULTLIB:python312.lib /EXPORT:PyInit_spam build\temp.win-amd64-cpython-312\Release\spam.obj /OUT:build\lib.win-amd64-cpython-312\spam.cp312-win_amd64.pyd
-   Creating library build\temp.win-amd64-cpython-312\Release\spam.cp312-win_amd64.lib and object build\temp.win-amd64-cpython-312\Release\spam.cp312-win_amd64.exp
-spam.obj : error LNK2001: unresolved external symbol __imp_PyExc_TypeError
-spam.obj : error LNK2019: unresolved external symbol __imp_PyLong_FromLong referenced in function spam_system
-spam.obj : error LNK2019: unresolved external symbol __imp_PyThreadState_Get referenced in function spam_system
-build\lib.win-amd64-cpython-312\spam.cp312-win_amd64.pyd : fatal error LNK1120: 3 unresolved externals
-error: command 'C:\\Program Files\\Microsoft Visual Studio\\2022\\Community\\VC\\Tools\\MSVC\\14.44.35207\\bin\\HostX86\\x64\\link.exe' failed with exit code 1120
-"#;
+/// One of our logs (tests/logs/unresolved/NNN.log).
+fn our_log(id: &str) -> String {
+    let path = common::root().join(format!("tests/logs/unresolved/{id}.log"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
 
 /// The same names with no Python version anywhere in the log.
 const NO_VERSION: &str = "spam.obj : error LNK2001: unresolved external symbol __imp_PyExc_TypeError\nspam.obj : error LNK2019: unresolved external symbol __imp_PyLong_FromLong referenced in function f\n";
@@ -85,7 +77,8 @@ const NO_VERSION: &str = "spam.obj : error LNK2001: unresolved external symbol _
 /// no library is invented and the note names the family.
 #[test]
 fn python_c_api_from_the_embedded_table() {
-    let (json, _dir) = diagnose(SETUPTOOLS_312, &[]);
+    // 094: a setuptools build whose command lines show Python 3.12.
+    let (json, _dir) = diagnose(&our_log("094"), &[]);
     let got = answers(&json);
     assert_eq!(got.len(), 3, "{got:?}");
     for (name, family, library, provider) in &got {
@@ -206,14 +199,7 @@ fn x86_and_x64_decoration_both_ways() {
 /// binding.gyp terms.
 #[test]
 fn node_addon_names_are_node_lib() {
-    let log = r#"gyp info it worked if it ends with ok
-gyp info using node@20.11.1 | win32 | x64
-addon.obj : error LNK2001: unresolved external symbol napi_create_function [C:\src\addon\build\addon.vcxproj]
-addon.obj : error LNK2001: unresolved external symbol napi_module_register [C:\src\addon\build\addon.vcxproj]
-addon.obj : error LNK2001: unresolved external symbol uv_default_loop [C:\src\addon\build\addon.vcxproj]
-addon.obj : error LNK2019: unresolved external symbol "__declspec(dllimport) public: static class v8::Local<class v8::Primitive> __cdecl v8::Undefined(class v8::Isolate *)" (__imp_?Undefined@v8@@YA?AV?$Local@VPrimitive@v8@@@1@PEAVIsolate@1@@Z) referenced in function "void __cdecl Method(void)" [C:\src\addon\build\addon.vcxproj]
-"#;
-    let (json, _dir) = diagnose(log, &[]);
+    let (json, _dir) = diagnose(&our_log("095"), &[]);
     let got = answers(&json);
     assert_eq!(got.len(), 4, "{got:?}");
     assert!(
@@ -232,15 +218,15 @@ addon.obj : error LNK2019: unresolved external symbol "__declspec(dllimport) pub
 /// registration nvcc's host code calls found in NVIDIA's real cudart.lib.
 #[test]
 fn cuda_names_from_the_table_and_the_real_cudart() {
-    let log = "kernel.obj : error LNK2019: unresolved external symbol __cudaRegisterFatBinary referenced in function \"void __cdecl __nv_cudaEntityRegisterCallback(void * *)\" (?__nv_cudaEntityRegisterCallback@@YAXPEAPEAX@Z)\nkernel.obj : error LNK2019: unresolved external symbol cudaMalloc referenced in function main\nkernel.obj : error LNK2019: unresolved external symbol cublasCreate_v2 referenced in function main\nkernel.obj : error LNK2019: unresolved external symbol cuInit referenced in function main\n";
-    let (json, _dir) = diagnose(log, &[]);
+    let log = our_log("096");
+    let (json, _dir) = diagnose(&log, &[]);
     let libraries: Vec<String> = answers(&json).into_iter().map(|a| a.2).collect();
     assert_eq!(
         libraries,
         ["cudart.lib", "cudart.lib", "cublas.lib", "cuda.lib"]
     );
     let lib = cuda_dir().join("lib/x64");
-    let (json, _dir) = diagnose(log, &["--lib-dir", lib.to_str().unwrap()]);
+    let (json, _dir) = diagnose(&log, &["--lib-dir", lib.to_str().unwrap()]);
     let got = answers(&json);
     for at in [0, 1, 3] {
         assert_eq!(got[at].3, "archive", "{got:?}");
