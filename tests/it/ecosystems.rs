@@ -1,7 +1,8 @@
 //! The libraries of the ecosystems users build for: the Python C API, Node addons and CUDA,
 //! named from the embedded tables (symbol-db/names/python.txt, node.txt, cuda.txt) and found in
 //! real libraries on disk: CPython's python312.dll export list built into import libraries
-//! (`tests/fixtures/fetch_python.sh`), NVIDIA's cudart.lib (`tests/fixtures/fetch_cuda.sh`), the
+//! (`tests/fixtures/fetch_python.sh`), Node-API's export list built into x64 and ia32 node.lib
+//! (`tests/fixtures/fetch_node.sh`), NVIDIA's cudart.lib (`tests/fixtures/fetch_cuda.sh`), the
 //! windows crates' x86 and x64 import libraries; and a closed loop, lld-link-19 linking a
 //! clang-cl-19 object with the flags lnkfix writes.
 
@@ -30,6 +31,11 @@ fn fetched(script: &str, slot: &'static OnceLock<PathBuf>) -> &'static Path {
 fn python_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     fetched("fetch_python.sh", &DIR)
+}
+
+fn node_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    fetched("fetch_node.sh", &DIR)
 }
 
 fn cuda_dir() -> &'static Path {
@@ -153,43 +159,49 @@ fn python_c_api_found_on_disk() {
     }
 }
 
-/// x86 names against the x64 python312.lib and x64 names against the x86 one: a machine
-/// mismatch both ways, not "the project's own"; and the same with the windows crates' real
-/// Microsoft-made import libraries. Known gap: x64 names of x86 `__stdcall` functions against
-/// x86-only libraries (`CreateFileW` against `_CreateFileW@28`) are not matched: the x64 name
-/// does not say the `@N`.
+/// x86 names against the x64 python312.lib and node.lib and x64 names against the x86 ones: a
+/// machine mismatch both ways, headed in the library's terms ("this build is x86; the
+/// python312.lib found is x64"), never "the project's own"; and the same with the windows
+/// crates' real Microsoft-made import libraries. Known gap: x64 names of x86 `__stdcall`
+/// functions against x86-only libraries (`CreateFileW` against `_CreateFileW@28`) are not
+/// matched: the x64 name does not say the `@N`.
 #[test]
 fn x86_and_x64_decoration_both_ways() {
-    let x86_log = "spam.obj : error LNK2001: unresolved external symbol __imp__PyExc_TypeError\nspam.obj : error LNK2019: unresolved external symbol __imp__PyLong_FromLong referenced in function _f\n";
+    let x86_python = "spam.obj : error LNK2001: unresolved external symbol __imp__PyExc_TypeError\nspam.obj : error LNK2019: unresolved external symbol __imp__PyLong_FromLong referenced in function _f\n";
+    let x86_addon = "addon.obj : error LNK2019: unresolved external symbol _napi_create_function referenced in function _Init\naddon.obj : error LNK2019: unresolved external symbol _napi_module_register referenced in function _register\n";
+    let x64_addon = "addon.obj : error LNK2019: unresolved external symbol napi_create_function referenced in function Init\naddon.obj : error LNK2019: unresolved external symbol napi_module_register referenced in function register\n";
     let rows = [
-        (x86_log, python_dir().join("x64"), "x86", "x64"),
-        (NO_VERSION, python_dir().join("x86"), "x64", "x86"),
+        (x86_python, python_dir().join("x64"), "this build is x86; the python312.lib found is x64", "x86 Python"),
+        (NO_VERSION, python_dir().join("x86"), "this build is x64; the python312.lib found is x86", "x64 Python"),
+        (x86_addon, node_dir().join("x64"), "this build is x86; the node.lib found is x64", "--arch=ia32"),
+        (x64_addon, node_dir().join("ia32"), "this build is x64; the node.lib found is x86", "--arch=x64"),
         (
             "a.obj : error LNK2019: unresolved external symbol __imp__CreateFileW@28 referenced in function _main\na.obj : error LNK2019: unresolved external symbol __imp__CloseHandle@4 referenced in function _main\n",
             common::crate_lib_dir("windows_x86_64_msvc"),
-            "x86",
-            "x64",
+            "the objects are x86, the libraries searched are x64",
+            "x86 Native Tools prompt",
         ),
         (
             // x64 names of __cdecl functions (an x86 stdcall name's @N is not in an x64 name).
             "a.obj : error LNK2019: unresolved external symbol __imp_wsprintfW referenced in function main\na.obj : error LNK2019: unresolved external symbol __imp_DbgPrint referenced in function main\n",
             common::crate_lib_dir("windows_i686_msvc"),
-            "x64",
-            "x86",
+            "the objects are x64, the libraries searched are x86",
+            "x64 Native Tools prompt",
         ),
     ];
     let mut failures = Vec::new();
-    for (log, dir, objects, libraries) in rows {
+    for (log, dir, headline, fix) in rows {
         let (json, _tmp) = diagnose(log, &["--lib-dir", dir.to_str().unwrap()]);
-        let summary = json["verdict"]["summary"].as_str().unwrap_or_default();
-        let want = format!("the objects are {objects}, the libraries searched are {libraries}");
         let explained = json["symbols"]
             .as_array()
             .unwrap()
             .iter()
             .all(|s| s["explained_by"]["kind"] == "machine-mismatch");
-        if !explained || !json.to_string().contains(&want) {
-            failures.push(format!("{} against {}: {summary}", objects, dir.display()));
+        let problem = &json["problems"][0];
+        let summary = problem["summary"].as_str().unwrap_or_default();
+        let said_fix = problem["fix"].as_str().unwrap_or_default();
+        if !explained || !summary.starts_with(headline) || !said_fix.contains(fix) {
+            failures.push(format!("{}: {summary} / {said_fix}", dir.display()));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
