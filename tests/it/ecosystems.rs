@@ -145,6 +145,33 @@ fn python_debug_limited_and_version_near_misses() {
     assert!(note.contains("python312.lib"), "{note}");
 }
 
+/// A debug build that cannot open python312_d.lib: the fix is the debug binaries or a Release
+/// build that links python312.lib, not only a library path.
+#[test]
+fn python_debug_library_cannot_be_opened() {
+    let log = "cl /c /D_DEBUG /MDd -IC:\\Python312\\include spam.c\nLINK : fatal error LNK1104: cannot open file 'python312_d.lib'\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("build.log"), log).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .current_dir(dir.path())
+        .args(["diagnose", "--format", "json", "build.log"])
+        .output()
+        .expect("run lnkfix");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let problem = &json["problems"][0];
+    assert_eq!(problem["kind"], "cannot-open", "{problem}");
+    let summary = problem["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("a debug build asks for the debug Python's library"),
+        "{summary}"
+    );
+    let fix = problem["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("Release") && fix.contains("python312.lib"),
+        "{fix}"
+    );
+}
+
 /// With CPython 3.12's real export list as an x64 import library on disk, the archive answers.
 #[test]
 fn python_c_api_found_on_disk() {
