@@ -12,6 +12,10 @@ use crate::rules::names::python_libraries;
 /// library of the interpreter the log shows, or says which libraries export it.
 pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild) {
     for s in symbols.iter_mut() {
+        if s.provider.is_some_and(Answerer::on_disk) {
+            note_other_version(s, build);
+            continue;
+        }
         let by_rule = s.provider == Some(Answerer::Rule);
         if !by_rule || !(s.family == "python-c-api" || s.family == "python-debug") {
             continue;
@@ -26,6 +30,29 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         s.dll = s.library.as_deref().map(|l| l.replace(".lib", ".dll"));
         s.match_note = Some(note);
     }
+}
+
+/// A library on disk of another Python version than the log builds for (`python311.lib` found,
+/// `cp312` in the log): said in the note, since an extension linked against one version's DLL
+/// does not load in another.
+fn note_other_version(s: &mut ResolvedSymbol, build: &PythonBuild) {
+    let (Some(found), Some(wanted)) = (s.library.as_deref(), build.library()) else {
+        return;
+    };
+    let lower = found.to_ascii_lowercase();
+    let versioned =
+        lower.starts_with("python3") && lower != "python3.lib" && lower.ends_with(".lib");
+    if !versioned || lower == wanted {
+        return;
+    }
+    let line = build.version_line.as_ref().map_or(0, |(n, _)| *n);
+    let note = format!(
+        "the log builds for {wanted} (line {line}) but the library found is {found}: link the {wanted} of the interpreter the extension is for (a module linked against one version's DLL does not load in another)"
+    );
+    s.match_note = Some(match s.match_note.take() {
+        Some(old) => format!("{note}; {old}"),
+        None => note,
+    });
 }
 
 /// A name only a debug interpreter exports (`_Py_RefTotal`, `_Py_NegativeRefcount`).

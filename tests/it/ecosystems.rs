@@ -191,6 +191,24 @@ fn python_c_api_found_on_disk() {
     }
 }
 
+/// A library of another Python version than the log builds for (python311.lib found, the log
+/// shows 3.12): the archive answers, and the note says the version differs.
+#[test]
+fn python_library_of_another_version_is_said() {
+    let x64_311 = python_dir().join("x64-311");
+    let (json, _dir) = diagnose(&our_log("094"), &["--lib-dir", x64_311.to_str().unwrap()]);
+    for s in json["symbols"].as_array().unwrap() {
+        assert_eq!(s["library"], "python311.lib", "{s}");
+        let note = s["match_note"].as_str().unwrap_or_default();
+        assert!(
+            note.starts_with(
+                "the log builds for python312.lib (line 3) but the library found is python311.lib"
+            ),
+            "{note}"
+        );
+    }
+}
+
 /// x86 names against the x64 python312.lib and node.lib and x64 names against the x86 ones: a
 /// machine mismatch both ways, headed in the library's terms ("this build is x86; the
 /// python312.lib found is x64"), never "the project's own"; and the same with the windows
