@@ -212,9 +212,8 @@ fn python_library_of_another_version_is_said() {
 /// x86 names against the x64 python312.lib and node.lib and x64 names against the x86 ones: a
 /// machine mismatch both ways, headed in the library's terms ("this build is x86; the
 /// python312.lib found is x64"), never "the project's own"; and the same with the windows
-/// crates' real Microsoft-made import libraries. Known gap: x64 names of x86 `__stdcall`
-/// functions against x86-only libraries (`CreateFileW` against `_CreateFileW@28`) are not
-/// matched: the x64 name does not say the `@N`.
+/// crates' real Microsoft-made import libraries, x64 names of x86 `__stdcall` functions included
+/// (`__imp_CreateFileW` against `__imp__CreateFileW@28`: the x64 name does not say the `@N`).
 #[test]
 fn x86_and_x64_decoration_both_ways() {
     let x86_python = "spam.obj : error LNK2001: unresolved external symbol __imp__PyExc_TypeError\nspam.obj : error LNK2019: unresolved external symbol __imp__PyLong_FromLong referenced in function _f\n";
@@ -234,6 +233,12 @@ fn x86_and_x64_decoration_both_ways() {
         (
             // x64 names of __cdecl functions (an x86 stdcall name's @N is not in an x64 name).
             "a.obj : error LNK2019: unresolved external symbol __imp_wsprintfW referenced in function main\na.obj : error LNK2019: unresolved external symbol __imp_DbgPrint referenced in function main\n",
+            common::crate_lib_dir("windows_i686_msvc"),
+            "the objects are x64, the libraries searched are x86",
+            "x64 Native Tools prompt",
+        ),
+        (
+            "a.obj : error LNK2019: unresolved external symbol __imp_CreateFileW referenced in function main\na.obj : error LNK2019: unresolved external symbol __imp_CloseHandle referenced in function main\n",
             common::crate_lib_dir("windows_i686_msvc"),
             "the objects are x64, the libraries searched are x86",
             "x64 Native Tools prompt",
