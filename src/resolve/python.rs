@@ -70,7 +70,14 @@ fn debug_answer(build: &PythonBuild) -> (Option<String>, String) {
 /// A C API name: the version's library when the log shows the version and its DLL exports the
 /// name; `python3.lib` for the limited API when the stable ABI has it.
 fn api_answer(name: &str, build: &PythonBuild) -> (Option<String>, String) {
-    let libraries = python_libraries(name);
+    let mut libraries = python_libraries(name);
+    if libraries.is_empty() {
+        // An x86 `__cdecl` name (`_PyLong_FromLong`) in a log not known to be x86.
+        libraries = name
+            .strip_prefix('_')
+            .map(python_libraries)
+            .unwrap_or_default();
+    }
     let stable = libraries.contains(&"python3.lib");
     let versioned: Vec<&str> = libraries
         .iter()

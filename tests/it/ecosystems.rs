@@ -113,6 +113,11 @@ fn python_c_api_from_the_embedded_table() {
             "{note}"
         );
     }
+    // An x86 name (`__imp__PyLong_FromLong`) in a log that does not say x86: the same answer.
+    let x86 = "spam.obj : error LNK2019: unresolved external symbol __imp__PyLong_FromLong referenced in function _f\n";
+    let (json, _dir) = diagnose(x86, &[]);
+    let note = json["symbols"][0]["match_note"].as_str().unwrap();
+    assert!(note.contains("python312.lib"), "{note}");
 }
 
 /// The near misses between Python's libraries, from the table: a debug-only name, a name the
