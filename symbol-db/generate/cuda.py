@@ -32,15 +32,30 @@ RUNTIME = ("nvidia-cuda-runtime-cu12", "12.9.79",
 # (library, import libraries' members), from the runtime wheel.
 RUNTIME_LIBS = [("cudart.lib", "nvidia/cuda_runtime/lib/x64/cudart.lib"),
                 ("cuda.lib", "nvidia/cuda_runtime/lib/x64/cuda.lib")]
-# (package, version, wheel sha256 as PyPI records it, DLL member, import library)
+# (package, version, wheel sha256 as PyPI records it, DLL member and its CRC-32 in the wheel's
+# central directory, import library): a different wheel or member stops the script.
 MATH = [
-    ("nvidia-cublas-cu12", "12.9.1.4", None, "nvidia/cublas/bin/cublas64_12.dll", "cublas.lib"),
-    ("nvidia-cublas-cu12", "12.9.1.4", None, "nvidia/cublas/bin/cublasLt64_12.dll", "cublasLt.lib"),
-    ("nvidia-cufft-cu12", "11.4.1.4", None, "nvidia/cufft/bin/cufft64_11.dll", "cufft.lib"),
-    ("nvidia-curand-cu12", "10.3.10.19", None, "nvidia/curand/bin/curand64_10.dll", "curand.lib"),
-    ("nvidia-cusparse-cu12", "12.5.10.65", None, "nvidia/cusparse/bin/cusparse64_12.dll", "cusparse.lib"),
-    ("nvidia-cusolver-cu12", "11.7.5.82", None, "nvidia/cusolver/bin/cusolver64_11.dll", "cusolver.lib"),
-    ("nvidia-cuda-nvrtc-cu12", "12.9.86", None, "nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll", "nvrtc.lib"),
+    ("nvidia-cublas-cu12", "12.9.1.4",
+     "1e5fee10662e6e52bd71dec533fbbd4971bb70a5f24f3bc3793e5c2e9dc640bf",
+     "nvidia/cublas/bin/cublas64_12.dll", "28174ac3", "cublas.lib"),
+    ("nvidia-cublas-cu12", "12.9.1.4",
+     "1e5fee10662e6e52bd71dec533fbbd4971bb70a5f24f3bc3793e5c2e9dc640bf",
+     "nvidia/cublas/bin/cublasLt64_12.dll", "3d5f6201", "cublasLt.lib"),
+    ("nvidia-cufft-cu12", "11.4.1.4",
+     "8e5bfaac795e93f80611f807d42844e8e27e340e0cde270dcb6c65386d795b80",
+     "nvidia/cufft/bin/cufft64_11.dll", "acad0866", "cufft.lib"),
+    ("nvidia-curand-cu12", "10.3.10.19",
+     "e8129e6ac40dc123bd948e33d3e11b4aa617d87a583fa2f21b3210e90c743cde",
+     "nvidia/curand/bin/curand64_10.dll", "309bf3af", "curand.lib"),
+    ("nvidia-cusparse-cu12", "12.5.10.65",
+     "9e487468a22a1eaf1fbd1d2035936a905feb79c4ce5c2f67626764ee4f90227c",
+     "nvidia/cusparse/bin/cusparse64_12.dll", "8d78ff2f", "cusparse.lib"),
+    ("nvidia-cusolver-cu12", "11.7.5.82",
+     "77666337237716783c6269a658dea310195cddbd80a5b2919b1ba8735cec8efd",
+     "nvidia/cusolver/bin/cusolver64_11.dll", "d1f439d3", "cusolver.lib"),
+    ("nvidia-cuda-nvrtc-cu12", "12.9.86",
+     "72972ebdcf504d69462d3bcd67e7b81edd25d0fb85a2c46d3ea3517666636349",
+     "nvidia/cuda_nvrtc/bin/nvrtc64_120_0.dll", "c45f2de8", "nvrtc.lib"),
 ]
 
 
@@ -105,11 +120,15 @@ def main():
                 sources.append(f"PyPI {package} {version}, {member} (NVIDIA's import library), "
                                f"sha256 {lib_sha}; licence: NVIDIA CUDA Toolkit EULA; names only")
                 say(f"{library}: {len(names)} names ({dll})")
-        for package, version, _, member, library in MATH:
+        for package, version, pinned_sha, member, pinned_crc, library in MATH:
             url, size, wheel_sha, filename = wheel_file(package, version)
+            if wheel_sha != pinned_sha:
+                raise SystemExit(f"cuda.py: {filename}: PyPI's sha256 {wheel_sha}, expected {pinned_sha}")
             entry = [m for m in remote_wheel.members(url, size) if m.name == member]
             if not entry:
                 raise SystemExit(f"cuda.py: {filename} has no {member}")
+            if f"{entry[0].crc:08x}" != pinned_crc:
+                raise SystemExit(f"cuda.py: {member}: CRC-32 {entry[0].crc:08x}, expected {pinned_crc}")
             dll, names = remote_wheel.dll_exports(url, entry[0])
             names = sorted({n for n in names if n != "NvOptimusEnablementCuda"})
             sections.append((library, dll, names))
