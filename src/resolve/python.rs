@@ -126,3 +126,92 @@ fn api_answer(name: &str, build: &PythonBuild) -> (Option<String>, String) {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(version: Option<&str>, debug: bool, limited: bool) -> PythonBuild {
+        PythonBuild {
+            version: version.map(str::to_string),
+            version_line: version.map(|_| (7, "cp3xx".to_string())),
+            debug,
+            limited,
+        }
+    }
+
+    /// Each kind of Python build against names of each kind: (name, build, library, note start).
+    #[test]
+    fn the_library_follows_the_build() {
+        let rows: [(&str, PythonBuild, Option<&str>, &str); 7] = [
+            (
+                "PyLong_FromLong",
+                build(Some("12"), false, false),
+                Some("python312.lib"),
+                "the Python C API of the interpreter the log shows (line 7)",
+            ),
+            (
+                "PyLong_FromLong",
+                build(Some("12"), true, false),
+                Some("python312_d.lib"),
+                "the Python C API",
+            ),
+            (
+                "PyLong_FromLong",
+                build(Some("12"), false, true),
+                Some("python3.lib"),
+                "the stable ABI",
+            ),
+            (
+                "PyUnstable_Code_New",
+                build(Some("12"), false, true),
+                Some("python312.lib"),
+                "not in the stable ABI",
+            ),
+            (
+                "PyUnstable_Code_New",
+                build(Some("11"), false, false),
+                None,
+                "python311.dll does not export it",
+            ),
+            (
+                "PyLong_FromLong",
+                build(None, false, false),
+                None,
+                "python3XX.lib of your Python",
+            ),
+            (
+                "_PyLong_FromLong",
+                build(Some("10"), false, false),
+                Some("python310.lib"),
+                "the Python C API",
+            ),
+        ];
+        let mut failures = Vec::new();
+        for (name, b, library, note) in rows {
+            let (got, said) = api_answer(name, &b);
+            if got.as_deref() != library || !said.starts_with(note) {
+                failures.push(format!("{name} {b:?}: {got:?} {said}"));
+            }
+        }
+        assert!(failures.is_empty(), "{failures:#?}");
+        let (library, note) = debug_answer(&build(Some("13"), false, false));
+        assert_eq!(library.as_deref(), Some("python313_d.lib"));
+        assert!(
+            note.contains("build Release (no _DEBUG, /MD) to link python313.lib"),
+            "{note}"
+        );
+        assert_eq!(debug_answer(&build(None, true, false)).0, None);
+    }
+
+    /// The debug-only names are in no release section, python3.lib's included.
+    #[test]
+    fn debug_only_names_are_in_no_release_library() {
+        for name in ["_Py_RefTotal", "_Py_NegativeRefcount"] {
+            assert!(python_libraries(name).is_empty(), "{name}");
+            let hits = crate::rules::names::lookup(name);
+            assert_eq!(hits.len(), 1, "{name}: {hits:?}");
+            assert_eq!(hits[0].library, crate::rules::names::PYTHON_DEBUG_SECTION);
+        }
+    }
+}
