@@ -585,6 +585,12 @@ fn setuptools_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<St
     }
     if !dirs.is_empty() {
         out.push(format!("library_dirs=[{}]", quoted(dirs)));
+    } else if names.iter().any(|n| n.starts_with("python3")) {
+        // Python's own import library lives in <sys.base_prefix>\libs.
+        out.push(
+            "library_dirs=[os.path.join(sys.base_prefix, \"libs\")] (where python3XX.lib is)"
+                .into(),
+        );
     }
     if !others.is_empty() {
         out.push(format!("extra_link_args=[{}]", quoted(others)));
@@ -603,6 +609,9 @@ fn node_gyp_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<Stri
             "in the target of binding.gyp (or the .gyp file): \"libraries\": [{}]",
             quoted(libraries)
         ));
+        if libraries.iter().any(|l| l.eq_ignore_ascii_case("node.lib")) {
+            out.push("node-gyp links node.lib itself, from the headers it downloaded for this Node version and --arch: when it is missing, run node-gyp rebuild with the Node and --arch the addon is for (an ia32 addon needs the ia32 node.lib)".into());
+        }
     }
     if !dirs.is_empty() {
         out.push(format!(

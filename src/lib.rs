@@ -33,6 +33,7 @@ pub mod open;
 pub mod patch;
 pub mod problems;
 pub mod providers;
+pub mod python_build;
 pub mod report;
 pub mod resolve;
 pub mod rules;

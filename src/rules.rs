@@ -690,6 +690,13 @@ impl RuleBook {
             names::NameTable::Ucrt => "ucrt",
             names::NameTable::Vcruntime => "vcruntime",
             names::NameTable::Msvcp => "cxx-stdlib",
+            // The version's library is chosen from the log (resolve/python.rs).
+            names::NameTable::Python if hit.library == names::PYTHON_DEBUG_SECTION => {
+                "python-debug"
+            }
+            names::NameTable::Python => "python-c-api",
+            names::NameTable::Node => "node",
+            names::NameTable::Cuda => "cuda",
         };
         let fixed = matches!(
             hit.table,
@@ -698,11 +705,16 @@ impl RuleBook {
                 | names::NameTable::HipRuntime
                 | names::NameTable::HipSdk
                 | names::NameTable::Torch
+                | names::NameTable::Node
+                | names::NameTable::Cuda
         );
+        let python = hit.table == names::NameTable::Python;
         Classification {
             family: family.to_string(),
             library: fixed.then(|| hit.library.to_string()),
-            dll: hit.dll_name().map(str::to_string),
+            dll: (!python)
+                .then(|| hit.dll_name().map(str::to_string))
+                .flatten(),
             source: format!("table {}", hit.table.file_name().trim_end_matches(".txt")),
             rulebook_differs: None,
             by_flavour: None,

@@ -95,6 +95,9 @@ pub struct LinkFailure {
     pub stats: LogStats,
     /// The build system the log shows, learnt in the same pass.
     pub build_system: Option<crate::build_system::Recognised>,
+    /// The Python build the log shows (version, debug, limited API), learnt in the same pass.
+    #[serde(default)]
+    pub python: crate::python_build::PythonBuild,
 }
 
 impl LinkFailure {
@@ -473,14 +476,19 @@ pub fn collect<R: std::io::Read + 'static>(
         Collector::with_limits(limits.demangle).with_max_symbols(limits.max_symbols);
     collector.failure.max_symbols = limits.max_symbols;
     let mut recogniser = crate::build_system::Recogniser::new();
+    let mut python = crate::python_build::PythonBuild::default();
     let stats = crate::linklog::read_log_watched(
         reader,
         limits,
         &mut |e| collector.push(e),
-        Some(&mut |number, line| recogniser.line(number, line)),
+        Some(&mut |number, line| {
+            recogniser.line(number, line);
+            python.line(number, line);
+        }),
     )?;
     let mut failure = collector.finish(stats);
     failure.build_system = recogniser.finish();
+    failure.python = python;
     Ok(failure)
 }
 

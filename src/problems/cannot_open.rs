@@ -268,11 +268,7 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
             "fix that compile first: its error is above the link in the log".into(),
         )
     } else if is_python_library(name) {
-        (
-            format!("cannot open {file}: the Python installation's libs directory is not on the library path"),
-            format!("{name} is the import library of the Python DLL; it is in the libs directory of the Python installation (sys.base_prefix\\libs), which is not on the link's library path"),
-            libpath_fix("<python>\\libs (python -c \"import sys; print(sys.base_prefix)\")"),
-        )
+        python_library(file, name, &libpath_fix)
     } else if lower.starts_with("amdhip64") {
         (
             format!("cannot open {file}: the HIP SDK's lib directory is not on the library path"),
@@ -289,6 +285,29 @@ fn one_file(scan: &Scan<'_>, u: &Unopened) -> Problem {
     }
     problem.subject(file.to_string());
     problem
+}
+
+/// A Python import library that cannot be opened: its `libs` directory is not on the library
+/// path, or, for `python3XX_d.lib`, the build is a debug one and the debug library was never
+/// installed (pyconfig.h asks for it whenever `_DEBUG` is defined).
+fn python_library(
+    file: &str,
+    name: &str,
+    libpath_fix: &dyn Fn(&str) -> String,
+) -> (String, String, String) {
+    let lower = name.to_ascii_lowercase();
+    if let Some(stem) = lower.strip_suffix("_d.lib") {
+        return (
+            format!("cannot open {file}: a debug build asks for the debug Python's library"),
+            format!("{name} is the import library of a debug Python (Py_DEBUG): pyconfig.h asks for it whenever _DEBUG is defined (a Debug configuration, /MDd), and the Python installer puts it in sys.base_prefix\\libs only with its \"Download debug binaries\" option"),
+            format!("build the extension Release (no _DEBUG, /MD) to link {stem}.lib, or install Python's debug binaries (the installer's Modify > Download debug binaries) and add /LIBPATH:<python>\\libs"),
+        );
+    }
+    (
+        format!("cannot open {file}: the Python installation's libs directory is not on the library path"),
+        format!("{name} is the import library of the Python DLL; it is in the libs directory of the Python installation (sys.base_prefix\\libs), which is not on the link's library path"),
+        libpath_fix("<python>\\libs (python -c \"import sys; print(sys.base_prefix)\")"),
+    )
 }
 
 /// First words of directories with spaces that an unquoted path is cut at (`C:\\Program` from

@@ -452,8 +452,13 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
             ))
         })
         .collect();
+    let ecosystem = ecosystem_library(named);
     let summary = format!(
-        "the objects are {name_m}, the libraries searched are {library_m}: {} {} only in {library_m} form",
+        "{}: {} {} only in {library_m} form",
+        match &ecosystem {
+            Some(library) => format!("this build is {name_m}; the {library} found is {library_m}"),
+            None => format!("the objects are {name_m}, the libraries searched are {library_m}"),
+        },
         some_of(&names, 3),
         if names.len() == 1 { "exists" } else { "exist" }
     );
@@ -463,10 +468,13 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
         some_of(&names, 3),
         some_of(&forms, 3)
     );
-    let fix = format!(
-        "link with the {name_m} libraries: from {} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}",
-        name_machine.map_or_else(|| "the developer prompt of their machine".into(), prompt)
-    );
+    let fix = match ecosystem.as_deref().zip(name_machine) {
+        Some((library, name_machine)) => ecosystem_fix(library, name_machine, library_machine),
+        None => format!(
+            "link with the {name_m} libraries: from {} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}",
+            name_machine.map_or_else(|| "the developer prompt of their machine".into(), prompt)
+        ),
+    };
     let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
     for s in named {
         problem.line(s.symbol.first_line);
@@ -488,6 +496,52 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
     cite_intended(scan, &mut problem, &machines);
     note_other_machine_copies(scan, named, name_machine, &mut problem);
     problem
+}
+
+/// The one library of an ecosystem (Python's `python3XX.lib`, Node's `node.lib`) that defines
+/// every name in the other machine's form, when it is one: the fix is then said in its terms.
+fn ecosystem_library(named: &[&crate::resolve::ResolvedSymbol]) -> Option<String> {
+    let mut libraries = named.iter().filter_map(|s| {
+        let (_, library) = s
+            .explained_by
+            .as_ref()?
+            .library_machine
+            .as_deref()?
+            .split_once(' ')?;
+        Some(library.trim_matches(['(', ')']).to_string())
+    });
+    let first = libraries.next()?;
+    let lower = first.to_ascii_lowercase();
+    let ours = (lower.starts_with("python3") && lower.ends_with(".lib")) || lower == "node.lib";
+    (ours && libraries.all(|l| l == first)).then_some(first)
+}
+
+/// The fix of an x86/x64 mismatch against Python's or Node's own library, in its terms.
+fn ecosystem_fix(library: &str, objects: Machine, libraries: Machine) -> String {
+    let node_arch = |m: Machine| {
+        if m == Machine::X86 {
+            "ia32".to_string()
+        } else {
+            m.to_string()
+        }
+    };
+    if library.eq_ignore_ascii_case("node.lib") {
+        format!(
+            "build the addon for the Node it runs in: node-gyp rebuild --arch={} links the {libraries} node.lib found; for an {} Node, node-gyp rebuild --arch={} fetches its node.lib (the {} headers)",
+            node_arch(libraries),
+            node_arch(objects),
+            node_arch(objects),
+            node_arch(objects)
+        )
+    } else {
+        format!(
+            "the {library} found is {} {libraries} Python's: to build for that Python, compile from {}; to build for {} {objects} Python, link its own <sys.base_prefix>\\libs\\{library} from {}",
+            article(libraries),
+            prompt(libraries),
+            article(objects),
+            prompt(objects)
+        )
+    }
 }
 
 /// Notes where the libraries of the objects' machine are, when a copy sits beside the library

@@ -156,20 +156,14 @@ fn mark_machine(
     {
         return;
     }
-    let hits: Vec<(usize, String, String)> = symbols
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let form = other_machine_form(&s.symbol, arch)?;
-            let provider = context.index.lookup(&form).first()?;
-            let library = provider
-                .library
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Some((i, form, library))
-        })
-        .collect();
+    let mut hits = machine_hits(symbols, context, arch, false);
+    let (mut name_machine, mut library_machine, mut arch) = (name_machine, library_machine, arch);
+    if hits.is_empty() && arch == Machine::X64 {
+        // x64 names against libraries of x86 only: the index was built for x64 (the log's
+        // machine), and the x86 library is one of "another machine".
+        hits = machine_hits(symbols, context, Machine::X86, true);
+        (name_machine, library_machine, arch) = (Machine::X64, Machine::X86, Machine::X86);
+    }
     if hits.is_empty() {
         return;
     }
@@ -194,6 +188,97 @@ fn mark_machine(
             s.match_note = None;
         }
     }
+}
+
+/// The symbols whose other-machine form (for libraries of `arch`) a library searched defines:
+/// (symbol, form, library file name). `other` looks among the libraries of machines other than
+/// the index's own.
+fn machine_hits(
+    symbols: &[ResolvedSymbol],
+    context: &SearchContext<'_>,
+    arch: crate::index::Machine,
+    other: bool,
+) -> Vec<(usize, String, String)> {
+    // x86 import members by the name they import (`CreateFileW` for `__imp__CreateFileW@28`):
+    // an x64 name does not say an x86 __stdcall name's `@N`. Built only when an x86 library was
+    // read among the other machines'.
+    let x86_read = context
+        .index
+        .libraries()
+        .iter()
+        .any(|l| l.machines.contains(&arch));
+    let by_export = if other && x86_read {
+        x86_imports_by_export(context.index, arch)
+    } else {
+        std::collections::HashMap::new()
+    };
+    symbols
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let (form, provider) = if other {
+                let form = other_machine_form(&s.symbol, arch)?;
+                match context
+                    .index
+                    .lookup_other_machines(&form)
+                    .iter()
+                    .find(|p| p.machine == arch)
+                {
+                    Some(p) => (form, p),
+                    None => stdcall_form(&s.symbol, &by_export)?,
+                }
+            } else {
+                let form = other_machine_form(&s.symbol, arch)?;
+                let provider = context.index.lookup(&form).first()?;
+                (form, provider)
+            };
+            let library = provider
+                .library
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Some((i, form, library))
+        })
+        .collect()
+}
+
+/// The import members of `arch` among the other machines' libraries, by the name they import.
+fn x86_imports_by_export(
+    index: &crate::index::Index,
+    arch: crate::index::Machine,
+) -> std::collections::HashMap<&str, &crate::index::LibrarySymbol> {
+    let mut map = std::collections::HashMap::new();
+    for symbol in index.other_machine_symbols() {
+        if symbol.machine == arch && symbol.is_import() && symbol.name.starts_with("__imp_") {
+            if let Some(export) = symbol.export_name.as_deref() {
+                map.entry(export).or_insert(symbol);
+            }
+        }
+    }
+    map
+}
+
+/// The x86 form of an x64 name that an x86 import member imports under another decoration
+/// (`__imp_CreateFileW` → `__imp__CreateFileW@28`), and that member.
+fn stdcall_form<'a>(
+    symbol: &UnresolvedSymbol,
+    by_export: &std::collections::HashMap<&str, &'a crate::index::LibrarySymbol>,
+) -> Option<(String, &'a crate::index::LibrarySymbol)> {
+    let linker = symbol.linker_name.as_deref().unwrap_or(&symbol.lookup_name);
+    let (import, bare) = match linker.strip_prefix("__imp_") {
+        Some(rest) => (true, rest),
+        None => (false, linker),
+    };
+    if bare.starts_with('?') || bare.is_empty() || symbol.x86_decoration.is_some() {
+        return None;
+    }
+    let member = *by_export.get(bare)?;
+    let form = if import {
+        member.name.clone()
+    } else {
+        member.name.strip_prefix("__imp_")?.to_string()
+    };
+    Some((form, member))
 }
 
 /// Whether the log's objects show the other machine than the libraries': an object read as that

@@ -22,6 +22,7 @@ mod entry_point;
 mod explained;
 mod flags;
 mod linked;
+mod python;
 mod verdict;
 mod warnings;
 
@@ -464,6 +465,7 @@ fn answer_all(
     // Read from the symbols' references before they are moved out.
     let linked = linked_libraries(failure);
     let mut symbols = resolve_symbols(failure, book, classes, matches, &crt, context.is_some());
+    python::answer_python(&mut symbols, &failure.python);
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
     let mut lacking = note_log_evidence(&mut symbols, &linked, context, book);

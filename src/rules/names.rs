@@ -45,12 +45,19 @@ pub enum NameTable {
     Vcruntime,
     /// C++ standard library exports (`msvcp.txt`, `msvcp140*.dll` behind `msvcprt.lib`).
     Msvcp,
+    /// The Python C API (`python.txt`): `python3XX.lib` per version, `python3.lib` (the stable
+    /// ABI), and the names only a debug interpreter exports (section `python3XX_d.lib`).
+    Python,
+    /// Node-API and libuv (`node.txt`): what `node.exe` exports to addons, behind `node.lib`.
+    Node,
+    /// CUDA (`cuda.txt`): `cudart.lib`, `cuda.lib` and the math libraries (`cublas.lib`, ...).
+    Cuda,
 }
 
 impl NameTable {
     /// Every table, in look-up preference order: when a name is in several tables
     /// (`memset` is exported by both vcruntime and the UCRT) the earlier table wins.
-    pub const ALL: [NameTable; 8] = [
+    pub const ALL: [NameTable; 11] = [
         NameTable::Vcruntime,
         NameTable::Ucrt,
         NameTable::Msvcp,
@@ -59,6 +66,9 @@ impl NameTable {
         NameTable::HipRuntime,
         NameTable::HipSdk,
         NameTable::Torch,
+        NameTable::Python,
+        NameTable::Node,
+        NameTable::Cuda,
     ];
 
     /// The table's file name under `symbol-db/names/`.
@@ -72,6 +82,9 @@ impl NameTable {
             NameTable::Ucrt => "ucrt.txt",
             NameTable::Vcruntime => "vcruntime.txt",
             NameTable::Msvcp => "msvcp.txt",
+            NameTable::Python => "python.txt",
+            NameTable::Node => "node.txt",
+            NameTable::Cuda => "cuda.txt",
         }
     }
 
@@ -86,7 +99,10 @@ impl NameTable {
             | NameTable::SdkExtra
             | NameTable::HipRuntime
             | NameTable::HipSdk
-            | NameTable::Torch => None,
+            | NameTable::Torch
+            | NameTable::Python
+            | NameTable::Node
+            | NameTable::Cuda => None,
         }
     }
 
@@ -129,8 +145,46 @@ impl NameTable {
                     "/symbol-db/names/msvcp.txt"
                 ))
             }
+            NameTable::Python => include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/symbol-db/names/python.txt"
+            )),
+            NameTable::Node => {
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/symbol-db/names/node.txt"
+                ))
+            }
+            NameTable::Cuda => {
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/symbol-db/names/cuda.txt"
+                ))
+            }
         }
     }
+}
+
+/// The library of `python.txt`'s section of the names only a debug interpreter exports; `XX`
+/// stands for the interpreter's version.
+pub const PYTHON_DEBUG_SECTION: &str = "python3XX_d.lib";
+
+/// The Python import libraries whose DLL exports a name, from `python.txt`: `python312.lib`, ...
+/// newest version first, then `python3.lib` when the stable ABI has it (the debug-only section
+/// is left out).
+///
+/// ```
+/// use lnkfix::rules::names::python_libraries;
+/// let libraries = python_libraries("PyLong_FromLong");
+/// assert!(libraries.contains(&"python312.lib") && libraries.contains(&"python3.lib"));
+/// assert!(!python_libraries("PyUnstable_Code_New").contains(&"python3.lib"));
+/// ```
+pub fn python_libraries(name: &str) -> Vec<&'static str> {
+    index()
+        .sections_of(name)
+        .filter(|hit| hit.table == NameTable::Python && hit.library != PYTHON_DEBUG_SECTION)
+        .map(|hit| hit.library)
+        .collect()
 }
 
 /// The `dll` of a [`NameHit`] whose library is a static library, not an import library
@@ -318,7 +372,7 @@ fn chain_index() -> &'static SectionIndex<(&'static str, FlavourSet)> {
 fn index() -> &'static SectionIndex<NameHit> {
     static INDEX: OnceLock<SectionIndex<NameHit>> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut index = SectionIndex::with_capacity(33_000);
+        let mut index = SectionIndex::with_capacity(46_000);
         for table in NameTable::ALL {
             index.add_table(name_table_lines(table, table.text()));
         }

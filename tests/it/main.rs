@@ -16,6 +16,7 @@ mod citations;
 mod cli;
 mod cli_conventions;
 mod closed_loop;
+mod ecosystems;
 mod environment;
 mod examples;
 mod failure_examples;
