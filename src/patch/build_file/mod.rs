@@ -16,6 +16,7 @@
 //! patch (`crate::patch::apply_patch`, `crate::patch::diff`).
 
 pub mod cmake;
+mod cmake_lang;
 pub mod msbuild;
 
 use std::path::{Path, PathBuf};
