@@ -20,6 +20,7 @@ use crate::report::Style;
 use crate::rules::RuleBook;
 
 mod build_evidence;
+mod build_patch;
 mod diagnose;
 mod doctor;
 mod explain;
@@ -29,6 +30,7 @@ mod triage;
 mod whence;
 mod zombies;
 
+pub use build_patch::{plan_build_patch, BuildPatchReport, BuildPatchRequest};
 pub use diagnose::{diagnose, verified_diagnosis, DiagnoseReport, DiagnoseRequest, PatchPreview};
 pub use explain::{explain, ExplainReport, ExplainRequest};
 pub use index::{index, IndexReport, IndexRequest};

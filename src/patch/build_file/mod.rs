@@ -243,3 +243,43 @@ fn not_written_yet(path: &Path, system: BuildSystem) -> BuildEditError {
         ),
     }
 }
+
+/// Edits the definition file of a found place: MSBuild limited to the place's configuration
+/// when it is known, the others through [`edit_file`].
+pub fn edit_place(
+    place: &Place,
+    source: &[u8],
+    change: &BuildChange,
+) -> Result<EditOutcome, BuildEditError> {
+    match place.system {
+        BuildSystem::Msbuild => {
+            msbuild::edit_configuration(&place.file, source, place.configuration.as_deref(), change)
+        }
+        system => edit_file(system, &place.file, source, place.target.as_deref(), change),
+    }
+}
+
+/// The failed link's output as the log names it: ninja's `FAILED: <output>`, else the `/OUT:`
+/// (or `-out:`) of a link line.
+pub fn failed_output(log: &str) -> Option<String> {
+    for line in log.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix("FAILED: ") {
+            if let Some(first) = rest.split_whitespace().next() {
+                return Some(first.to_string());
+            }
+        }
+    }
+    for line in log.lines() {
+        for word in line.split_whitespace() {
+            let word = word.trim_matches('"');
+            let lower = word.to_ascii_lowercase();
+            if lower.starts_with("/out:") || lower.starts_with("-out:") {
+                let value = word[5..].trim_matches('"');
+                if !value.is_empty() {
+                    return Some(value.to_string());
+                }
+            }
+        }
+    }
+    None
+}
