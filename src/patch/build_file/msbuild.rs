@@ -70,6 +70,7 @@ fn condition_configuration(condition: &str) -> Option<String> {
 }
 
 /// Every `ItemDefinitionGroup` of the project, with positions relative to `text`.
+/// Kept whole because it is one loop over the reader's events, each arm filing one kind of event.
 fn groups(path: &Path, text: &str) -> Result<Vec<Group>, BuildEditError> {
     let mut reader = Reader::from_str(text);
     let mut found = Vec::new();
@@ -434,7 +435,8 @@ fn step(layout: &Layout<'_>, group: &Group) -> String {
     }
 }
 
-/// The splices one group needs.
+/// The splices one group needs. Long because it is the two `<Link>` lists and the runtime,
+/// each found, compared and written in the same few steps.
 #[allow(clippy::too_many_arguments)]
 fn group_splices(
     path: &Path,
