@@ -26,6 +26,7 @@ fn parent_dir(path: &str) -> Option<PathBuf> {
 pub fn build_change(diagnosis: &Diagnosis) -> BuildChange {
     let mut change = BuildChange::default();
     for flag in &diagnosis.link_flags {
+        let flag = flag.trim_matches('"');
         let lower = flag.to_ascii_lowercase();
         if lower.starts_with("/libpath:") || lower.starts_with("-libpath:") {
             let dir = flag["/libpath:".len()..].trim_matches('"').to_string();
@@ -33,7 +34,7 @@ pub fn build_change(diagnosis: &Diagnosis) -> BuildChange {
                 change.library_dirs.push(dir);
             }
         } else if !(flag.starts_with('/') || flag.starts_with('-')) {
-            change.libraries.push(flag.clone());
+            change.libraries.push(flag.to_string());
         }
     }
     let mismatch = diagnosis
@@ -318,6 +319,25 @@ fn check_libraries(diagnosis: &Diagnosis) -> Result<(), SavedDiagnosisError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_change_splits_the_flags_and_takes_the_libraries_runtime() {
+        let diagnosis: Diagnosis = serde_json::from_value(serde_json::json!({
+            "link_flags": ["\"/LIBPATH:C:\\Program Files\\HIP\\lib\"", "amdhip64.lib", "/NODEFAULTLIB:libcmt", "ws2_32.lib"],
+            "problems": [{
+                "kind": "crt-mismatch", "summary": "", "cause": "", "fix": "", "lines": [], "subjects": [],
+                "table": [
+                    {"subject": "sail-c++.lib(image.obj)", "key": "RuntimeLibrary", "value": "MT_StaticRelease", "flavour": "static"},
+                    {"subject": "main.obj", "key": "RuntimeLibrary", "value": "MD_DynamicRelease", "flavour": "dynamic"}
+                ]
+            }]
+        }))
+        .unwrap();
+        let change = build_change(&diagnosis);
+        assert_eq!(change.library_dirs, ["C:\\Program Files\\HIP\\lib"]);
+        assert_eq!(change.libraries, ["amdhip64.lib", "ws2_32.lib"]);
+        assert_eq!(change.runtime, Some(crate::rules::Flavour::Static));
+    }
 
     #[test]
     fn plan_takes_hip_libraries_and_chain() {

@@ -208,6 +208,32 @@ fn vcxproj_dir() -> PathBuf {
 fn msbuild_the_failing_configuration_is_patched_and_python_reads_it_back() {
     let dir = vcxproj_dir();
     let libs = library_args();
+    // First as JSON: the place, the change and the edit; nothing written.
+    let mut args = vec![
+        "patch",
+        "--from",
+        "build.log",
+        "--build-dir",
+        ".",
+        "--format",
+        "json",
+    ];
+    args.extend(libs.iter().map(String::as_str));
+    let planned = lnkfix(&dir, &args);
+    assert_eq!(planned.status.code(), Some(0), "{}", text(&planned.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
+    assert_eq!(json["build_system"], "msbuild");
+    assert_eq!(json["file"], "./app.vcxproj");
+    assert_eq!(json["configuration"], "Release|x64");
+    assert_eq!(
+        json["change"]["libraries"],
+        serde_json::json!(["WS2_32.Lib"])
+    );
+    assert_eq!(json["edit"]["configuration"], "Release|x64");
+    assert!(json["edit"]["diff"].as_str().unwrap().contains("+      <AdditionalDependencies>WS2_32.Lib;%(AdditionalDependencies)</AdditionalDependencies>\r\n"));
+    assert_eq!(json["already_done"], false);
+    assert_eq!(json["applied"], false);
+    assert_eq!(json["verified"], serde_json::Value::Null);
     let mut args = vec![
         "patch",
         "--from",

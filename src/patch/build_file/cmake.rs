@@ -531,7 +531,8 @@ pub fn definition_file(root: &Path, target: &str) -> Result<Option<PathBuf>, Bui
 
 /// Finds the failing target's `CMakeLists.txt` from the build directory (`--build-dir`, or the
 /// one the log names): `CMakeCache.txt`'s `CMAKE_HOME_DIRECTORY` is the source directory, and
-/// `build.ninja`'s link rule for the failed output names the target.
+/// `build.ninja`'s link rule for the failed output names the target (with a Visual Studio
+/// generator, the `[x.vcxproj]` of the failed link's lines: one project per target).
 pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
     let Some(build) = build_dir(input) else {
         return Ok(None);
@@ -551,7 +552,20 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
     };
     let root = Path::new(&home).join("CMakeLists.txt");
     let configuration = value("CMAKE_BUILD_TYPE:STRING=").filter(|c| !c.is_empty());
-    let targets = ninja_targets(&build, input.output);
+    let mut targets = ninja_targets(&build, input.output);
+    let mut by = format!(
+        "build.ninja's link rule for {}",
+        input.output.unwrap_or("the failed output")
+    );
+    if targets.is_empty() {
+        by = "the [x.vcxproj] of the failed link's lines".to_string();
+        // The Visual Studio generators: one project per target, named after it.
+        targets = super::msbuild::failed_projects(input.log)
+            .iter()
+            .filter_map(|p| p.rsplit(['\\', '/']).next())
+            .map(|name| name[..name.len() - ".vcxproj".len()].to_string())
+            .collect();
+    }
     let target = match targets.as_slice() {
         [one] => one.clone(),
         [] => {
@@ -561,7 +575,7 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
                 target: None,
                 configuration,
                 evidence: format!(
-                    "{}: CMAKE_HOME_DIRECTORY; no link rule in build.ninja names the failed output",
+                    "{}: CMAKE_HOME_DIRECTORY; neither build.ninja nor a [x.vcxproj] names the failed target",
                     cache_path.display()
                 ),
             }))
@@ -579,11 +593,7 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
         file,
         target: Some(target),
         configuration,
-        evidence: format!(
-            "{}: CMAKE_HOME_DIRECTORY, and build.ninja's link rule for {}",
-            cache_path.display(),
-            input.output.unwrap_or("the failed output")
-        ),
+        evidence: format!("{}: CMAKE_HOME_DIRECTORY, and {by}", cache_path.display()),
     }))
 }
 

@@ -574,26 +574,17 @@ fn section(
 
 /// Finds the failing project from the `[C:\...\x.vcxproj]` suffix MSBuild puts on the failed
 /// link's error lines, and its `Configuration|Platform` from the log.
+/// A log recognised as another build system's (CMake, node-gyp and meson generate `.vcxproj`
+/// files and run MSBuild) is left to that system: its generated projects are rewritten at the
+/// next configure.
 pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
-    let mut projects: Vec<String> = Vec::new();
-    for line in input.log.lines() {
-        let line = line.trim_end();
-        if !(line.contains("LNK") || line.contains("error")) {
-            continue;
-        }
-        let Some(open) = line.rfind('[') else {
-            continue;
-        };
-        let inside = &line[open + 1..];
-        let Some(project) = inside.strip_suffix(']') else {
-            continue;
-        };
-        if project.to_ascii_lowercase().ends_with(".vcxproj")
-            && !projects.iter().any(|p| p == project)
-        {
-            projects.push(project.to_string());
-        }
+    if input
+        .recognised
+        .is_some_and(|r| r.kind != BuildSystem::Msbuild)
+    {
+        return Ok(None);
     }
+    let projects = failed_projects(input.log);
     let project = match projects.as_slice() {
         [] => return Ok(None),
         [one] => one.clone(),
@@ -622,6 +613,29 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
         configuration: configuration(input.log),
         evidence: format!("the [{project}] suffix of the failed link's lines"),
     }))
+}
+
+/// The `[C:\\...\\x.vcxproj]` suffixes of the log's link error lines, each once, in order.
+pub fn failed_projects(log: &str) -> Vec<String> {
+    let mut projects: Vec<String> = Vec::new();
+    for line in log.lines() {
+        let line = line.trim_end();
+        if !(line.contains("LNK") || line.contains("error")) {
+            continue;
+        }
+        let Some(open) = line.rfind('[') else {
+            continue;
+        };
+        let Some(project) = line[open + 1..].strip_suffix(']') else {
+            continue;
+        };
+        if project.to_ascii_lowercase().ends_with(".vcxproj")
+            && !projects.iter().any(|p| p == project)
+        {
+            projects.push(project.to_string());
+        }
+    }
+    projects
 }
 
 /// The project file on this machine: the path as the log names it, else its file name in

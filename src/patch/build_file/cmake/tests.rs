@@ -244,3 +244,47 @@ fn finds_the_definition_in_a_subdirectory_and_the_target_in_build_ninja() {
     ));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_visual_studio_generator_build_names_the_target_by_its_project() {
+    let dir = std::env::temp_dir().join(format!("lnkfix-cmake-vs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("build")).unwrap();
+    std::fs::write(dir.join("CMakeLists.txt"), ROOT).unwrap();
+    std::fs::write(
+        dir.join("build/CMakeCache.txt"),
+        format!("CMAKE_HOME_DIRECTORY:INTERNAL={}\n", dir.display()),
+    )
+    .unwrap();
+    let log = "tool.obj : error LNK2019: unresolved external symbol __imp_WSAStartup [C:\\b\\build\\tool.vcxproj]\n";
+    let build = dir.join("build");
+    let input = LocateInput {
+        log,
+        log_path: None,
+        recognised: None,
+        output: None,
+        build_dir: Some(&build),
+    };
+    let place = locate(&input).unwrap().unwrap();
+    assert_eq!(place.target.as_deref(), Some("tool"));
+    assert_eq!(place.file, dir.join("CMakeLists.txt"));
+    assert!(
+        place
+            .evidence
+            .ends_with("the [x.vcxproj] of the failed link's lines"),
+        "{}",
+        place.evidence
+    );
+    // MSBuild's locate leaves a log recognised as CMake's to CMake: its projects are generated.
+    let recognised = crate::build_system::Recognised {
+        kind: BuildSystem::Cmake,
+        line: 1,
+        evidence: String::new(),
+    };
+    let input = LocateInput {
+        recognised: Some(&recognised),
+        ..input
+    };
+    assert_eq!(super::super::msbuild::locate(&input).unwrap(), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
