@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::diagnose::DiagnoseRequest;
 use super::patch::diagnosis_for;
 use super::{Environment, Status};
+use crate::build_system::BuildSystem;
 use crate::error::Error;
 use crate::patch::build_file::{
     self, BuildChange, BuildEditError, EditOutcome, LocateInput, Place,
@@ -101,7 +102,7 @@ pub fn plan_build_patch(
     let outcome = build_file::edit_place(&place, &original, &change)?;
     let diff = match &outcome {
         EditOutcome::Edited(edit) => {
-            patch::whole_file_diff(&edit.path.to_string_lossy(), &edit.before, &edit.after)
+            patch::whole_file_diff(&diff_name(&edit.path), &edit.before, &edit.after)
         }
         EditOutcome::AlreadyDone => String::new(),
     };
@@ -143,20 +144,34 @@ fn place(
         configuration: located.as_ref().and_then(|p| p.configuration.clone()),
         evidence: format!("named on the command line ({})", file.display()),
     };
-    if place.target.is_none() && system == crate::build_system::BuildSystem::Cmake {
-        // The output's file name without its extension is the target's name by default.
-        let stem = output.map(|o| {
-            let name = o.rsplit(['/', '\\']).next().unwrap_or(o);
-            name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
-        });
-        place.target = stem.filter(|s| {
-            crate::open::read_regular(file)
-                .map(|source| build_file::cmake::linked_targets(&source).contains(s))
-                .unwrap_or(false)
-        });
+    if place.target.is_none() && request.target.is_none() && system == BuildSystem::Cmake {
+        if let Some(output) = output {
+            place.target = Some(cmake_target_of_output(file, output)?);
+        }
     }
     override_with(&mut place, request)?;
     Ok(place)
+}
+
+/// The CMake target that wrote `output` (`tools/app.exe` → `app`, CMake's default output name),
+/// defined in `file` or a directory it adds; refused, with the file's targets, when none is:
+/// guessing another target would put the fix where the failing link never reads it.
+fn cmake_target_of_output(file: &Path, output: &str) -> Result<String, Error> {
+    let name = output.rsplit(['/', '\\']).next().unwrap_or(output);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s).to_string();
+    if build_file::cmake::definition_file(file, &stem)?.is_some() {
+        return Ok(stem);
+    }
+    let source = crate::open::read_regular(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    Err(BuildEditError::TargetNotFound {
+        path: file.to_path_buf(),
+        target: format!("{stem} (from the failed output {output}; name the target with --target)"),
+        candidates: build_file::cmake::linked_targets(&source),
+    }
+    .into())
 }
 
 /// `--target` and `--configuration` win; a CMake target defined below the named file is edited
@@ -168,7 +183,7 @@ fn override_with(place: &mut Place, request: &BuildPatchRequest) -> Result<(), E
     if let Some(configuration) = &request.configuration {
         place.configuration = Some(configuration.clone());
     }
-    if place.system == crate::build_system::BuildSystem::Cmake {
+    if place.system == BuildSystem::Cmake {
         if let Some(target) = &place.target {
             if let Some(file) = build_file::cmake::definition_file(&place.file, target)? {
                 place.file = file;
@@ -176,4 +191,16 @@ fn override_with(place: &mut Place, request: &BuildPatchRequest) -> Result<(), E
         }
     }
     Ok(())
+}
+
+/// The path the diff's headers name: relative to the current directory when the file is below
+/// it (so `git apply` and `patch -p1` take it from there), else as found.
+fn diff_name(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf));
+    relative
+        .unwrap_or_else(|| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
 }

@@ -57,7 +57,14 @@ fn configured_cmake_project() -> PathBuf {
     std::fs::create_dir_all(&tools).unwrap();
     let fixture = common::root().join("tests/fixtures/cmake");
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    for name in ["CMakeLists.txt", "main.c", "util.c"] {
+    std::fs::create_dir_all(dir.join("src/tools")).unwrap();
+    for name in [
+        "CMakeLists.txt",
+        "util.c",
+        "hello.c",
+        "tools/CMakeLists.txt",
+        "tools/main.c",
+    ] {
         std::fs::copy(
             fixture.join("project").join(name),
             dir.join("src").join(name),
@@ -124,8 +131,72 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
         text(&log)
     );
     std::fs::write(dir.join("build.log"), &log).unwrap();
-    let original = std::fs::read(dir.join("src/CMakeLists.txt")).unwrap();
+    let root_file = std::fs::read(dir.join("src/CMakeLists.txt")).unwrap();
+    let original = std::fs::read(dir.join("src/tools/CMakeLists.txt")).unwrap();
+    let libs = library_args();
 
+    // The root file named, no build directory: the target is the failed output's name, defined
+    // in the subdirectory the root adds; the diff names that file, nothing is written.
+    let mut args = vec!["patch", "src/CMakeLists.txt", "--from", "build.log"];
+    args.extend(libs.iter().map(String::as_str));
+    let planned = lnkfix(&dir, &args);
+    assert_eq!(planned.status.code(), Some(0), "{}", text(&planned.stderr));
+    let diff = text(&planned.stdout);
+    assert!(
+        diff.starts_with(
+            "--- a/src/tools/CMakeLists.txt\n+++ b/src/tools/CMakeLists.txt\n@@ -1,3 +1,7 @@\n"
+        ),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+  target_link_libraries(app PRIVATE WS2_32 ShLwApi)\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("src/tools/CMakeLists.txt")).unwrap(),
+        original
+    );
+    // The diff applies with patch -p1.
+    let check = Command::new("patch")
+        .args(["-p1", "--dry-run"])
+        .current_dir(&dir)
+        .stdin(
+            std::fs::File::open({
+                std::fs::write(dir.join("fix.diff"), &planned.stdout).unwrap();
+                dir.join("fix.diff")
+            })
+            .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}{}",
+        text(&check.stdout),
+        text(&check.stderr)
+    );
+
+    // An output no target of the project is named after: refused with the candidates, and
+    // --target settles it.
+    std::fs::write(
+        dir.join("renamed.log"),
+        text(&log).replace("tools/app.exe", "tools/renamed.exe"),
+    )
+    .unwrap();
+    let mut args = vec!["patch", "src/CMakeLists.txt", "--from", "renamed.log"];
+    args.extend(libs.iter().map(String::as_str));
+    let refused = lnkfix(&dir, &args);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("src/CMakeLists.txt: no target renamed (from the failed output tools/renamed.exe; name the target with --target) (it defines: hello)"),
+        "{}",
+        text(&refused.stderr)
+    );
+    args.extend(["--target", "app"]);
+    let named = lnkfix(&dir, &args);
+    assert_eq!(named.stdout, planned.stdout, "{}", text(&named.stderr));
+
+    // Found from the build directory, verified, applied.
     let mut args = vec![
         "patch",
         "--from",
@@ -135,7 +206,6 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
         "--verify",
         "--apply",
     ];
-    let libs = library_args();
     args.extend(libs.iter().map(String::as_str));
     let patched = lnkfix(&dir, &args);
     let said = text(&patched.stderr);
@@ -143,15 +213,20 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
     assert!(said.contains("VERIFIED in round 1"), "{said}");
     assert!(
         said.contains(
-            "CMakeCache.txt: CMAKE_HOME_DIRECTORY, and build.ninja's link rule for app.exe"
+            "CMakeCache.txt: CMAKE_HOME_DIRECTORY, and build.ninja's link rule for tools/app.exe"
         ),
         "{said}"
     );
-    let after = text(&std::fs::read(dir.join("src/CMakeLists.txt")).unwrap());
+    let after = text(&std::fs::read(dir.join("src/tools/CMakeLists.txt")).unwrap());
     assert!(after.contains("add_executable(app main.c)\nif(WIN32)\n  target_link_libraries(app PRIVATE WS2_32 ShLwApi)\n"), "{after}");
     assert_eq!(
-        std::fs::read(dir.join("src/CMakeLists.txt.orig")).unwrap(),
+        std::fs::read(dir.join("src/tools/CMakeLists.txt.orig")).unwrap(),
         original
+    );
+    assert_eq!(
+        std::fs::read(dir.join("src/CMakeLists.txt")).unwrap(),
+        root_file,
+        "only the defining file is edited"
     );
 
     // The patched file configures again, and the target links.
@@ -161,7 +236,7 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
             .current_dir(&dir),
         "the rebuild",
     );
-    assert!(dir.join("build/app.exe").is_file());
+    assert!(dir.join("build/tools/app.exe").is_file());
 
     // A second run changes nothing and says so.
     let mut args = vec![
@@ -182,7 +257,7 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
     assert_eq!(json["configuration"], "Release");
     assert_eq!(json["already_done"], true);
     assert_eq!(
-        text(&std::fs::read(dir.join("src/CMakeLists.txt")).unwrap()),
+        text(&std::fs::read(dir.join("src/tools/CMakeLists.txt")).unwrap()),
         after
     );
 }

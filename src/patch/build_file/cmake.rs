@@ -7,8 +7,9 @@
 //!   `if()` block as the definition), at its indentation, with its line ending.
 //! - **Guard.** Libraries and directories go inside `if(WIN32)`: they are Windows import
 //!   libraries, and a `CMakeLists.txt` is meant to configure on every platform, which lnkfix
-//!   cannot rule out. An existing `target_link_libraries` of the target already inside
-//!   `if(WIN32)`/`if(MSVC)` is extended instead of adding a second call.
+//!   cannot rule out. No guard when the definition is already inside `if(WIN32)`/`if(MSVC)`.
+//!   An existing `target_link_libraries` of the target inside such a branch, whose last keyword
+//!   is not `INTERFACE`, is extended instead of adding a second call.
 //! - **Signature.** CMake refuses to mix `target_link_libraries(t PRIVATE x)` with the plain
 //!   `target_link_libraries(t x)` for one target: the new call uses the plain form when the
 //!   target's calls already do, else `PRIVATE`.
@@ -66,7 +67,9 @@ fn definitions(commands: &[Command]) -> Vec<Definition> {
             .iter()
             .map(|a| a.text.to_ascii_uppercase())
             .collect();
-        if words.iter().any(|w| w == "IMPORTED" || w == "ALIAS") {
+        // Imported and alias targets are not built here; a name made of variables (inside a
+        // function or macro) is not one target.
+        if words.iter().any(|w| w == "IMPORTED" || w == "ALIAS") || name.text.contains("${") {
             continue;
         }
         let static_kind = ["STATIC", "OBJECT", "INTERFACE"];
@@ -255,27 +258,8 @@ pub fn edit(
     let mut said = Vec::new();
     let block = new_block(path, &parsed, &name, change, &mut splices, &mut said)?;
     if !block.is_empty() {
-        let close = parsed.commands[definition.command].close;
-        let (_, indent) = parsed.indentation(parsed.commands[definition.command].start);
-        let (end, ending, had_ending) = parsed.line_end(close);
-        let inner = if indent.contains('\t') || source.contains(&b'\t') && !source.contains(&b' ') {
-            format!("{indent}\t")
-        } else {
-            format!("{indent}  ")
-        };
-        let mut text = String::new();
-        if !had_ending {
-            text.push_str(ending);
-        }
-        text.push_str(&format!("{indent}if(WIN32){ending}"));
-        for line in &block {
-            text.push_str(&format!("{inner}{line}{ending}"));
-        }
-        text.push_str(&format!("{indent}endif(){ending}"));
-        splices.push(Splice {
-            at: (end, end),
-            text,
-        });
+        let guarded = parsed.guarded[definition.command];
+        splices.push(block_splice(&parsed, definition.command, &block, guarded));
     }
     if let Some(flavour) = change.runtime {
         runtime_splice(&parsed, &name, flavour, &mut splices, &mut said)?;
@@ -301,6 +285,38 @@ pub fn edit(
         configuration: None,
         description: format!("target {name}: {}", said.join("; ")),
     }))
+}
+
+/// The calls written right after the definition (command `index`): inside `if(WIN32)`, unless
+/// the definition already is.
+fn block_splice(parsed: &Parsed<'_>, index: usize, block: &[String], guarded: bool) -> Splice {
+    let command = &parsed.commands[index];
+    let (_, indent) = parsed.indentation(command.start);
+    let (end, ending, had_ending) = parsed.line_end(command.close);
+    let tabs =
+        indent.contains('\t') || parsed.source.contains(&b'\t') && !parsed.source.contains(&b' ');
+    let inner = match (guarded, tabs) {
+        (true, _) => indent.clone(),
+        (false, true) => format!("{indent}\t"),
+        (false, false) => format!("{indent}  "),
+    };
+    let mut text = String::new();
+    if !had_ending {
+        text.push_str(ending);
+    }
+    if !guarded {
+        text.push_str(&format!("{indent}if(WIN32){ending}"));
+    }
+    for line in block {
+        text.push_str(&format!("{inner}{line}{ending}"));
+    }
+    if !guarded {
+        text.push_str(&format!("{indent}endif(){ending}"));
+    }
+    Splice {
+        at: (end, end),
+        text,
+    }
 }
 
 fn choose<'d>(
@@ -382,9 +398,10 @@ fn new_block(
     let mut lines = Vec::new();
     if !missing.is_empty() {
         said.push(format!("links {}", missing.join(" ")));
+        // Only a call whose last keyword links the target itself (not INTERFACE) is extended.
         let guarded_call = parsed
             .calls_of("target_link_libraries", target)
-            .find(|(i, _)| parsed.guarded[*i]);
+            .find(|(i, c)| parsed.guarded[*i] && links_itself(c));
         if let Some((_, call)) = guarded_call {
             let last = call.args.last().map_or(call.close, |a| a.span.1);
             splices.push(Splice {
@@ -407,6 +424,19 @@ fn new_block(
         ));
     }
     Ok(lines)
+}
+
+/// Whether libraries appended to a `target_link_libraries` call link the target itself: its
+/// last keyword is not `INTERFACE`/`LINK_INTERFACE_LIBRARIES`.
+fn links_itself(call: &Command) -> bool {
+    let last_keyword = call.args[1..]
+        .iter()
+        .map(|a| a.text.to_ascii_uppercase())
+        .rfind(|w| KEYWORDS.contains(&w.as_str()));
+    !matches!(
+        last_keyword.as_deref(),
+        Some("INTERFACE" | "LINK_INTERFACE_LIBRARIES")
+    )
 }
 
 /// Sets the target's `MSVC_RUNTIME_LIBRARY`: replaces the value of an existing setting of it,

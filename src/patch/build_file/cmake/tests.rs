@@ -288,3 +288,25 @@ fn a_visual_studio_generator_build_names_the_target_by_its_project() {
     assert_eq!(super::super::msbuild::locate(&input).unwrap(), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn no_second_guard_no_interface_extension_and_no_variable_names() {
+    let inside = "if(WIN32)\n  add_executable(app main.c)\n  target_link_libraries(app INTERFACE iface)\nendif()\nfunction(make name)\n  add_executable(${name} x.c)\nendfunction()\n";
+    let after = edited(
+        edit(
+            Path::new("CMakeLists.txt"),
+            inside.as_bytes(),
+            None,
+            &change(&["ws2_32.lib"]),
+        )
+        .unwrap(),
+    )
+    .after;
+    assert_eq!(
+        String::from_utf8(after).unwrap(),
+        inside.replace(
+            "add_executable(app main.c)\n",
+            "add_executable(app main.c)\n  target_link_libraries(app PRIVATE ws2_32)\n"
+        )
+    );
+}
