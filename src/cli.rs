@@ -59,9 +59,10 @@ pub(crate) enum Command {
     /// the files they held and checks they are gone.
     #[command(after_help = crate::manual::exit_help("zombies"))]
     Zombies(ZombiesArgs),
-    /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
-    /// --apply): one block in the Windows branch of the ninja generator. With --verify, only
-    /// when the failed link succeeds with the fix (else exit 4, unless --force).
+    /// Write the diagnosed fix as a unified diff (or in place with --apply) into tvm-ffi's
+    /// extension.py (one block in the Windows branch of the ninja generator) or into the failing
+    /// target's build definition (CMakeLists.txt, .vcxproj). With --verify, only when the failed
+    /// link succeeds with the fix (else exit 4, unless --force).
     #[command(after_help = crate::manual::exit_help("patch"))]
     Patch(PatchArgs),
     /// Find the Python code that formats an error message (its %-format, str.format or f-string,
