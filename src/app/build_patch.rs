@@ -137,13 +137,32 @@ fn place(
         reason: "not a build definition lnkfix edits (CMakeLists.txt, *.vcxproj, build.rs, Cargo.toml, setup.py, binding.gyp, meson.build)".into(),
     })?;
     let located = located.ok().flatten().filter(|p| p.system == system);
+    let mut evidence = format!("named on the command line ({})", file.display());
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+    };
+    if let Some(other) = located
+        .as_ref()
+        .filter(|p| name_of(&p.file) != name_of(file))
+    {
+        // Not refused (the user named the file), but said: the log points elsewhere.
+        evidence.push_str(&format!(
+            "; note: the log's failed link is in {}",
+            other.file.display()
+        ));
+    }
     let mut place = Place {
         system,
         file: file.clone(),
         target: located.as_ref().and_then(|p| p.target.clone()),
         configuration: located.as_ref().and_then(|p| p.configuration.clone()),
-        evidence: format!("named on the command line ({})", file.display()),
+        evidence,
     };
+    if system == BuildSystem::Msbuild {
+        // An MSBuild project is its own target.
+        place.target = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
     if place.target.is_none() && request.target.is_none() && system == BuildSystem::Cmake {
         if let Some(output) = output {
             place.target = Some(cmake_target_of_output(file, output)?);

@@ -520,23 +520,31 @@ fn old_policy(parsed: &Parsed<'_>) -> bool {
 /// literal path, one below its directory) that defines `target`; never a file outside `root`'s
 /// directory. `Ok(None)` when none does.
 pub fn definition_file(root: &Path, target: &str) -> Result<Option<PathBuf>, BuildEditError> {
-    let top = root.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let mut queue = vec![root.to_path_buf()];
-    let mut seen = 0;
-    while let Some(file) = queue.pop() {
-        seen += 1;
-        if seen > 10_000 {
-            break;
-        }
-        let source = crate::open::read_regular(&file).map_err(|e| BuildEditError::Unreadable {
-            path: file.clone(),
+    let top = root
+        .parent()
+        .unwrap_or(Path::new("."))
+        .canonicalize()
+        .map_err(|e| BuildEditError::Unreadable {
+            path: root.to_path_buf(),
             reason: e.to_string(),
         })?;
-        let commands = cmake_lang::scan(&source).map_err(|e| BuildEditError::Unparsable {
-            path: file.clone(),
-            format: "CMake",
-            reason: format!("line {}: {}", e.line, e.what),
-        })?;
+    let mut queue = std::collections::VecDeque::from([root.to_path_buf()]);
+    let mut seen = std::collections::HashSet::new();
+    // A file below that cannot be read does not stop the search; it is the answer only when
+    // nothing else defines the target.
+    let mut first_error = None;
+    while let Some(file) = queue.pop_front() {
+        if !seen.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
+            continue;
+        }
+        let commands = match read_commands(&file) {
+            Ok(commands) => commands,
+            Err(e) if file == root => return Err(e),
+            Err(e) => {
+                first_error.get_or_insert(e);
+                continue;
+            }
+        };
         if definitions(&commands).iter().any(|d| d.name == target) {
             return Ok(Some(file));
         }
@@ -546,17 +554,25 @@ pub fn definition_file(root: &Path, target: &str) -> Result<Option<PathBuf>, Bui
                 continue;
             };
             let candidate = dir.join(&sub.text).join("CMakeLists.txt");
-            let inside = candidate
-                .canonicalize()
-                .ok()
-                .zip(top.canonicalize().ok())
-                .is_some_and(|(c, t)| c.starts_with(t));
-            if inside {
-                queue.insert(0, candidate);
+            if candidate.canonicalize().is_ok_and(|c| c.starts_with(&top)) {
+                queue.push_back(candidate);
             }
         }
     }
-    Ok(None)
+    first_error.map_or(Ok(None), Err)
+}
+
+/// The commands of one `CMakeLists.txt` on disk.
+fn read_commands(file: &Path) -> Result<Vec<Command>, BuildEditError> {
+    let source = crate::open::read_regular(file).map_err(|e| BuildEditError::Unreadable {
+        path: file.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    cmake_lang::scan(&source).map_err(|e| BuildEditError::Unparsable {
+        path: file.to_path_buf(),
+        format: "CMake",
+        reason: format!("line {}: {}", e.line, e.what),
+    })
 }
 
 /// Finds the failing target's `CMakeLists.txt` from the build directory (`--build-dir`, or the

@@ -207,6 +207,7 @@ impl Scanner<'_> {
 pub fn scan(text: &[u8]) -> Result<Vec<Command>, ScanError> {
     let mut scanner = Scanner { text, at: 0 };
     let mut commands = Vec::new();
+    let (mut line, mut counted) = (1, 0);
     loop {
         scanner.skip_space()?;
         let Some(b) = scanner.peek() else {
@@ -232,12 +233,15 @@ pub fn scan(text: &[u8]) -> Result<Vec<Command>, ScanError> {
         let open = scanner.at;
         scanner.at += 1;
         let (args, close) = scanner.arguments(open)?;
+        // Lines counted from the previous command's: one pass over the file in all.
+        line += text[counted..start].iter().filter(|&&b| b == b'\n').count();
+        counted = start;
         commands.push(Command {
             name,
             args,
             start,
             close,
-            line: scanner.line(start),
+            line,
         });
     }
 }
@@ -265,6 +269,14 @@ mod tests {
         assert_eq!(text[add.close], b')');
         let texts: Vec<&str> = commands[2].args.iter().map(|a| a.text.as_str()).collect();
         assert_eq!(texts, ["A", "AND", "B"]);
+    }
+
+    #[test]
+    fn a_large_file_is_scanned_in_one_pass() {
+        let text = "add_library(x${i} SHARED x.c) # c\n".repeat(200_000);
+        let commands = scan(text.as_bytes()).unwrap();
+        assert_eq!(commands.len(), 200_000);
+        assert_eq!(commands[199_999].line, 200_000);
     }
 
     #[test]

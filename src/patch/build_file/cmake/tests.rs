@@ -310,3 +310,36 @@ fn no_second_guard_no_interface_extension_and_no_variable_names() {
         )
     );
 }
+
+#[test]
+fn the_subdirectory_search_survives_loops_broken_files_and_paths_outside() {
+    let dir = std::env::temp_dir().join(format!("lnkfix-cmake-subdirs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["src/broken", "src/good", "outside"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let root = dir.join("src/CMakeLists.txt");
+    std::fs::write(&root, "add_subdirectory(.)\nadd_subdirectory(broken)\nadd_subdirectory(../outside)\nadd_subdirectory(good)\n").unwrap();
+    std::fs::write(dir.join("src/broken/CMakeLists.txt"), "add_executable(x\n").unwrap();
+    std::fs::write(
+        dir.join("outside/CMakeLists.txt"),
+        "add_executable(far f.c)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/good/CMakeLists.txt"),
+        "add_executable(app a.c)\n",
+    )
+    .unwrap();
+    assert_eq!(
+        definition_file(&root, "app").unwrap(),
+        Some(dir.join("src/./good/CMakeLists.txt").components().collect())
+    );
+    // Never a file outside the project's directory.
+    let missing = definition_file(&root, "far");
+    assert!(
+        matches!(missing, Err(BuildEditError::Unparsable { ref path, .. }) if path.ends_with("broken/CMakeLists.txt")),
+        "{missing:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
