@@ -49,27 +49,20 @@ fn run_ok(command: &mut Command, what: &str) -> Output {
     output
 }
 
-/// The CMake project of tests/fixtures/cmake, configured into a fresh directory.
-fn configured_cmake_project() -> PathBuf {
-    let dir = common::root().join("target").join("cmake-loop");
+/// A CMake project of tests/fixtures/cmake (`project`: `files` from it), configured into a
+/// fresh directory of its own under target/.
+fn configured_cmake_project(project: &str, files: &[&str]) -> PathBuf {
+    let dir = common::root()
+        .join("target")
+        .join(format!("cmake-{project}"));
     let _ = std::fs::remove_dir_all(&dir);
     let tools = dir.join("tools");
     std::fs::create_dir_all(&tools).unwrap();
     let fixture = common::root().join("tests/fixtures/cmake");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::create_dir_all(dir.join("src/tools")).unwrap();
-    for name in [
-        "CMakeLists.txt",
-        "util.c",
-        "hello.c",
-        "tools/CMakeLists.txt",
-        "tools/main.c",
-    ] {
-        std::fs::copy(
-            fixture.join("project").join(name),
-            dir.join("src").join(name),
-        )
-        .unwrap();
+    for name in files {
+        let to = dir.join("src").join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture.join(project).join(name), to).unwrap();
     }
     for (link, tool) in [
         ("clang-cl", "clang-19"),
@@ -117,7 +110,16 @@ fn configured_cmake_project() -> PathBuf {
 
 #[test]
 fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_links() {
-    let dir = configured_cmake_project();
+    let dir = configured_cmake_project(
+        "project",
+        &[
+            "CMakeLists.txt",
+            "util.c",
+            "hello.c",
+            "tools/CMakeLists.txt",
+            "tools/main.c",
+        ],
+    );
     let build = Command::new("cmake")
         .args(["--build", "build"])
         .current_dir(&dir)
@@ -260,6 +262,81 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
         text(&std::fs::read(dir.join("src/tools/CMakeLists.txt")).unwrap()),
         after
     );
+}
+
+#[test]
+fn cmake_crt_mismatch_the_target_gets_the_libraries_runtime_and_the_rebuild_links() {
+    let dir = configured_cmake_project("crt", &["CMakeLists.txt", "legacy.cpp", "main.cpp"]);
+    let build = Command::new("cmake")
+        .args(["--build", "build"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(!build.status.success(), "the link was meant to fail");
+    let log = [build.stdout, build.stderr].concat();
+    assert!(
+        text(&log).contains("mismatch detected for 'RuntimeLibrary'"),
+        "{}",
+        text(&log)
+    );
+    std::fs::write(dir.join("build.log"), &log).unwrap();
+
+    // --verify cannot prove a runtime change (the objects must be compiled again): the relink
+    // still fails, and nothing is written.
+    let original = std::fs::read(dir.join("src/CMakeLists.txt")).unwrap();
+    let verified = lnkfix(
+        &dir,
+        &[
+            "patch",
+            "--from",
+            "build.log",
+            "--build-dir",
+            "build",
+            "--verify",
+            "--apply",
+        ],
+    );
+    assert_eq!(
+        verified.status.code(),
+        Some(4),
+        "{}",
+        text(&verified.stderr)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("src/CMakeLists.txt")).unwrap(),
+        original
+    );
+
+    let patched = lnkfix(
+        &dir,
+        &[
+            "patch",
+            "--from",
+            "build.log",
+            "--build-dir",
+            "build",
+            "--apply",
+        ],
+    );
+    assert_eq!(patched.status.code(), Some(0), "{}", text(&patched.stderr));
+    let after = text(&std::fs::read(dir.join("src/CMakeLists.txt")).unwrap());
+    assert!(
+        after.contains("add_executable(app main.cpp)\nset_property(TARGET app PROPERTY MSVC_RUNTIME_LIBRARY \"MultiThreaded$<$<CONFIG:Debug>:Debug>\")\n"),
+        "{after}"
+    );
+    run_ok(
+        Command::new("cmake")
+            .args(["--build", "build"])
+            .current_dir(&dir),
+        "the rebuild",
+    );
+    assert!(dir.join("build/app.exe").is_file());
+    let again = lnkfix(
+        &dir,
+        &["patch", "--from", "build.log", "--build-dir", "build"],
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert!(again.stdout.is_empty(), "{}", text(&again.stdout));
 }
 
 /// An MSBuild log of the failed link, as Visual Studio prints it.
