@@ -148,14 +148,15 @@ fn steps(old: &[&[u8]], new: &[&[u8]]) -> Vec<Step> {
                 out.push(Step::Keep);
                 i += 1;
                 j += 1;
-            } else if j < b.len()
-                && (i == a.len() || lcs[i * width + j + 1] >= lcs[(i + 1) * width + j])
+            } else if i < a.len()
+                && (j == b.len() || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
             {
-                out.push(Step::Add);
-                j += 1;
-            } else {
+                // Removals first, as diff(1) writes them.
                 out.push(Step::Remove);
                 i += 1;
+            } else {
+                out.push(Step::Add);
+                j += 1;
             }
         }
     }

@@ -386,6 +386,19 @@ fn msbuild_the_failing_configuration_is_patched_and_python_reads_it_back() {
     assert_eq!(json["already_done"], false);
     assert_eq!(json["applied"], false);
     assert_eq!(json["verified"], serde_json::Value::Null);
+    // The diff, applied by patch(1) into another file, gives the bytes --apply writes (below).
+    std::fs::write(dir.join("fix.diff"), json["edit"]["diff"].as_str().unwrap()).unwrap();
+    let by_patch = Command::new("patch")
+        .args(["-p1", "-o", "from-diff.vcxproj", "-i", "fix.diff"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        by_patch.status.success(),
+        "{}{}",
+        text(&by_patch.stdout),
+        text(&by_patch.stderr)
+    );
     let mut args = vec![
         "patch",
         "--from",
@@ -404,6 +417,7 @@ fn msbuild_the_failing_configuration_is_patched_and_python_reads_it_back() {
     );
     let after = std::fs::read(dir.join("app.vcxproj")).unwrap();
     assert!(after.starts_with(b"\xEF\xBB\xBF"), "the BOM was lost");
+    assert_eq!(std::fs::read(dir.join("from-diff.vcxproj")).unwrap(), after);
     assert!(
         !text(&after).replace("\r\n", "").contains('\n'),
         "a bare LF was written"
