@@ -283,3 +283,37 @@ pub fn failed_output(log: &str) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+pub(crate) mod mutations {
+    //! Mutated files for the no-panic and idempotence properties of every build system's edit.
+
+    /// `count` mutations of `seed_text`, the same on every run: bytes flipped, cut, or given
+    /// one of `specials` (the format's delimiters), up to three changes each.
+    pub(crate) fn mutations(seed_text: &[u8], specials: &[&[u8]], count: usize) -> Vec<Vec<u8>> {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound.max(1) as u64) as usize
+        };
+        (0..count)
+            .map(|_| {
+                let mut text = seed_text.to_vec();
+                for _ in 0..1 + next(3) {
+                    let at = next(text.len() + 1);
+                    match next(4) {
+                        0 if at < text.len() => text[at] = next(256) as u8,
+                        1 => text.truncate(at),
+                        _ => {
+                            let special = specials[next(specials.len())];
+                            text.splice(at..at, special.iter().copied());
+                        }
+                    }
+                }
+                text
+            })
+            .collect()
+    }
+}

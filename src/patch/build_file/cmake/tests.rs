@@ -343,3 +343,57 @@ fn the_subdirectory_search_survives_loops_broken_files_and_paths_outside() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn mutated_files_never_panic_and_an_edit_applied_twice_is_done() {
+    let specials: &[&[u8]] = &[
+        b"(",
+        b")",
+        b"\"",
+        b"[[",
+        b"]]",
+        b"#",
+        b"#[[",
+        b"\\",
+        b"\n",
+        b"\r\n",
+        b"if(WIN32)\n",
+        b"endif()\n",
+        b"${",
+        b"\xFF",
+    ];
+    let mut wanted = change(&["ws2_32.lib", "ShLwApi.Lib"]);
+    wanted.library_dirs = vec![r"C:\SDK\lib".into()];
+    wanted.runtime = Some(Flavour::Static);
+    let mut edited_count = 0;
+    for (n, text) in crate::patch::build_file::mutations::mutations(ROOT.as_bytes(), specials, 3000)
+        .iter()
+        .enumerate()
+    {
+        for target in [None, Some("tool")] {
+            let Ok(EditOutcome::Edited(first)) =
+                edit(Path::new("CMakeLists.txt"), text, target, &wanted)
+            else {
+                continue;
+            };
+            edited_count += 1;
+            assert!(
+                cmake_lang::scan(&first.after).is_ok(),
+                "mutation {n}: the edit does not scan"
+            );
+            let again = edit(
+                Path::new("CMakeLists.txt"),
+                &first.after,
+                first.target.as_deref(),
+                &wanted,
+            );
+            assert_eq!(
+                again,
+                Ok(EditOutcome::AlreadyDone),
+                "mutation {n}:\n{}",
+                String::from_utf8_lossy(&first.after)
+            );
+        }
+    }
+    assert!(edited_count > 500, "{edited_count} edits");
+}

@@ -189,3 +189,53 @@ fn locates_the_project_and_configuration_from_the_log() {
         Err(BuildEditError::Ambiguous { .. })
     ));
 }
+
+#[test]
+fn mutated_projects_never_panic_and_an_edit_applied_twice_is_done() {
+    let specials: &[&[u8]] = &[
+        b"<",
+        b">",
+        b"</Link>",
+        b"<Link>",
+        b"<Link/>",
+        b"&amp;",
+        b"&",
+        b"\"",
+        b"'",
+        b"\r\n",
+        b"<!--",
+        b"-->",
+        b"\xEF\xBB\xBF",
+        b"\xFF",
+    ];
+    let mut wanted = change(&["ws2_32.lib"]);
+    wanted.library_dirs = vec![r"C:\SDK\lib".into()];
+    wanted.runtime = Some(Flavour::Dynamic);
+    let mut edited_count = 0;
+    for (n, text) in crate::patch::build_file::mutations::mutations(&project(), specials, 1500)
+        .iter()
+        .enumerate()
+    {
+        for configuration in [None, Some("Release|x64")] {
+            let Ok(EditOutcome::Edited(first)) =
+                edit_configuration(Path::new("app.vcxproj"), text, configuration, &wanted)
+            else {
+                continue;
+            };
+            edited_count += 1;
+            let again = edit_configuration(
+                Path::new("app.vcxproj"),
+                &first.after,
+                configuration,
+                &wanted,
+            );
+            assert_eq!(
+                again,
+                Ok(EditOutcome::AlreadyDone),
+                "mutation {n}:\n{}",
+                String::from_utf8_lossy(&first.after)
+            );
+        }
+    }
+    assert!(edited_count > 150, "{edited_count} edits");
+}
