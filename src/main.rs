@@ -236,6 +236,9 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     if matches!(args.format, cli::Format::Json) {
         return fail("--format json: only for build definitions (extension.py's patch is a diff)");
     }
+    if args.target.is_some() || args.configuration.is_some() {
+        return fail("--target and --configuration: only for build definitions (CMakeLists.txt, *.vcxproj, ...)");
+    }
     let report = match app::plan_patch(&args.request(&env_var), env) {
         Ok(report) => report,
         Err(e) => return fail(e),

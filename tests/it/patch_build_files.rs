@@ -473,3 +473,45 @@ fn msbuild_a_configuration_the_project_lacks_is_refused_with_its_list() {
     );
     assert!(refused.stdout.is_empty());
 }
+
+#[test]
+fn build_definition_options_are_refused_for_extension_py_and_unknown_files_named() {
+    let dir = common::root();
+    for extra in [
+        ["--format", "json"],
+        ["--target", "app"],
+        ["--configuration", "Release|x64"],
+    ] {
+        let mut args = vec![
+            "patch",
+            "extension.py",
+            "--from",
+            "examples/tvm-ffi-hip-lld-link.log",
+        ];
+        args.extend(extra);
+        let refused = lnkfix(&dir, &args);
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(
+            text(&refused.stderr).contains("only for build definitions"),
+            "{}",
+            text(&refused.stderr)
+        );
+    }
+    // No FILE and nothing in the log or the directories that shows where the build is defined.
+    let none = lnkfix(
+        &dir,
+        &[
+            "patch",
+            "--from",
+            "examples/tvm-ffi-hip-lld-link.log",
+            "--crt",
+            "dynamic",
+        ],
+    );
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        text(&none.stderr).contains("examples/tvm-ffi-hip-lld-link.log: no build definition found from the log: name the file"),
+        "{}",
+        text(&none.stderr)
+    );
+}
