@@ -680,13 +680,30 @@ fn build_dir(input: &LocateInput<'_>) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The targets of `build.ninja`'s link statements (`build app.exe: C_EXECUTABLE_LINKER__app_Release
+/// The targets of `build.ninja`'s (and `build-<Config>.ninja`'s) link statements (`build app.exe: C_EXECUTABLE_LINKER__app_Release
 /// ...`) whose output is the failed one (compared by file name); every linking target when the
 /// failed output is not known.
 fn ninja_targets(build: &Path, output: Option<&str>) -> Vec<String> {
-    let Ok(ninja) = std::fs::read_to_string(build.join("build.ninja")) else {
-        return Vec::new();
-    };
+    // "Ninja Multi-Config" writes each configuration's statements into build-<Config>.ninja.
+    let mut files = vec![build.join("build.ninja")];
+    if let Ok(entries) = std::fs::read_dir(build) {
+        let mut configs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("build-") && n.ends_with(".ninja"))
+            })
+            .collect();
+        configs.sort();
+        files.extend(configs);
+    }
+    let ninja: String = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect::<Vec<_>>()
+        .join("\n");
     let file_name = |p: &str| {
         p.rsplit(['/', '\\'])
             .next()

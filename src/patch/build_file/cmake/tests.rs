@@ -397,3 +397,19 @@ fn mutated_files_never_panic_and_an_edit_applied_twice_is_done() {
     }
     assert!(edited_count > 500, "{edited_count} edits");
 }
+
+#[test]
+fn ninja_multi_config_statements_are_read_too() {
+    let dir = std::env::temp_dir().join(format!("lnkfix-cmake-multi-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("build.ninja"), "include build-Release.ninja\n").unwrap();
+    std::fs::write(
+        dir.join("build-Release.ninja"),
+        "build Release/tool.exe: CXX_EXECUTABLE_LINKER__tool_Release t.obj\n",
+    )
+    .unwrap();
+    assert_eq!(ninja_targets(&dir, Some("Release/tool.exe")), ["tool"]);
+    assert_eq!(ninja_targets(&dir, Some("other.exe")), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}
