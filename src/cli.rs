@@ -10,6 +10,7 @@ use lnkfix::app::{
 };
 use lnkfix::demangle::DemangleLimits;
 use lnkfix::discover::SearchOptions;
+use lnkfix::format::Format;
 use lnkfix::index::Machine;
 use lnkfix::linklog::ReadLimits;
 use lnkfix::rules::Flavour;
@@ -99,25 +100,75 @@ pub(crate) struct CompletionsArgs {
     pub(crate) shell: clap_complete::Shell,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
-    /// For people.
-    Text,
-    /// For tools: the documented JSON schema (schema_version 1).
-    Json,
+/// Which formats a command writes: the `--format` values its help lists.
+pub(crate) trait Formats: Clone + Send + Sync + 'static {
+    /// The formats, in the order help lists them.
+    const FORMATS: &'static [Format];
 }
 
-/// The output formats of the commands whose findings CI systems read (`diagnose`, `triage`).
-#[derive(Clone, Copy, ValueEnum)]
-pub(crate) enum ReportFormat {
-    /// For people.
-    Text,
-    /// For tools: the documented JSON schema (schema_version 1).
-    Json,
-    /// GitHub Actions workflow commands: one annotation per finding, on its log line.
-    Github,
-    /// SARIF 2.1.0, for code-scanning services and editor viewers.
-    Sarif,
+/// `text` and `json`: every command.
+#[derive(Clone)]
+pub(crate) struct TextOrJson;
+
+impl Formats for TextOrJson {
+    const FORMATS: &'static [Format] = &[Format::Text, Format::Json];
+}
+
+/// Also the CI formats: the commands whose findings CI systems read (`diagnose`, `triage`).
+#[derive(Clone)]
+pub(crate) struct WithCiFormats;
+
+impl Formats for WithCiFormats {
+    const FORMATS: &'static [Format] = &Format::ALL;
+}
+
+/// What `--help` says of a format.
+fn format_help(format: Format) -> &'static str {
+    match format {
+        Format::Text => "For people",
+        Format::Json => "For tools: the documented JSON schema (schema_version 1)",
+        Format::Github => {
+            "GitHub Actions workflow commands: one annotation per finding, on its log line"
+        }
+        Format::Sarif => "SARIF 2.1.0, for code-scanning services and editor viewers",
+    }
+}
+
+/// The `--format` values of `F`, with their help.
+fn format_parser<F: Formats>() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = F::FORMATS
+        .iter()
+        .map(|f| PossibleValue::new(f.name()).help(format_help(*f)));
+    PossibleValuesParser::new(values)
+        .try_map(|name| Format::from_name(&name).ok_or(format!("unknown format {name:?}")))
+}
+
+/// `--format`: one declaration for every command; `F` says which formats the command writes.
+#[derive(clap::Args)]
+pub(crate) struct FormatArg<F: Formats> {
+    /// Output format.
+    #[arg(long, value_parser = format_parser::<F>(), default_value = "text", help_heading = "Output")]
+    pub(crate) format: Format,
+    #[arg(skip)]
+    formats: std::marker::PhantomData<F>,
+}
+
+/// `--format` and `--color`: every command whose text report may be coloured.
+#[derive(clap::Args)]
+pub(crate) struct OutputArgs<F: Formats> {
+    #[command(flatten)]
+    pub(crate) format: FormatArg<F>,
+    /// When to colour the text report.
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
+    pub(crate) color: ColorChoice,
+}
+
+impl<F: Formats> OutputArgs<F> {
+    /// The format asked for.
+    pub(crate) fn format(&self) -> Format {
+        self.format.format
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -293,12 +344,8 @@ pub(crate) struct DiagnoseArgs {
     pub(crate) log: String,
     #[command(flatten)]
     pub(crate) inputs: DiagnoseInputs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: ReportFormat,
-    /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub(crate) color: ColorChoice,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs<WithCiFormats>,
     /// Also print the patch for this extension.py (the JSON records its hash for `patch --apply`).
     #[arg(long, value_name = "EXTENSION_PY", help_heading = "Output")]
     pub(crate) patch: Option<PathBuf>,
@@ -308,9 +355,8 @@ pub(crate) struct DiagnoseArgs {
 pub(crate) struct TriageArgs {
     /// The supervisor/build log, or `-` for stdin.
     pub(crate) log: String,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: ReportFormat,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs<WithCiFormats>,
     /// Extra rows (same format as symbol-db/triage.json) or link-symbol rules.
     #[arg(long = "rules", value_name = "FILE", help_heading = "Input")]
     pub(crate) rules: Vec<PathBuf>,
@@ -330,9 +376,6 @@ pub(crate) struct TriageArgs {
     // finds it.
     #[command(flatten)]
     pub(crate) python: PythonArgs,
-    /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub(crate) color: ColorChoice,
 }
 
 /// Where the Python sources are (`whence`, and `triage`'s raisers).
@@ -369,12 +412,8 @@ pub(crate) struct WhenceArgs {
     /// Most candidates shown.
     #[arg(long, default_value_t = 10, value_name = "N", help_heading = "Output")]
     pub(crate) limit: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
-    /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub(crate) color: ColorChoice,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs<TextOrJson>,
 }
 
 impl WhenceArgs {
@@ -393,12 +432,8 @@ pub(crate) struct DoctorArgs {
     /// Extra library directories to look in besides LIB.
     #[arg(long = "lib-dir", value_name = "DIR", help_heading = "Checks")]
     pub(crate) lib_dirs: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
-    /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub(crate) color: ColorChoice,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs<TextOrJson>,
     /// Check tvm-ffi's recipe (TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH) even when the
     /// environment does not look like a tvm-ffi one.
     #[arg(long = "tvm-ffi", help_heading = "Checks")]
@@ -435,12 +470,8 @@ pub(crate) struct ZombiesArgs {
     /// file, and the --name programs, are listed (and ended).
     #[arg(long = "no-default-names", help_heading = "Suspects")]
     pub(crate) no_default_names: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
-    /// When to colour the text report.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
-    pub(crate) color: ColorChoice,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs<TextOrJson>,
 }
 
 #[derive(clap::Args)]
@@ -452,9 +483,8 @@ pub(crate) struct IndexArgs {
     /// Print every symbol with its provider instead of the summary.
     #[arg(long, help_heading = "Output")]
     pub(crate) list: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) output: FormatArg<TextOrJson>,
 }
 
 #[derive(clap::Args)]
@@ -470,9 +500,8 @@ pub(crate) struct ExplainArgs {
     /// Add a rule file (same format as symbol-db/rules.json); may be repeated.
     #[arg(long = "rules", value_name = "FILE", help_heading = "Input")]
     pub(crate) rules: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) output: FormatArg<TextOrJson>,
 }
 
 #[derive(clap::Args)]
@@ -517,9 +546,9 @@ pub(crate) struct PatchArgs {
     /// one the log shows.
     #[arg(long, value_name = "CONFIG|PLATFORM", help_heading = "Patch")]
     pub(crate) configuration: Option<String>,
-    /// Output format (json: build definitions only).
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
-    pub(crate) format: Format,
+    /// `--format json`: build definitions only.
+    #[command(flatten)]
+    pub(crate) format: FormatArg<TextOrJson>,
 }
 
 impl SearchArgs {

@@ -23,6 +23,7 @@ pub mod doctor;
 pub mod error;
 pub mod evidence;
 pub mod explain;
+pub mod format;
 pub mod identity;
 pub mod index;
 pub mod linklog;

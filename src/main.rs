@@ -18,7 +18,8 @@ use lnkfix::app::{self, Environment, Report, Status};
 use lnkfix::index::Progress;
 use lnkfix::report::Style;
 
-use cli::{Cli, ColorChoice, Command, Format, ReportFormat};
+use cli::{Cli, ColorChoice, Command};
+use lnkfix::format::Format;
 
 /// The colour choice for anstream: `auto` colours only on a terminal that supports it and never
 /// with `NO_COLOR` set; anstream also turns escapes on in older Windows consoles.
@@ -77,15 +78,6 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(Status::Usage.code())
 }
 
-impl From<Format> for ReportFormat {
-    fn from(format: Format) -> ReportFormat {
-        match format {
-            Format::Text => ReportFormat::Text,
-            Format::Json => ReportFormat::Json,
-        }
-    }
-}
-
 /// The exit code of a command whose output went to stdout: a reader that went away (`| head`)
 /// ends the command quietly with success, as ripgrep and fd do: the reader took what it wanted.
 /// Any other write error is the usage status with a message.
@@ -98,27 +90,17 @@ fn written(result: std::io::Result<()>, status: Status) -> ExitCode {
 }
 
 /// Renders a report on a buffered stdout; a closed pipe (`| head`) is not an error.
-fn render(report: &dyn Report, format: impl Into<ReportFormat>, color: ColorChoice) -> ExitCode {
-    let format = format.into();
-    let result = if let ReportFormat::Text = format {
+fn render(report: &dyn Report, format: Format, color: ColorChoice) -> ExitCode {
+    let result = if let Format::Text = format {
         // The report always styles; the stream keeps or strips the escapes.
         let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
         // Whatever the report quotes cannot drive the terminal; only its own styles pass.
         let mut out = std::io::BufWriter::new(lnkfix::terminal::Neutralising::new(stream));
-        report
-            .write_text(&mut out, Style { color: true })
-            .and_then(|_| out.flush())
+        app::write_report(report, format, Style { color: true }, &mut out).and_then(|_| out.flush())
     } else {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        let annotations = || report.annotations().unwrap_or_default();
-        match format {
-            ReportFormat::Github => {
-                lnkfix::annotations::write_github(&annotations().findings, &mut out)
-            }
-            ReportFormat::Sarif => lnkfix::annotations::write_sarif(&annotations(), &mut out),
-            _ => report.write_json(&mut out),
-        }
-        .and_then(|_| out.flush())
+        app::write_report(report, format, Style { color: false }, &mut out)
+            .and_then(|_| out.flush())
     };
     written(result, report.status())
 }
@@ -136,12 +118,12 @@ fn run(command: Command) -> ExitCode {
     };
     match command {
         Command::Diagnose(args) => match app::diagnose(&args.request(&env_var), &env) {
-            Ok(report) => render(&report, args.format, args.color),
+            Ok(report) => render(&report, args.output.format(), args.output.color),
             Err(e) => fail(e),
         },
         Command::Explain(args) => match app::explain(&args.request(&env_var), &env) {
             Ok(report) => {
-                let code = render(&report, args.format, ColorChoice::Never);
+                let code = render(&report, args.output.format, ColorChoice::Never);
                 warn_all(&report.warnings);
                 code
             }
@@ -149,7 +131,7 @@ fn run(command: Command) -> ExitCode {
         },
         Command::Index(args) => match app::index(&args.request(&env_var), &env) {
             Ok(report) => {
-                let code = render(&report, args.format, ColorChoice::Never);
+                let code = render(&report, args.output.format, ColorChoice::Never);
                 warn_all(&report.warnings);
                 // Freeing a large index costs tens of milliseconds at exit and buys nothing.
                 std::mem::forget(report);
@@ -158,35 +140,33 @@ fn run(command: Command) -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Triage(args) => match args.options(&env_var) {
-            Ok(options) => {
-                match lnkfix::triage::triage_path(std::path::Path::new(&args.log), &options) {
-                    Ok(report) => render(&report, args.format, args.color),
-                    Err(e) => fail(e),
-                }
-            }
+            Ok(options) => match app::triage(std::path::Path::new(&args.log), &options) {
+                Ok(report) => render(&report, args.output.format(), args.output.color),
+                Err(e) => fail(e),
+            },
             Err(e) => fail(e),
         },
         Command::Doctor(args) => {
-            let report = lnkfix::doctor::doctor(
-                &env_var,
+            let report = app::doctor(
+                &env,
                 &lnkfix::doctor::DoctorOptions {
                     lib_dirs: args.lib_dirs.clone(),
                     tvm_ffi: args.tvm_ffi.then_some(true),
                     log: args.log.clone(),
                 },
             );
-            render(&report, args.format, args.color)
+            render(&report, args.output.format(), args.output.color)
         }
         Command::Zombies(args) => match args.request() {
             Ok(request) => match app::zombies(&request) {
-                Ok(report) => render(&report, args.format, args.color),
+                Ok(report) => render(&report, args.output.format(), args.output.color),
                 Err(e) => fail(e),
             },
             Err(e) => fail(e),
         },
         Command::Patch(args) => patch(&args, &env),
         Command::Whence(args) => match app::whence(&args.request(), &env) {
-            Ok(report) => render(&report, args.format, args.color),
+            Ok(report) => render(&report, args.output.format(), args.output.color),
             Err(e) => fail(e),
         },
         Command::Completions(args) => {
@@ -233,7 +213,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     if args.is_build_definition() {
         return build_patch(args, env);
     }
-    if matches!(args.format, cli::Format::Json) {
+    if args.format.format == lnkfix::format::Format::Json {
         return fail("--format json: only for build definitions (extension.py's patch is a diff)");
     }
     if args.target.is_some() || args.configuration.is_some() {
@@ -297,7 +277,7 @@ fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         let _ =
             lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
     }
-    let json = matches!(args.format, cli::Format::Json);
+    let json = args.format.format == lnkfix::format::Format::Json;
     let file = report.place.file.clone();
     let shown = file.display().to_string();
     say(format_args!(

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::problems::{Problem, ProblemKind};
+use crate::problems::problem::{Problem, ProblemKind};
 use crate::resolve::{Diagnosis, ResolvedSymbol, VerdictKind};
 use crate::rules::RuleBook;
 use crate::verify::winargs;

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::diagnose::DiagnoseRequest;
 use crate::discover;
 use crate::index::{Index, IndexOptions};
 use crate::resolve::DiagnoseOptions;
@@ -91,19 +90,30 @@ fn object_machines(objects: &Index) -> Vec<(String, crate::index::Machine)> {
         .collect()
 }
 
+/// Where the build's own evidence is: the log (the objects it names are read beside it), the
+/// `--objects` directories and `--build-dir`.
+pub(super) struct BuildPlaces<'a> {
+    /// The log's path.
+    pub log: &'a str,
+    /// The `--objects` directories.
+    pub objects: &'a [PathBuf],
+    /// The `--build-dir` directory.
+    pub build_dir: Option<&'a Path>,
+}
+
 /// The CRT evidence of the build's objects (those the log names and `--objects`) and of
 /// `--build-dir`'s `build.ninja`; the objects' machines go into `options`.
 pub(super) fn build_evidence(
-    request: &DiagnoseRequest,
+    places: &BuildPlaces<'_>,
     book: &RuleBook,
     failure: &crate::symbols::LinkFailure,
     options: &mut DiagnoseOptions,
     warnings: &mut Vec<String>,
 ) -> Vec<crate::evidence::Evidence> {
-    let log = &request.log;
+    let log = places.log;
     let mut evidence = Vec::new();
     let mut objects = objects_named_in_log(log, failure);
-    for dir in &request.objects {
+    for dir in places.objects {
         object_files_in(dir, &mut objects, warnings);
     }
     if !objects.is_empty() {
@@ -112,7 +122,7 @@ pub(super) fn build_evidence(
         evidence.extend(crate::evidence::from_objects(book, &object_index));
         options.object_machines = object_machines(&object_index);
     }
-    if let Some(dir) = &request.build_dir {
+    if let Some(dir) = places.build_dir {
         let ninja = dir.join("build.ninja");
         match crate::evidence::from_build_file(book, &ninja) {
             Ok(found) => evidence.extend(found),

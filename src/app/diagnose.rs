@@ -5,7 +5,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::build_evidence::build_evidence;
+use super::build_evidence::{build_evidence, BuildPlaces};
 use super::{rule_book, write_json_value, Environment, LibrarySearch, Report, Searched, Status};
 use crate::error::Error;
 use crate::index::Index;
@@ -339,7 +339,12 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
     };
 
     let mut warnings = Vec::new();
-    let evidence = build_evidence(request, &book, &failure, &mut options, &mut warnings);
+    let places = BuildPlaces {
+        log: &request.log,
+        objects: &request.objects,
+        build_dir: request.build_dir.as_deref(),
+    };
+    let evidence = build_evidence(&places, &book, &failure, &mut options, &mut warnings);
     let searched = request.search.index(env, &mut warnings);
     if let Some(s) = &searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));

@@ -1,11 +1,18 @@
-//! `doctor`: the report of the environment recipe check (the check is `crate::doctor`).
+//! `doctor`: the entry, and the report of the environment recipe check (the check is
+//! `crate::doctor`).
 
 use std::io::{self, Write};
 
-use super::{Report, Status};
+use super::{Environment, Report, Status};
+use crate::doctor::{DoctorOptions, DoctorReport};
 use crate::report::Style;
 
-impl Report for crate::doctor::DoctorReport {
+/// `lnkfix doctor`: the environment's recipe checked, the variables read through `env`.
+pub fn doctor(env: &Environment<'_>, options: &DoctorOptions) -> DoctorReport {
+    crate::doctor::doctor(env.var, options)
+}
+
+impl Report for DoctorReport {
     fn write_text(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
         crate::doctor::render_text(self, out, style.color)
     }

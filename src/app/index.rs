@@ -4,7 +4,8 @@ use std::io::{self, Write};
 
 use super::{Environment, LibrarySearch, Report, Status};
 use crate::error::Error;
-use crate::index::{Index, IndexWarning, OutputFormat};
+use crate::format::Format;
+use crate::index::{Index, IndexWarning};
 use crate::report::Style;
 
 /// Everything `index` reads.
@@ -29,7 +30,7 @@ pub struct IndexReport {
 }
 
 impl IndexReport {
-    fn write(&self, out: &mut dyn Write, format: OutputFormat) -> io::Result<()> {
+    fn write(&self, out: &mut dyn Write, format: Format) -> io::Result<()> {
         let mut out = io::BufWriter::new(out);
         if self.list {
             crate::index::write_list(&self.index, &mut out, format)?;
@@ -42,10 +43,10 @@ impl IndexReport {
 
 impl Report for IndexReport {
     fn write_text(&self, out: &mut dyn Write, _style: Style) -> io::Result<()> {
-        self.write(out, OutputFormat::Text)
+        self.write(out, Format::Text)
     }
     fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        self.write(out, OutputFormat::Json)
+        self.write(out, Format::Json)
     }
     fn status(&self) -> Status {
         Status::Ok

@@ -17,6 +17,8 @@ use crate::discover::{self, SearchDir, SearchOptions};
 use crate::error::Error;
 use crate::index::{Index, IndexOptions, IndexWarning, Progress};
 use crate::report::Style;
+
+pub use crate::format::Format;
 use crate::rules::RuleBook;
 
 mod build_evidence;
@@ -32,9 +34,11 @@ mod zombies;
 
 pub use build_patch::{plan_build_patch, BuildPatchReport, BuildPatchRequest};
 pub use diagnose::{diagnose, verified_diagnosis, DiagnoseReport, DiagnoseRequest, PatchPreview};
+pub use doctor::doctor;
 pub use explain::{explain, ExplainReport, ExplainRequest};
 pub use index::{index, IndexReport, IndexRequest};
 pub use patch::{plan_patch, PatchReport, PatchRequest};
+pub use triage::triage;
 pub use whence::{whence, WhenceRequest};
 pub use zombies::zombies;
 
@@ -74,6 +78,24 @@ pub trait Report {
     /// for reports that have none (`index`, `explain`, `doctor`).
     fn annotations(&self) -> Option<crate::annotations::Annotations> {
         None
+    }
+}
+
+/// Writes `report` in `format`: the one place a format is chosen. Text is styled as `style`
+/// says; GitHub workflow commands and SARIF come from the report's
+/// [`annotations`](Report::annotations) (none for a report without findings).
+pub fn write_report(
+    report: &dyn Report,
+    format: Format,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let annotations = || report.annotations().unwrap_or_default();
+    match format {
+        Format::Text => report.write_text(out, style),
+        Format::Json => report.write_json(out),
+        Format::Github => crate::annotations::write_github(&annotations().findings, out),
+        Format::Sarif => crate::annotations::write_sarif(&annotations(), out),
     }
 }
 

@@ -1,11 +1,19 @@
-//! `triage`: the report of a bring-up log's stages (the classification is `crate::triage`).
+//! `triage`: the entry, and the report of a bring-up log's stages (the classification is
+//! `crate::triage`).
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::{Report, Status};
 use crate::report::Style;
+use crate::triage::{TriageError, TriageOptions, TriageReport};
 
-impl Report for crate::triage::TriageReport {
+/// `lnkfix triage LOG`: the stages of the bring-up log at `log` (`-`: stdin).
+pub fn triage(log: &Path, options: &TriageOptions) -> Result<TriageReport, TriageError> {
+    crate::triage::triage_path(log, options)
+}
+
+impl Report for TriageReport {
     fn write_text(&self, out: &mut dyn Write, style: Style) -> io::Result<()> {
         crate::triage::render_text(self, out, style.color)
     }

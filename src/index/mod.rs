@@ -18,8 +18,11 @@ mod pe;
 mod render;
 mod store;
 
+/// The one output [`Format`](crate::format::Format), by the name the index's renderers knew it
+/// (they write JSON for `Json`, text for any other).
+pub use crate::format::Format as OutputFormat;
 pub use crate::machine::Machine;
-pub use render::{write_explain, write_list, write_summary, OutputFormat};
+pub use render::{write_explain, write_list, write_summary};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -1,22 +1,15 @@
 //! Text and JSON rendering of the index for `lnkfix index` (summary), `lnkfix index --list` and
-//! `lnkfix explain SYMBOL`. Functions write to any `Write`; the binary decides where output goes.
+//! `lnkfix explain SYMBOL`: JSON for [`Format::Json`], text for any other format (the CI formats
+//! are for findings, which the index has none of). Functions write to any `Write`; the binary
+//! decides where output goes.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::{Index, IndexWarning, LibraryInfo, LibrarySymbol};
+use crate::format::Format;
 use crate::rules::roles::{LibraryRole, Roles};
-
-/// How to render.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputFormat {
-    /// Human-readable lines.
-    #[default]
-    Text,
-    /// One JSON document (pretty-printed).
-    Json,
-}
 
 fn json<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
     crate::terminal::write_json(value, out)
@@ -85,13 +78,13 @@ pub fn write_summary(
     index: &Index,
     warnings: &[IndexWarning],
     out: &mut impl Write,
-    format: OutputFormat,
+    format: Format,
 ) -> io::Result<()> {
     let libraries = index.libraries();
     let members = libraries.iter().map(|l| l.members).sum();
     let symbols = libraries.iter().map(|l| l.symbols).sum();
     let unreadable_members = libraries.iter().map(|l| l.unreadable_members).sum();
-    if format == OutputFormat::Json {
+    if format == Format::Json {
         return json(
             out,
             &Summary {
@@ -163,8 +156,8 @@ pub fn write_summary(
 
 /// Writes every symbol with its provider (`--list`), grouped by name in order of first appearance,
 /// each name's providers in search order; symbols of other machines follow, marked by machine.
-pub fn write_list(index: &Index, out: &mut impl Write, format: OutputFormat) -> io::Result<()> {
-    if format == OutputFormat::Json {
+pub fn write_list(index: &Index, out: &mut impl Write, format: Format) -> io::Result<()> {
+    if format == Format::Json {
         #[derive(Serialize)]
         struct List<'a> {
             schema_version: u32,
@@ -196,11 +189,11 @@ pub fn write_explain(
     linker_name: &str,
     demangled: Option<&str>,
     out: &mut impl Write,
-    format: OutputFormat,
+    format: Format,
 ) -> io::Result<()> {
     let providers = index.providers(linker_name);
     let other = index.lookup_other_machines(linker_name);
-    if format == OutputFormat::Json {
+    if format == Format::Json {
         #[derive(Serialize)]
         struct Explain<'a> {
             schema_version: u32,

@@ -13,9 +13,7 @@ use std::sync::OnceLock;
 
 use object::read::coff::{ImportFile, ImportName, ImportType};
 
-use super::{
-    coff, text, FileFormat, IndexWarning, LibraryInfo, LibrarySymbol, Machine, SymbolKind,
-};
+use super::{text, FileFormat, IndexWarning, LibraryInfo, LibrarySymbol, Machine, SymbolKind};
 
 /// Flag in [`Span::len`]: the bytes are in the file's arena, not in the mapped file.
 const ARENA: u32 = 1 << 31;
@@ -469,7 +467,7 @@ impl FileIndex {
                 .members
                 .get(number)
                 .map_or(&[][..], |m| self.member_bytes(m));
-            coff::weak_externals(bytes)
+            super::coff::object_file::weak_externals(bytes)
         })
     }
 }

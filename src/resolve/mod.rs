@@ -251,7 +251,7 @@ pub struct Diagnosis {
     pub build_system: Option<BuildSystemFix>,
     /// Every way the link failed, most fundamental first (`crate::problems`; docs/GUIDE.md,
     /// "Problems"). Empty when the log shows no failure, or until `problems::attach` ran.
-    pub problems: Vec<crate::problems::Problem>,
+    pub problems: Vec<crate::problems::problem::Problem>,
     /// Whether the log shows a failed link: an error record, a fatal `LNK1xxx`, an lld-link
     /// error, `linker command failed`.
     pub link_failed: bool,

@@ -126,7 +126,7 @@ pub(super) fn run(
     evidence.dedup_by_key(|e| e.line);
     report.evidence = evidence;
     if let Some(spec) = &options.python_sources {
-        crate::whence::triage::attach_raisers(&mut report, spec)?;
+        super::raisers::attach_raisers(&mut report, spec)?;
     }
     Ok(report)
 }

@@ -29,12 +29,13 @@
 mod analysis;
 mod arch;
 mod decide;
+mod raisers;
 mod render;
 mod report;
 pub mod rows;
 mod scan;
 mod source;
-mod time;
+pub mod time;
 
 pub use arch::{is_valid_target, split_list, ArchCheck, IntendedSource, OffloadArch};
 pub use render::{render_text, render_text_with};

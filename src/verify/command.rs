@@ -6,20 +6,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::options::Blocked;
+pub use super::options::Driver;
 use super::{rsp, winargs};
-
-/// How a program takes linker options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Driver {
-    /// A linker (`link.exe`, `lld-link`): every argument is a linker argument.
-    Linker,
-    /// An MSVC-style compiler driver (`cl`, `clang-cl`): linker arguments follow `/link`.
-    Cl,
-    /// A GNU-style compiler driver (`clang`, `clang++`, `hipcc`): linker arguments are passed as
-    /// `-Xlinker ARG`.
-    Gnu,
-}
 
 /// The programs lnkfix re-runs, by name (lower case, without `.exe` or a version suffix such as
 /// `-19`), and how each takes linker options.
@@ -364,7 +353,7 @@ pub fn split_command(text: &str) -> Vec<String> {
         }
         let program = text[..end].trim_start();
         // One path: absolute, no quote, no option and no other program inside it.
-        let one_path = crate::verify::run::is_windows_absolute(program)
+        let one_path = crate::verify::trust::is_windows_absolute(program)
             && !program.contains(['"', '\t'])
             && !program.contains(" -")
             && !program.contains(" /")
@@ -694,9 +683,24 @@ fn checked(command: LinkCommand, from_user: bool) -> Result<LinkCommand, Rejecte
         }
     })?;
     match super::options::check(driver, &command.words()) {
-        Err(super::options::Blocked::Runs { .. }) if from_user => Ok(command),
-        Err(blocked) => Err(blocked.rejected(&command.program)),
+        Err(Blocked::Runs { .. }) if from_user => Ok(command),
+        Err(blocked) => Err(rejected(blocked, &command.program)),
         Ok(()) => Ok(command),
+    }
+}
+
+/// The rejection of `program`'s command for the option it passes.
+fn rejected(blocked: Blocked, program: &str) -> Rejected {
+    match blocked {
+        Blocked::Runs { option, reason } => Rejected::Unsafe {
+            program: program.to_string(),
+            option,
+            reason,
+        },
+        Blocked::NotLinking { option, reason } => Rejected::NotLinking {
+            program: program.to_string(),
+            reason: format!("{option} {reason}, so a success would prove nothing"),
+        },
     }
 }
 

@@ -738,7 +738,7 @@ fn start_error(command: &LinkCommand, reason: String) -> String {
         error.push_str(
             " (run lnkfix where the build ran, e.g. in the x64 Native Tools prompt that vcvars sets up)",
         );
-    } else if !cfg!(windows) && run::is_windows_absolute(&command.program) {
+    } else if !cfg!(windows) && trust::is_windows_absolute(&command.program) {
         error.push_str(" (a Windows path: run lnkfix on the machine that ran the build)");
     }
     error

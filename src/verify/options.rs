@@ -15,7 +15,18 @@
 //! Linker options are checked wherever the linker gets them: as a linker's own arguments, after
 //! cl's `/link`, after `-Xlinker`, inside `-Wl,`.
 
-use super::command::{Driver, Rejected};
+/// How a program takes linker options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Driver {
+    /// A linker (`link.exe`, `lld-link`): every argument is a linker argument.
+    Linker,
+    /// An MSVC-style compiler driver (`cl`, `clang-cl`): linker arguments follow `/link`.
+    Cl,
+    /// A GNU-style compiler driver (`clang`, `clang++`, `hipcc`): linker arguments are passed as
+    /// `-Xlinker ARG`.
+    Gnu,
+}
 
 /// An option the run refuses, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,23 +45,6 @@ pub enum Blocked {
         /// What it does.
         reason: &'static str,
     },
-}
-
-impl Blocked {
-    /// The rejection of `program`'s command.
-    pub fn rejected(self, program: &str) -> Rejected {
-        match self {
-            Blocked::Runs { option, reason } => Rejected::Unsafe {
-                program: program.to_string(),
-                option,
-                reason,
-            },
-            Blocked::NotLinking { option, reason } => Rejected::NotLinking {
-                program: program.to_string(),
-                reason: format!("{option} {reason}, so a success would prove nothing"),
-            },
-        }
-    }
 }
 
 const ANOTHER_LINKER: &str = "names another program to run as the linker";

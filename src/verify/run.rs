@@ -4,7 +4,7 @@
 //! Windows).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -25,27 +25,6 @@ pub struct Finished {
     pub timed_out: bool,
     /// How long it ran.
     pub elapsed: Duration,
-}
-
-/// The program to start: a path with a directory part is taken relative to the build's
-/// directory (where the build ran it), a bare name is looked up on `PATH`.
-pub fn resolve_program(program: &str, directory: &Path) -> PathBuf {
-    let native = crate::discover::native_path(program);
-    if program.contains(['/', '\\']) && native.is_relative() && !is_windows_absolute(program) {
-        directory.join(native)
-    } else {
-        native
-    }
-}
-
-/// `C:\x`, `C:/x` or `\\server\share`: absolute on Windows, whatever system reads it.
-pub fn is_windows_absolute(path: &str) -> bool {
-    let bytes = path.as_bytes();
-    (bytes.len() >= 3
-        && bytes[0].is_ascii_alphabetic()
-        && bytes[1] == b':'
-        && matches!(bytes[2], b'\\' | b'/'))
-        || path.starts_with("\\\\")
 }
 
 /// What a stream gave so far: the bytes kept, and how many more were not.

@@ -87,7 +87,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// path, checked against `trust`.
 pub fn resolve(program: &str, directory: &Path, trust: &Trust) -> Result<PathBuf, Untrusted> {
     let path = if program.contains(['/', '\\']) {
-        std::path::absolute(super::run::resolve_program(program, directory)).map_err(|e| {
+        std::path::absolute(resolve_program(program, directory)).map_err(|e| {
             Untrusted::Missing {
                 program: program.to_string(),
                 path: program.to_string(),
@@ -119,6 +119,27 @@ pub fn resolve(program: &str, directory: &Path, trust: &Trust) -> Result<PathBuf
         }
     }
     Ok(path)
+}
+
+/// The program to start: a path with a directory part is taken relative to the build's
+/// directory (where the build ran it), a bare name is looked up on `PATH`.
+pub fn resolve_program(program: &str, directory: &Path) -> PathBuf {
+    let native = crate::discover::native_path(program);
+    if program.contains(['/', '\\']) && native.is_relative() && !is_windows_absolute(program) {
+        directory.join(native)
+    } else {
+        native
+    }
+}
+
+/// `C:\x`, `C:/x` or `\\server\share`: absolute on Windows, whatever system reads it.
+pub fn is_windows_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    (bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/'))
+        || path.starts_with("\\\\")
 }
 
 /// Whether `allowed` (as the user gave it) names the file `real` (canonical).

@@ -20,7 +20,6 @@ mod rank;
 mod render;
 pub mod sources;
 pub mod template;
-pub(crate) mod triage;
 mod walk;
 
 use std::path::PathBuf;

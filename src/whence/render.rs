@@ -247,5 +247,5 @@ pub fn write_json(report: &WhenceReport, out: &mut dyn Write) -> io::Result<()> 
         "candidates_total": result.candidates.len(),
         "warnings": report.stats.warnings,
     });
-    crate::app::write_json_value(&value, out)
+    crate::terminal::write_json(&value, out)
 }

@@ -613,7 +613,10 @@ pub fn format_time(time: SystemTime) -> String {
         .ok()
         .and_then(|d| i64::try_from(d.as_millis()).ok())
         .and_then(|millis| jiff::Timestamp::from_millisecond(millis).ok())
-        .map_or_else(|| crate::triage::format_rfc3339(time), |t| t.to_string())
+        .map_or_else(
+            || crate::triage::time::format_rfc3339(time),
+            |t| t.to_string(),
+        )
 }
 
 /// Quotes one argument for the user's shell: `cmd`/PowerShell double quotes on Windows, the

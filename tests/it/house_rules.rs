@@ -4,6 +4,8 @@
 //! code is rustfmt-formatted, so a function runs from its `fn` line to the first line that is its
 //! indentation followed by `}`. Each failure names the file, the line and the length.
 
+mod imports;
+
 use crate::common;
 
 use std::path::{Path, PathBuf};

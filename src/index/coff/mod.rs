@@ -22,7 +22,7 @@ mod fallback;
 mod import;
 mod linker_member;
 mod member;
-mod object_file;
+pub(super) mod object_file;
 mod reader;
 
 use std::path::Path;
@@ -36,7 +36,6 @@ use member::{classify, MemberKind};
 use reader::{ArchiveReader, Seen};
 
 pub(crate) use member::looks_like_object;
-pub(crate) use object_file::weak_externals;
 
 /// Reads a COFF archive: every member header and import member, object headers, and the symbol
 /// map for which object defines what (see the module documentation).

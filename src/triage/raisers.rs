@@ -9,10 +9,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::message::{find_exception, Message};
-use super::render::location_line;
-use super::{resolve, search, SourceSpec, WhenceError};
-use crate::triage::{Stage, TriageReport};
+use super::{Stage, TriageReport};
+use crate::whence::message::{find_exception, Message};
+use crate::whence::{location_line, resolve, search, SourceSpec, WhenceError};
 
 /// Most raisers attached to one evidence line.
 pub const RAISERS_PER_LINE: usize = 3;
