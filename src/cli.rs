@@ -62,9 +62,10 @@ pub(crate) enum Command {
     /// the files they held and checks they are gone.
     #[command(after_help = crate::manual::exit_help("zombies"))]
     Zombies(ZombiesArgs),
-    /// Write the diagnosed fix into tvm-ffi's extension.py as a unified diff (or in place with
-    /// --apply): one block in the Windows branch of the ninja generator. With --verify, only
-    /// when the failed link succeeds with the fix (else exit 4, unless --force).
+    /// Write the diagnosed fix as a unified diff (or in place with --apply) into tvm-ffi's
+    /// extension.py (one block in the Windows branch of the ninja generator) or into the failing
+    /// target's build definition (CMakeLists.txt, .vcxproj). With --verify, only when the failed
+    /// link succeeds with the fix (else exit 4, unless --force).
     #[command(after_help = crate::manual::exit_help("patch"))]
     Patch(PatchArgs),
     /// Find the Python code that formats an error message (its %-format, str.format or f-string,
@@ -537,8 +538,10 @@ pub(crate) struct ExplainArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct PatchArgs {
-    /// tvm-ffi's `tvm_ffi/cpp/extension.py` (the path is written into the diff headers as given).
-    pub(crate) extension_py: PathBuf,
+    /// tvm-ffi's `tvm_ffi/cpp/extension.py`, or a build definition (CMakeLists.txt, *.vcxproj,
+    /// build.rs, Cargo.toml, setup.py, binding.gyp, meson.build); without it, the definition is
+    /// found from the log and --build-dir. The path is written into the diff headers as given.
+    pub(crate) file: Option<PathBuf>,
     /// The failed link's log, or a saved `diagnose --format json`.
     #[arg(
         long = "from",
@@ -568,6 +571,16 @@ pub(crate) struct PatchArgs {
     /// With --verify: write (or apply) the patch even when the fix did not verify.
     #[arg(long, requires = "verify", help_heading = "Patch")]
     pub(crate) force: bool,
+    /// Build definitions: the failing target (CMake target), instead of the one the log shows.
+    #[arg(long, value_name = "NAME", help_heading = "Patch")]
+    pub(crate) target: Option<String>,
+    /// Build definitions: the failing configuration (MSBuild `Release|x64`), instead of the
+    /// one the log shows.
+    #[arg(long, value_name = "CONFIG|PLATFORM", help_heading = "Patch")]
+    pub(crate) configuration: Option<String>,
+    /// `--format json`: build definitions only.
+    #[command(flatten)]
+    pub(crate) format: FormatArg<TextOrJson>,
 }
 
 impl SearchArgs {
@@ -665,10 +678,33 @@ impl PatchArgs {
     /// The request.
     pub(crate) fn request(&self, env: &dyn Fn(&str) -> Option<String>) -> PatchRequest {
         PatchRequest {
-            extension_py: self.extension_py.clone(),
+            extension_py: self.file.clone().unwrap_or_default(),
             from: self.from.clone(),
             diagnose: self.inputs.request(&self.from, env),
             literal_paths: self.literal_paths,
+        }
+    }
+}
+
+impl PatchArgs {
+    /// Whether the file is a build definition (or none is named): the build-definition patch.
+    pub(crate) fn is_build_definition(&self) -> bool {
+        self.file
+            .as_deref()
+            .is_none_or(|f| lnkfix::patch::build_file::system_of_file(f).is_some())
+    }
+
+    /// The request for a build definition.
+    pub(crate) fn build_request(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> lnkfix::app::BuildPatchRequest {
+        lnkfix::app::BuildPatchRequest {
+            file: self.file.clone(),
+            target: self.target.clone(),
+            configuration: self.configuration.clone(),
+            from: self.from.clone(),
+            diagnose: self.inputs.request(&self.from, env),
         }
     }
 }

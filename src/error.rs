@@ -66,6 +66,17 @@ pub enum Error {
     /// `patch` could not plan or apply the patch.
     #[error(transparent)]
     Patch(#[from] PatchError),
+    /// A build definition cannot be found or edited.
+    #[error(transparent)]
+    BuildFile(#[from] crate::patch::build_file::BuildEditError),
+    /// No build definition named, and none found from the log or the build directory.
+    #[error("{from}: no build definition found from the log{}: name the file (lnkfix patch FILE --from LOG) or the build directory (--build-dir)", if *with_build_dir { " and --build-dir" } else { "" })]
+    NoBuildDefinition {
+        /// The `--from` argument.
+        from: String,
+        /// Whether `--build-dir` was given.
+        with_build_dir: bool,
+    },
     /// `zombies` could not run, or refused to end anything (`--kill` without `--since`).
     #[error(transparent)]
     Zombies(#[from] ZombiesError),

@@ -211,6 +211,15 @@ fn man(args: &cli::ManArgs) -> ExitCode {
 
 /// `patch`: plan, then print the diff, write it with `-o`, or apply it in place.
 fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
+    if args.is_build_definition() {
+        return build_patch(args, env);
+    }
+    if args.format.format == lnkfix::format::Format::Json {
+        return fail("--format json: only for build definitions (extension.py's patch is a diff)");
+    }
+    if args.target.is_some() || args.configuration.is_some() {
+        return fail("--target and --configuration: only for build definitions (CMakeLists.txt, *.vcxproj, ...)");
+    }
     let report = match app::plan_patch(&args.request(&env_var), env) {
         Ok(report) => report,
         Err(e) => return fail(e),
@@ -252,8 +261,126 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             Err(e) => fail(e),
         }
     } else {
-        write_diff(args, diff, report.status())
+        let file = args.file.clone().unwrap_or_default();
+        write_diff(args, &file, diff, report.status())
     }
+}
+
+/// `patch` of a build definition: plan, then print the diff (or the JSON), write it with `-o`,
+/// or apply it in place.
+fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
+    let report = match app::plan_build_patch(&args.build_request(&env_var), env) {
+        Ok(report) => report,
+        Err(e) => return fail(e),
+    };
+    if let Some(verification) = &report.verification {
+        let mut err = std::io::stderr().lock();
+        let _ =
+            lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
+    }
+    let json = args.format.format == lnkfix::format::Format::Json;
+    let file = report.place.file.clone();
+    let shown = file.display().to_string();
+    say(format_args!(
+        "lnkfix: {} at {shown}{}: {}",
+        report.place.system.name(),
+        report
+            .place
+            .target
+            .as_deref()
+            .map(|t| format!(", target {t}"))
+            .unwrap_or_default(),
+        report.place.evidence
+    ));
+    let mut applied = None;
+    let edit = match &report.outcome {
+        lnkfix::patch::build_file::EditOutcome::AlreadyDone => {
+            say(format_args!(
+                "lnkfix: {shown} already has everything the diagnosis needs: no change"
+            ));
+            None
+        }
+        lnkfix::patch::build_file::EditOutcome::Edited(edit) => Some(edit),
+    };
+    if let Some(edit) = edit {
+        say(format_args!("lnkfix: {}", edit.description));
+        if !report.may_write(args.force) {
+            say(format_args!(
+                "lnkfix: {shown} not patched: the fix did not verify (--force writes the patch anyway)"
+            ));
+            if !json {
+                return ExitCode::from(report.status().code());
+            }
+        } else if args.apply {
+            let expected = lnkfix::patch::sha256_hex(&report.original);
+            match lnkfix::patch::apply_build_file(
+                &file,
+                Some(&expected),
+                &edit.after,
+                !args.no_backup,
+            ) {
+                Ok(done) => {
+                    say(format_args!(
+                        "lnkfix: patched {}{}",
+                        done.path.display(),
+                        done.backup
+                            .as_ref()
+                            .map(|b| format!(" (backup: {})", b.display()))
+                            .unwrap_or_default()
+                    ));
+                    applied = Some(done);
+                }
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    if json {
+        let document = build_patch_json(&report, applied.as_ref());
+        let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
+        let mut out = std::io::stdout().lock();
+        return written(
+            out.write_all(text.as_bytes()).and_then(|_| out.flush()),
+            report.status(),
+        );
+    }
+    if edit.is_none() || args.apply {
+        return ExitCode::from(report.status().code());
+    }
+    write_diff(args, &file, &report.diff, report.status())
+}
+
+/// `patch --format json` for a build definition (docs/GUIDE.md, *JSON*).
+fn build_patch_json(
+    report: &app::BuildPatchReport,
+    applied: Option<&lnkfix::patch::ApplyReport>,
+) -> serde_json::Value {
+    let edit = match &report.outcome {
+        lnkfix::patch::build_file::EditOutcome::Edited(edit) => serde_json::json!({
+            "description": edit.description,
+            "target": edit.target,
+            "configuration": edit.configuration,
+            "diff": report.diff,
+        }),
+        lnkfix::patch::build_file::EditOutcome::AlreadyDone => serde_json::Value::Null,
+    };
+    serde_json::json!({
+        "schema_version": 1,
+        "build_system": report.place.system,
+        "file": lnkfix::terminal::path_text(&report.place.file),
+        "target": report.place.target,
+        "configuration": report.place.configuration,
+        "found_by": report.place.evidence,
+        "change": {
+            "libraries": report.change.libraries,
+            "library_dirs": report.change.library_dirs,
+            "runtime": report.change.runtime.map(|f| f.name()),
+        },
+        "edit": edit,
+        "already_done": edit.is_null(),
+        "applied": applied.is_some(),
+        "backup": applied.and_then(|a| a.backup.as_deref()).map(|p| lnkfix::terminal::path_text(p).into_owned()),
+        "verified": report.verification.as_ref().map(|v| v.ok),
+    })
 }
 
 /// `patch --apply`: writes the new text over `extension.py` (refused when the file changed since
@@ -265,7 +392,7 @@ fn apply_patch(
 ) -> Result<(), String> {
     let expected = report.expected_sha256();
     let applied = lnkfix::patch::apply_patch(
-        &args.extension_py,
+        args.file.as_deref().unwrap_or(std::path::Path::new("")),
         Some(&expected),
         new_text,
         !args.no_backup,
@@ -291,20 +418,24 @@ fn apply_patch(
 /// Writes the diff to `-o`'s file (never onto the patch's inputs) or to stdout: exact for a file
 /// or a pipe (`git apply`), neutralised like any text on a terminal; exits with `status` once
 /// written (success when the reader of stdout went away).
-fn write_diff(args: &cli::PatchArgs, diff: &str, status: Status) -> ExitCode {
+fn write_diff(
+    args: &cli::PatchArgs,
+    file: &std::path::Path,
+    diff: &str,
+    status: Status,
+) -> ExitCode {
     match &args.output {
-        Some(path) => match lnkfix::patch::check_output_path(
-            path,
-            &[&args.extension_py, std::path::Path::new(&args.from)],
-        )
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            std::fs::write(path, diff.as_bytes())
-                .map_err(|e| format!("{}: cannot write: {e}", path.display()))
-        }) {
-            Ok(()) => ExitCode::from(status.code()),
-            Err(e) => fail(e),
-        },
+        Some(path) => {
+            match lnkfix::patch::check_output_path(path, &[file, std::path::Path::new(&args.from)])
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    std::fs::write(path, diff.as_bytes())
+                        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+                }) {
+                Ok(()) => ExitCode::from(status.code()),
+                Err(e) => fail(e),
+            }
+        }
         None => {
             let mut out = std::io::stdout().lock();
             // Exact for a file or a pipe (`git apply`); on a terminal, neutralised like any text.

@@ -80,7 +80,7 @@ const EXIT_CODES: &[(&str, ExitCodes)] = &[
             (0, "diff written, applied, or nothing to change"),
             (
                 2,
-                "flavour unknown, choke point not found, --apply refused, unreadable input",
+                "flavour unknown, choke point not found, no build definition or target found, --apply refused, unreadable input",
             ),
             (
                 4,
@@ -397,6 +397,11 @@ const EXAMPLES: &[(&str, Examples)] = &[
             (
                 "lnkfix patch .venv/Lib/site-packages/tvm_ffi/cpp/extension.py --from build.log",
                 "Prints the fix for tvm-ffi's extension.py as a unified diff.",
+            ),
+            (
+                "lnkfix patch --from build.log --build-dir build --verify --apply",
+                "Writes the fix into the failing target's CMakeLists.txt (or .vcxproj), found \
+                 from the log and the build directory, once the fixed link succeeds.",
             ),
             (
                 "lnkfix patch extension.py --from diagnosis.json --verify --apply",

@@ -27,6 +27,7 @@ tools=(
     llvm-nm-14:llvm-14 llvm-pdbutil-14:llvm-14
     clang-19:clang-19 lld-link-19:lld-19 llvm-dlltool-19:llvm-19 llvm-readobj-19:llvm-19
     patch:patch git:git python3:python3 flock:util-linux groff:groff-base npm:npm
+    cmake:cmake ninja:ninja-build
 )
 need=()
 for pair in "${tools[@]}"; do

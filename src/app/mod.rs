@@ -22,6 +22,7 @@ pub use crate::format::Format;
 use crate::rules::RuleBook;
 
 mod build_evidence;
+mod build_patch;
 mod diagnose;
 mod doctor;
 mod explain;
@@ -31,6 +32,7 @@ mod triage;
 mod whence;
 mod zombies;
 
+pub use build_patch::{plan_build_patch, BuildPatchReport, BuildPatchRequest};
 pub use diagnose::{diagnose, verified_diagnosis, DiagnoseReport, DiagnoseRequest, PatchPreview};
 pub use doctor::doctor;
 pub use explain::{explain, ExplainReport, ExplainRequest};

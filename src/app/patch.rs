@@ -70,40 +70,8 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
             path: request.extension_py.clone(),
             source,
         })?;
-    // A saved diagnosis, or a log diagnosed now with the same options as `diagnose`.
-    let saved = patch::read_saved_diagnosis(Path::new(&request.from)).map_err(|source| {
-        Error::SavedDiagnosis {
-            path: PathBuf::from(&request.from),
-            source,
-        }
-    })?;
-    let (diagnosis, recorded_sha256, verification) = match saved {
-        Some(saved) => {
-            let recorded = saved.patch.and_then(|p| p.sha256);
-            let verification = request
-                .diagnose
-                .verify
-                .as_ref()
-                .map(|options| verify_saved_diagnosis(&saved.diagnosis, request, options, env));
-            (saved.diagnosis, recorded, verification)
-        }
-        None => {
-            let mut diagnose = request.diagnose.clone();
-            diagnose.log = request.from.clone();
-            diagnose.patch = None;
-            let report = super::diagnose(&diagnose, env)?;
-            (report.diagnosis, None, report.verify)
-        }
-    };
-    let diagnosis = match verification.as_ref().filter(|v| v.ok) {
-        Some(verified) => verified_diagnosis(&diagnosis, verified),
-        None => diagnosis,
-    };
-    if diagnosis.crt.flavour.is_none() && diagnosis.link_flags_by_flavour.is_some() {
-        return Err(Error::FlavourUnknown {
-            from: request.from.clone(),
-        });
-    }
+    let (diagnosis, recorded_sha256, verification) =
+        diagnosis_for(&request.from, &request.diagnose, env)?;
     let plan = patch::plan_from_diagnosis(&diagnosis, &request.from, request.literal_paths);
     let target = request.extension_py.to_string_lossy().to_string();
     let outcome = patch::plan_patch(&target, &original, &plan)?;
@@ -116,11 +84,53 @@ pub fn plan_patch(request: &PatchRequest, env: &Environment<'_>) -> Result<Patch
     })
 }
 
+/// The diagnosis `patch` writes: a saved one (verified again with `--verify`), or the log's,
+/// diagnosed now with `diagnose`'s options; with the flags that verified when `--verify` did;
+/// the sha256 the saved diagnosis recorded. Refused when the CRT flavour would have to be guessed.
+pub(super) fn diagnosis_for(
+    from: &str,
+    diagnose_request: &DiagnoseRequest,
+    env: &Environment<'_>,
+) -> Result<(Diagnosis, Option<String>, Option<Verification>), Error> {
+    let saved =
+        patch::read_saved_diagnosis(Path::new(from)).map_err(|source| Error::SavedDiagnosis {
+            path: PathBuf::from(from),
+            source,
+        })?;
+    let (diagnosis, recorded_sha256, verification) = match saved {
+        Some(saved) => {
+            let recorded = saved.patch.and_then(|p| p.sha256);
+            let verification = diagnose_request.verify.as_ref().map(|options| {
+                verify_saved_diagnosis(&saved.diagnosis, from, diagnose_request, options, env)
+            });
+            (saved.diagnosis, recorded, verification)
+        }
+        None => {
+            let mut diagnose = diagnose_request.clone();
+            diagnose.log = from.to_string();
+            diagnose.patch = None;
+            let report = super::diagnose(&diagnose, env)?;
+            (report.diagnosis, None, report.verify)
+        }
+    };
+    let diagnosis = match verification.as_ref().filter(|v| v.ok) {
+        Some(verified) => verified_diagnosis(&diagnosis, verified),
+        None => diagnosis,
+    };
+    if diagnosis.crt.flavour.is_none() && diagnosis.link_flags_by_flavour.is_some() {
+        return Err(Error::FlavourUnknown {
+            from: from.to_string(),
+        });
+    }
+    Ok((diagnosis, recorded_sha256, verification))
+}
+
 /// Verifies a saved diagnosis: its `link_flags`, against the command its log shows (when the log
 /// is still there), `--link-command` or `--build-dir`.
 fn verify_saved_diagnosis(
     diagnosis: &Diagnosis,
-    request: &PatchRequest,
+    from: &str,
+    request: &DiagnoseRequest,
     options: &VerifyOptions,
     env: &Environment<'_>,
 ) -> Verification {
@@ -135,10 +145,10 @@ fn verify_saved_diagnosis(
     let flavour = diagnosis.crt.flavour;
     let subject = crate::verify::Subject {
         log: log.map(Path::new),
-        log_name: log.unwrap_or(&request.from),
+        log_name: log.unwrap_or(from),
         first_error_line: symbol_lines.min(),
         flags,
-        max_line_bytes: request.diagnose.read_limits.max_line_bytes,
+        max_line_bytes: request.read_limits.max_line_bytes,
     };
-    run_verification(&request.diagnose, options, &subject, flavour, env)
+    run_verification(request, options, &subject, flavour, env)
 }

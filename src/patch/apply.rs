@@ -71,6 +71,29 @@ pub fn apply_patch(
     new_text: &[u8],
     backup: bool,
 ) -> Result<ApplyReport, PatchError> {
+    apply_text(path, expected_original_sha256, new_text, backup, true)
+}
+
+/// Writes `new_text` over a build definition as [`apply_patch`] does (hash check, backup,
+/// atomic rename), without the Python compile check: the file is not Python, and its edit was
+/// checked by its build system's reader.
+pub fn apply_build_file(
+    path: &Path,
+    expected_original_sha256: Option<&str>,
+    new_text: &[u8],
+    backup: bool,
+) -> Result<ApplyReport, PatchError> {
+    apply_text(path, expected_original_sha256, new_text, backup, false)
+}
+
+/// [`apply_patch`], with the Python check only when `python_check`.
+fn apply_text(
+    path: &Path,
+    expected_original_sha256: Option<&str>,
+    new_text: &[u8],
+    backup: bool,
+    python_check: bool,
+) -> Result<ApplyReport, PatchError> {
     let target = canonicalize(path).map_err(io_error(path, "resolve"))?;
     let original = crate::open::read_regular(&target).map_err(io_error(&target, "read"))?;
     let previous_sha256 = sha256_hex(&original);
@@ -98,7 +121,11 @@ pub fn apply_patch(
     fs::set_permissions(&temporary, metadata.permissions())
         .map_err(io_error(&temporary, "set the permissions of"))?;
 
-    let compiled_with = python_interpreter();
+    let compiled_with = if python_check {
+        python_interpreter()
+    } else {
+        None
+    };
     if let Some(python) = &compiled_with {
         check_compiles(python, &temporary, &target)?;
     }

@@ -101,6 +101,135 @@ pub(crate) fn insertion(
     (new_text, diff)
 }
 
+/// Lines of a text with their own endings (the last one may have none).
+fn lines_of(text: &[u8]) -> Vec<&[u8]> {
+    text.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// One step of a line diff: kept, removed from the old text, added from the new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Keep,
+    Remove,
+    Add,
+}
+
+/// The steps from `old` to `new`: the common head and tail kept, the middle by a longest common
+/// subsequence (or, past four million cells, all of it replaced: still a correct diff).
+fn steps(old: &[&[u8]], new: &[&[u8]]) -> Vec<Step> {
+    let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (a, b) = (&old[head..old.len() - tail], &new[head..new.len() - tail]);
+    let mut out = vec![Step::Keep; head];
+    if a.len().saturating_mul(b.len()) > 4_000_000 {
+        out.extend(std::iter::repeat_n(Step::Remove, a.len()));
+        out.extend(std::iter::repeat_n(Step::Add, b.len()));
+    } else {
+        // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+        let width = b.len() + 1;
+        let mut lcs = vec![0u32; (a.len() + 1) * width];
+        for i in (0..a.len()).rev() {
+            for j in (0..b.len()).rev() {
+                lcs[i * width + j] = if a[i] == b[j] {
+                    lcs[(i + 1) * width + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            if i < a.len() && j < b.len() && a[i] == b[j] {
+                out.push(Step::Keep);
+                i += 1;
+                j += 1;
+            } else if i < a.len()
+                && (j == b.len() || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
+            {
+                // Removals first, as diff(1) writes them.
+                out.push(Step::Remove);
+                i += 1;
+            } else {
+                out.push(Step::Add);
+                j += 1;
+            }
+        }
+    }
+    out.extend(std::iter::repeat_n(Step::Keep, tail));
+    out
+}
+
+/// The unified diff of a whole file, `before` to `after`, headers `--- a/PATH` and `+++ b/PATH`
+/// as [`insertion`] writes them, three lines of context, every line with its own ending byte for
+/// byte. Empty when the texts are equal.
+pub(crate) fn whole_file(path_as_given: &str, before: &[u8], after: &[u8]) -> String {
+    let (old, new) = (lines_of(before), lines_of(after));
+    let steps = steps(&old, &new);
+    // Each step with its old and new line index.
+    let mut at = Vec::with_capacity(steps.len());
+    let (mut i, mut j) = (0, 0);
+    for &step in &steps {
+        at.push((step, i, j));
+        match step {
+            Step::Keep => {
+                i += 1;
+                j += 1;
+            }
+            Step::Remove => i += 1,
+            Step::Add => j += 1,
+        }
+    }
+    let changed: Vec<usize> = (0..at.len()).filter(|&k| at[k].0 != Step::Keep).collect();
+    if changed.is_empty() {
+        return String::new();
+    }
+    // Hunks: runs of steps around changes, joined when their context would touch.
+    let mut hunks: Vec<(usize, usize)> = Vec::new();
+    for &k in &changed {
+        let start = k.saturating_sub(CONTEXT);
+        let end = (k + 1 + CONTEXT).min(at.len());
+        match hunks.last_mut() {
+            Some(last) if start <= last.1 => last.1 = end,
+            _ => hunks.push((start, end)),
+        }
+    }
+    let name = header_path(path_as_given);
+    let mut diff = format!(
+        "--- {}\n+++ {}\n",
+        quoted(&format!("a/{name}")),
+        quoted(&format!("b/{name}"))
+    );
+    for (start, end) in hunks {
+        let slice = &at[start..end];
+        let old_count = slice.iter().filter(|s| s.0 != Step::Add).count();
+        let new_count = slice.iter().filter(|s| s.0 != Step::Remove).count();
+        let (_, old_start, new_start) = slice[0];
+        diff.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            range(old_start, old_count),
+            range(new_start, new_count)
+        ));
+        for &(step, i, j) in slice {
+            let (prefix, line) = match step {
+                Step::Keep => (' ', old[i]),
+                Step::Remove => ('-', old[i]),
+                Step::Add => ('+', new[j]),
+            };
+            diff.push(prefix);
+            diff.push_str(&String::from_utf8_lossy(line));
+            if !line.ends_with(b"\n") {
+                diff.push_str("\n\\ No newline at end of file\n");
+            }
+        }
+    }
+    diff
+}
+
 /// `start,count` of a hunk (1-based; an empty range names the line before it).
 fn range(start: usize, count: usize) -> String {
     if count == 0 {
@@ -151,6 +280,18 @@ fn quoted(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn whole_file_diffs_apply_with_patch() {
+        let before = b"a\r\nb\r\nc\r\nd\r\ne\r\nf\r\ng\r\nh\r\ni\r\nj\r\nk\r\nl";
+        let after = b"a\r\nb\r\nX\r\nc\r\nd\r\ne\r\nf\r\ng\r\nh\r\ni\r\nj\r\nk\r\nL";
+        let diff = super::whole_file("dir/CMakeLists.txt", before, after);
+        assert_eq!(
+            diff,
+            "--- a/dir/CMakeLists.txt\n+++ b/dir/CMakeLists.txt\n@@ -1,5 +1,6 @@\n a\r\n b\r\n+X\r\n c\r\n d\r\n e\r\n@@ -9,4 +10,4 @@\n i\r\n j\r\n k\r\n-l\n\\ No newline at end of file\n+L\n\\ No newline at end of file\n"
+        );
+        assert_eq!(super::whole_file("x", before, before), "");
+    }
+
     use super::super::python::split_lines;
     use super::*;
 

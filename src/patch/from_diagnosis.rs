@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::build_file::BuildChange;
 use super::{DefaultLibChain, HipLibrary, LinkLibrary, PatchPlan};
 use crate::resolve::{Diagnosis, VerdictKind};
 
@@ -16,6 +17,43 @@ fn parent_dir(path: &str) -> Option<PathBuf> {
     // Windows paths read on Linux: split on both separators.
     let cut = path.rfind(['\\', '/'])?;
     Some(PathBuf::from(&path[..cut]))
+}
+
+/// What a build definition must add for a diagnosis: its link flags split into libraries and
+/// `/LIBPATH:` directories (the same flags `--verify` runs), and for a CRT mismatch the runtime
+/// the libraries were built with (the flavour every `lib(member)` row of the problem's table
+/// agrees on; none when they disagree).
+pub fn build_change(diagnosis: &Diagnosis) -> BuildChange {
+    let mut change = BuildChange::default();
+    for flag in &diagnosis.link_flags {
+        let flag = flag.trim_matches('"');
+        let lower = flag.to_ascii_lowercase();
+        if lower.starts_with("/libpath:") || lower.starts_with("-libpath:") {
+            let dir = flag["/libpath:".len()..].trim_matches('"').to_string();
+            if !dir.is_empty() && !change.library_dirs.contains(&dir) {
+                change.library_dirs.push(dir);
+            }
+        } else if !(flag.starts_with('/') || flag.starts_with('-')) {
+            change.libraries.push(flag.to_string());
+        }
+    }
+    let mismatch = diagnosis
+        .problems
+        .iter()
+        .find(|p| p.kind == crate::problems::ProblemKind::CrtMismatch);
+    if let Some(problem) = mismatch {
+        let mut flavours = problem
+            .table
+            .iter()
+            .filter(|row| row.subject.contains(".lib(") || row.subject.contains(".LIB("))
+            .filter_map(|row| row.flavour);
+        if let Some(first) = flavours.next() {
+            if flavours.all(|f| f == first) {
+                change.runtime = Some(first);
+            }
+        }
+    }
+    change
 }
 
 /// Builds the plan: the HIP runtime, every other library the diagnosis decided, and the explicit
@@ -281,6 +319,25 @@ fn check_libraries(diagnosis: &Diagnosis) -> Result<(), SavedDiagnosisError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_change_splits_the_flags_and_takes_the_libraries_runtime() {
+        let diagnosis: Diagnosis = serde_json::from_value(serde_json::json!({
+            "link_flags": ["\"/LIBPATH:C:\\Program Files\\HIP\\lib\"", "amdhip64.lib", "/NODEFAULTLIB:libcmt", "ws2_32.lib"],
+            "problems": [{
+                "kind": "crt-mismatch", "summary": "", "cause": "", "fix": "", "lines": [], "subjects": [],
+                "table": [
+                    {"subject": "sail-c++.lib(image.obj)", "key": "RuntimeLibrary", "value": "MT_StaticRelease", "flavour": "static"},
+                    {"subject": "main.obj", "key": "RuntimeLibrary", "value": "MD_DynamicRelease", "flavour": "dynamic"}
+                ]
+            }]
+        }))
+        .unwrap();
+        let change = build_change(&diagnosis);
+        assert_eq!(change.library_dirs, ["C:\\Program Files\\HIP\\lib"]);
+        assert_eq!(change.libraries, ["amdhip64.lib", "ws2_32.lib"]);
+        assert_eq!(change.runtime, Some(crate::rules::Flavour::Static));
+    }
 
     #[test]
     fn plan_takes_hip_libraries_and_chain() {

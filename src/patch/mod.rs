@@ -62,9 +62,9 @@ mod sha256;
 
 use std::path::PathBuf;
 
-pub use apply::{apply_patch, check_output_path, ApplyReport};
+pub use apply::{apply_build_file, apply_patch, check_output_path, ApplyReport};
 pub use from_diagnosis::{
-    is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosis,
+    build_change, is_library_name, plan_from_diagnosis, read_saved_diagnosis, SavedDiagnosis,
     SavedDiagnosisError, SavedPatch,
 };
 pub use sha256::sha256_hex;
@@ -229,6 +229,12 @@ pub enum PatchError {
         /// The underlying error.
         source: std::io::Error,
     },
+}
+
+/// The unified diff of a whole file's edit (three lines of context, line endings byte for byte,
+/// headers as the `extension.py` diff has them).
+pub fn whole_file_diff(path_as_given: &str, before: &[u8], after: &[u8]) -> String {
+    diff::whole_file(path_as_given, before, after)
 }
 
 /// Plans the patch for `original` (the bytes of `extension.py`, named `path_as_given` in the diff

@@ -6,6 +6,7 @@
 mod common;
 #[path = "../../fuzz/src/lib.rs"]
 mod fuzz_targets;
+mod patch_build_files;
 mod patch_common;
 
 mod adversarial;

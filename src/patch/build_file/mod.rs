@@ -7,15 +7,21 @@
 //! - `edit(path, source, target, change)`: the edited text of one definition file, or
 //!   [`EditOutcome::AlreadyDone`] when everything the change asks for is there (idempotence), or
 //!   a [`BuildEditError`]. Pure: reads nothing but its arguments, writes nothing.
-//! - `locate(...)`: where the definition file and the failing target are, from what the log and
-//!   the build directory show.
+//! - `locate(input: &LocateInput) -> Result<Option<Place>, BuildEditError>`: where the
+//!   definition file and the failing target are, from what the log and the build directory show
+//!   ([`LocateInput`]); `Ok(None)` when this build system's traces are not there. Reads files
+//!   (the build directory's, the project's) but writes nothing.
 //!
 //! Writing (diff, `--apply` with a backup, `--verify` first) is shared with the `extension.py`
 //! patch (`crate::patch::apply_patch`, `crate::patch::diff`).
 
-use std::path::PathBuf;
+pub mod cmake;
+mod cmake_lang;
+pub mod msbuild;
 
-use crate::build_system::BuildSystem;
+use std::path::{Path, PathBuf};
+
+use crate::build_system::{BuildSystem, Recognised};
 use crate::rules::Flavour;
 
 /// What the diagnosis asks a build definition to add or change.
@@ -36,6 +42,23 @@ impl BuildChange {
     pub fn is_empty(&self) -> bool {
         self.libraries.is_empty() && self.library_dirs.is_empty() && self.runtime.is_none()
     }
+}
+
+/// What a build system's `locate` is given: what the log and the build directory show.
+#[derive(Debug, Clone, Copy)]
+pub struct LocateInput<'a> {
+    /// The whole log, decoded to text (lines as the build printed them).
+    pub log: &'a str,
+    /// Where the log was read from, when it is a file (relative paths printed in the log are
+    /// tried against its directory after `build_dir`).
+    pub log_path: Option<&'a Path>,
+    /// The build system recognised in the log, when one was.
+    pub recognised: Option<&'a Recognised>,
+    /// The failed link's output file as the log names it (`/OUT:` of the link line, or the
+    /// ninja/make target), when known.
+    pub output: Option<&'a str>,
+    /// The build directory the user named with `--build-dir`, when they did.
+    pub build_dir: Option<&'a Path>,
 }
 
 /// One edit of one build definition file.
@@ -116,6 +139,14 @@ pub enum BuildEditError {
         /// The targets it could be.
         candidates: Vec<String>,
     },
+    /// A file needed to find or edit the place cannot be read (missing, unreadable).
+    #[error("{path}: cannot read it: {reason}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error, for people.
+        reason: String,
+    },
     /// The change cannot be written in this build system's idiom (for example a value that
     /// would need characters the format cannot hold).
     #[error("{path}: {reason}")]
@@ -132,5 +163,157 @@ fn candidates_text(candidates: &[String]) -> String {
         String::new()
     } else {
         format!(" (it defines: {})", candidates.join(", "))
+    }
+}
+
+/// The build system a definition file belongs to, told by its name: `CMakeLists.txt` (and
+/// `*.cmake`), `*.vcxproj`, `build.rs`/`Cargo.toml`, `setup.py`/`pyproject.toml`,
+/// `binding.gyp`/`*.gyp`, `meson.build`.
+pub fn system_of_file(path: &Path) -> Option<BuildSystem> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let system = match name.as_str() {
+        "cmakelists.txt" => BuildSystem::Cmake,
+        "build.rs" | "cargo.toml" => BuildSystem::Cargo,
+        "setup.py" | "pyproject.toml" => BuildSystem::Setuptools,
+        "meson.build" => BuildSystem::Meson,
+        _ if name.ends_with(".cmake") => BuildSystem::Cmake,
+        _ if name.ends_with(".vcxproj") => BuildSystem::Msbuild,
+        _ if name.ends_with(".gyp") => BuildSystem::NodeGyp,
+        _ => return None,
+    };
+    Some(system)
+}
+
+/// Edits one definition file with its build system's module (see the module doc for the
+/// contract of `edit`).
+pub fn edit_file(
+    system: BuildSystem,
+    path: &Path,
+    source: &[u8],
+    target: Option<&str>,
+    change: &BuildChange,
+) -> Result<EditOutcome, BuildEditError> {
+    match system {
+        BuildSystem::Cmake => cmake::edit(path, source, target, change),
+        BuildSystem::Msbuild => msbuild::edit(path, source, target, change),
+        // Wired when their modules land: cargo::edit, setuptools::edit, node_gyp::edit,
+        // meson::edit (same signature).
+        BuildSystem::Cargo
+        | BuildSystem::Setuptools
+        | BuildSystem::NodeGyp
+        | BuildSystem::Meson => Err(not_written_yet(path, system)),
+        BuildSystem::TvmFfi => Err(BuildEditError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "tvm-ffi's JIT is patched in extension.py (lnkfix patch extension.py)".into(),
+        }),
+    }
+}
+
+/// Finds where the failing link's build is defined: the recognised system's `locate` first,
+/// then the others that can tell from the build directory alone. `Ok(None)` when none can.
+pub fn locate_place(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
+    let first = input.recognised.map(|r| r.kind);
+    let mut order: Vec<BuildSystem> = first.into_iter().collect();
+    for system in [BuildSystem::Msbuild, BuildSystem::Cmake] {
+        if Some(system) != first {
+            order.push(system);
+        }
+    }
+    for system in order {
+        let found = match system {
+            BuildSystem::Cmake => cmake::locate(input)?,
+            BuildSystem::Msbuild => msbuild::locate(input)?,
+            // Wired when their modules land: cargo::locate, setuptools::locate,
+            // node_gyp::locate, meson::locate (same signature).
+            _ => None,
+        };
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+fn not_written_yet(path: &Path, system: BuildSystem) -> BuildEditError {
+    BuildEditError::Unsupported {
+        path: path.to_path_buf(),
+        reason: format!(
+            "editing {} definitions is not available in this build",
+            system.name()
+        ),
+    }
+}
+
+/// Edits the definition file of a found place: MSBuild limited to the place's configuration
+/// when it is known, the others through [`edit_file`].
+pub fn edit_place(
+    place: &Place,
+    source: &[u8],
+    change: &BuildChange,
+) -> Result<EditOutcome, BuildEditError> {
+    match place.system {
+        BuildSystem::Msbuild => {
+            msbuild::edit_configuration(&place.file, source, place.configuration.as_deref(), change)
+        }
+        system => edit_file(system, &place.file, source, place.target.as_deref(), change),
+    }
+}
+
+/// The failed link's output as the log names it: ninja's `FAILED: <output>`, else the `/OUT:`
+/// (or `-out:`) of a link line.
+pub fn failed_output(log: &str) -> Option<String> {
+    for line in log.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix("FAILED: ") {
+            if let Some(first) = rest.split_whitespace().next() {
+                return Some(first.to_string());
+            }
+        }
+    }
+    for line in log.lines() {
+        for word in line.split_whitespace() {
+            let word = word.trim_matches('"');
+            let lower = word.to_ascii_lowercase();
+            if lower.starts_with("/out:") || lower.starts_with("-out:") {
+                let value = word[5..].trim_matches('"');
+                if !value.is_empty() {
+                    return Some(value.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+pub(crate) mod mutations {
+    //! Mutated files for the no-panic and idempotence properties of every build system's edit.
+
+    /// `count` mutations of `seed_text`, the same on every run: bytes flipped, cut, or given
+    /// one of `specials` (the format's delimiters), up to three changes each.
+    pub(crate) fn mutations(seed_text: &[u8], specials: &[&[u8]], count: usize) -> Vec<Vec<u8>> {
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound.max(1) as u64) as usize
+        };
+        (0..count)
+            .map(|_| {
+                let mut text = seed_text.to_vec();
+                for _ in 0..1 + next(3) {
+                    let at = next(text.len() + 1);
+                    match next(4) {
+                        0 if at < text.len() => text[at] = next(256) as u8,
+                        1 => text.truncate(at),
+                        _ => {
+                            let special = specials[next(specials.len())];
+                            text.splice(at..at, special.iter().copied());
+                        }
+                    }
+                }
+                text
+            })
+            .collect()
     }
 }
