@@ -15,6 +15,9 @@
 
 use std::path::PathBuf;
 
+pub mod cargo;
+mod text;
+
 use crate::build_system::BuildSystem;
 use crate::rules::Flavour;
 
@@ -106,7 +109,10 @@ pub enum BuildEditError {
         candidates: Vec<String>,
     },
     /// More than one target could be the failing one, and nothing decides.
-    #[error("{path}: which target failed is not known{}; name it with --target", candidates_text(candidates))]
+    #[error(
+        "{path}: which target failed is not known{}; name it with --target",
+        candidates_text(candidates)
+    )]
     Ambiguous {
         /// The file.
         path: PathBuf,

@@ -1,0 +1,565 @@
+//! Cargo: a missing library is linked by the crate's build script, `build.rs`, printing
+//! `cargo:rustc-link-lib=dylib=NAME` (and `cargo:rustc-link-search=native=DIR` for a directory)
+//! when the crate is built for Windows. The lines go first in `fn main`'s body (so no early
+//! `return` or `?` skips them), inside
+//! `if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows") { ... }`: a build script
+//! runs on the machine that builds, so `cfg!(windows)` would test that machine, not the target of
+//! a cross build; cargo sets `CARGO_CFG_TARGET_OS` to the target's system.
+//!
+//! `build.rs` is read with a real Rust parser (syn); its byte positions come from
+//! proc-macro2's span locations. A crate without a build script gets a new `build.rs` (the edit
+//! of a missing file has an empty `before`); cargo runs a `build.rs` at the crate root without
+//! being told, so `Cargo.toml` changes only when it says `build = false`.
+//!
+//! A C runtime mismatch is fixed in `.cargo/config.toml`: Rust links the release CRT, the DLL
+//! one (`/MD`) unless `-C target-feature=+crt-static` (`/MT`) is among the target's `rustflags`.
+//! The debug runtimes cannot be chosen for Rust code: that change is refused with the reason.
+//! `Cargo.toml` and `config.toml` are read and written with toml_edit (layout and comments kept).
+
+use std::path::Path;
+
+use toml_edit::{Array, DocumentMut, Item, Table, Value};
+
+use super::text;
+use super::{BuildChange, BuildEditError, EditOutcome, FileEdit};
+use crate::build_system::BuildSystem;
+use crate::rules::Flavour;
+
+/// The target triple whose `rustflags` a runtime change edits.
+pub const MSVC_TARGET: &str = "x86_64-pc-windows-msvc";
+
+/// The condition the printed lines are written under: the target's system, not the host's.
+pub const WINDOWS_CONDITION: &str =
+    "if std::env::var(\"CARGO_CFG_TARGET_OS\").as_deref() == Ok(\"windows\") {";
+
+/// The flag that selects the static C runtime.
+const CRT_STATIC: &str = "target-feature=+crt-static";
+
+/// Edits one cargo file for `change`, told by its name: `Cargo.toml` (the manifest: the build
+/// script switched on when `build = false`), `config.toml` or `config` (`.cargo/`: the C runtime),
+/// anything else is the build script (`build.rs`; empty `source` when it does not exist yet).
+/// `target` is the crate's name, for the description. Pure: no I/O.
+pub fn edit(
+    path: &Path,
+    source: &[u8],
+    target: Option<&str>,
+    change: &BuildChange,
+) -> Result<EditOutcome, BuildEditError> {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    let after = match name {
+        "Cargo.toml" => edit_manifest(path, source)?,
+        "config.toml" | "config" => edit_config(path, source, change)?,
+        _ => edit_build_script(path, source, change)?,
+    };
+    Ok(match after {
+        None => EditOutcome::AlreadyDone,
+        Some((after, description)) => EditOutcome::Edited(FileEdit {
+            system: BuildSystem::Cargo,
+            path: path.to_path_buf(),
+            before: source.to_vec(),
+            after,
+            target: target.map(str::to_string),
+            configuration: None,
+            description,
+        }),
+    })
+}
+
+/// The new text and its description, or `None` when nothing is missing.
+type Edited = Option<(Vec<u8>, String)>;
+
+/// The `println!` lines for a change, in order: directories first, then libraries.
+fn directives(path: &Path, change: &BuildChange) -> Result<Vec<String>, BuildEditError> {
+    let mut lines = Vec::new();
+    for directory in text::directories(path, change)? {
+        lines.push(format!("cargo:rustc-link-search=native={directory}"));
+    }
+    for stem in text::library_stems(path, change)? {
+        // cargo reads `KIND[:MODIFIERS]=NAME[:RENAME]`: a `:` or `=` in the name would be read
+        // as something else.
+        if stem.contains([':', '=']) {
+            return Err(BuildEditError::Unsupported {
+                path: path.to_path_buf(),
+                reason: format!("{stem:?} cannot be named in a cargo:rustc-link-lib line"),
+            });
+        }
+        lines.push(format!("cargo:rustc-link-lib=dylib={stem}"));
+    }
+    Ok(lines)
+}
+
+/// A `println!` statement printing exactly `line`: a Rust string literal with `\` and `"`
+/// escaped and the format string's braces doubled.
+fn println_statement(line: &str) -> String {
+    let mut literal = String::new();
+    for character in line.chars() {
+        match character {
+            '\\' => literal.push_str("\\\\"),
+            '"' => literal.push_str("\\\""),
+            '{' => literal.push_str("{{"),
+            '}' => literal.push_str("}}"),
+            _ => literal.push(character),
+        }
+    }
+    format!("println!(\"{literal}\");")
+}
+
+/// Whether the build script already prints `line`: its `println!` text, or the line as a plain
+/// string, or cargo's newer `cargo::` spelling, or a link-lib without the `dylib=` kind.
+fn already_printed(source: &str, line: &str) -> bool {
+    let printed = println_statement(line);
+    let literal = &printed["println!(".len()..printed.len() - 2];
+    let newer = line.replacen("cargo:", "cargo::", 1);
+    let kindless = line.replacen("=dylib=", "=", 1);
+    [
+        literal.to_string(),
+        format!("\"{newer}\""),
+        format!("\"{kindless}\""),
+    ]
+    .iter()
+    .any(|needle| source.contains(needle.as_str()))
+}
+
+/// The build script with the missing lines added first in `fn main` (a new file when `source` is
+/// empty).
+fn edit_build_script(
+    path: &Path,
+    source: &[u8],
+    change: &BuildChange,
+) -> Result<Edited, BuildEditError> {
+    if change.libraries.is_empty() && change.library_dirs.is_empty() {
+        return Err(text::nothing_to_write(
+            path,
+            "a build script links libraries; a C runtime is chosen in .cargo/config.toml",
+        ));
+    }
+    let (bom, source_text) = text::decode(path, source, "Rust")?;
+    let missing: Vec<String> = directives(path, change)?
+        .into_iter()
+        .filter(|line| !already_printed(source_text, line))
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let description = format!("build script: {} for Windows targets", missing.join(", "));
+    if source_text.trim().is_empty() {
+        let mut created = String::from(
+            "// Links what the Windows build needs (written by lnkfix).\nfn main() {\n",
+        );
+        created.push_str(&guarded_block(&missing, "    ", "    ", "\n"));
+        created.push_str("}\n");
+        return Ok(Some((created.into_bytes(), description)));
+    }
+    let open = main_open_brace(path, source_text)?;
+    let newline = text::line_ending(source_text);
+    let unit = text::indent_unit(source_text);
+    let after_brace = &source_text[open + 1..];
+    // The rest of the brace's line: only blanks and a comment → insert after that line.
+    let rest_of_line = after_brace
+        .find('\n')
+        .map_or(after_brace, |n| &after_brace[..n]);
+    let rest_trimmed = rest_of_line.trim();
+    let outer = text::indent_at(source_text, open).to_string();
+    let mut edited = String::with_capacity(source_text.len() + 256);
+    if after_brace.contains('\n') && (rest_trimmed.is_empty() || rest_trimmed.starts_with("//")) {
+        let insert_at = open + 1 + rest_of_line.len() + 1;
+        let inner = body_indent(&source_text[insert_at..], &outer, unit);
+        edited.push_str(&source_text[..insert_at]);
+        edited.push_str(&guarded_block(&missing, &inner, unit, newline));
+        edited.push_str(&source_text[insert_at..]);
+    } else {
+        // `fn main() { ... }` on one line: the block goes on lines of its own after the brace.
+        let inner = format!("{outer}{unit}");
+        edited.push_str(&source_text[..open + 1]);
+        edited.push_str(newline);
+        edited.push_str(&guarded_block(&missing, &inner, unit, newline));
+        edited.push_str(&inner);
+        edited.push_str(after_brace.trim_start_matches([' ', '\t']));
+    }
+    let mut bytes = bom.to_vec();
+    bytes.extend_from_slice(edited.as_bytes());
+    Ok(Some((bytes, description)))
+}
+
+/// The indentation of `fn main`'s first statement (the first line after the brace with text),
+/// else the function's own plus one level.
+fn body_indent(body: &str, outer: &str, unit: &str) -> String {
+    for line in body.lines() {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        if trimmed.trim().is_empty() {
+            continue;
+        }
+        if trimmed.starts_with('}') {
+            break;
+        }
+        return line[..line.len() - trimmed.len()].to_string();
+    }
+    format!("{outer}{unit}")
+}
+
+/// The Windows-only block printing `lines`, each line indented from `indent`, ended by `newline`.
+fn guarded_block(lines: &[String], indent: &str, unit: &str, newline: &str) -> String {
+    let mut block = format!("{indent}{WINDOWS_CONDITION}{newline}");
+    for line in lines {
+        block.push_str(&format!(
+            "{indent}{unit}{}{newline}",
+            println_statement(line)
+        ));
+    }
+    block.push_str(&format!("{indent}}}{newline}"));
+    block
+}
+
+/// The byte offset of the opening brace of the build script's top-level `fn main`.
+fn main_open_brace(path: &Path, source: &str) -> Result<usize, BuildEditError> {
+    let file = syn::parse_file(source).map_err(|error| {
+        let start = error.span().start();
+        BuildEditError::Unparsable {
+            path: path.to_path_buf(),
+            format: "Rust",
+            reason: format!("line {}, column {}: {error}", start.line, start.column + 1),
+        }
+    })?;
+    // (A leading `#!` line, which syn skips, would shift the positions: checked below.)
+    let main = file.items.iter().find_map(|item| match item {
+        syn::Item::Fn(function) if function.sig.ident == "main" => Some(function),
+        _ => None,
+    });
+    let Some(main) = main else {
+        return Err(BuildEditError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "the build script has no top-level fn main".to_string(),
+        });
+    };
+    let offset = main.block.brace_token.span.open().byte_range().start;
+    if source.as_bytes().get(offset) != Some(&b'{') {
+        return Err(BuildEditError::Unparsable {
+            path: path.to_path_buf(),
+            format: "Rust",
+            reason: "fn main's body was not found where the parser placed it".to_string(),
+        });
+    }
+    Ok(offset)
+}
+
+/// A TOML file parsed with its byte-order mark and line ending noted.
+fn parse_toml<'a>(
+    path: &Path,
+    source: &'a [u8],
+) -> Result<(&'a [u8], &'static str, DocumentMut), BuildEditError> {
+    let (bom, source_text) = text::decode(path, source, "TOML")?;
+    let document =
+        source_text
+            .parse::<DocumentMut>()
+            .map_err(|error| BuildEditError::Unparsable {
+                path: path.to_path_buf(),
+                format: "TOML",
+                reason: error.to_string().trim().replace('\n', " "),
+            })?;
+    Ok((bom, text::line_ending(source_text), document))
+}
+
+/// The written TOML with the file's mark and line ending (toml_edit writes `\n` for what it adds).
+fn write_toml(bom: &[u8], newline: &str, document: &DocumentMut) -> Vec<u8> {
+    let written = document.to_string();
+    let written = if newline == "\r\n" {
+        written.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        written
+    };
+    let mut bytes = bom.to_vec();
+    bytes.extend_from_slice(written.as_bytes());
+    bytes
+}
+
+/// `Cargo.toml`: `build = false` turned into `build = "build.rs"`; nothing otherwise (a
+/// `build.rs` at the crate root runs without being named, and a named script is the one edited).
+fn edit_manifest(path: &Path, source: &[u8]) -> Result<Edited, BuildEditError> {
+    let (bom, newline, mut document) = parse_toml(path, source)?;
+    let Some(package) = document
+        .get_mut("package")
+        .and_then(Item::as_table_like_mut)
+    else {
+        return Err(BuildEditError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "a manifest without [package] (a workspace root) has no build script; edit the member crate's".to_string(),
+        });
+    };
+    match package.get("build").and_then(Item::as_bool) {
+        Some(false) => {
+            let decor = package
+                .get("build")
+                .and_then(Item::as_value)
+                .map(|value| value.decor().clone());
+            let mut value = Value::from("build.rs");
+            if let Some(decor) = decor {
+                *value.decor_mut() = decor;
+            }
+            package.insert("build", Item::Value(value));
+            Ok(Some((
+                write_toml(bom, newline, &document),
+                "manifest: build = \"build.rs\" (was false)".to_string(),
+            )))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `.cargo/config.toml`: the static C runtime switched on (`/MT`) or off (`/MD`) in the MSVC
+/// target's `rustflags`.
+fn edit_config(path: &Path, source: &[u8], change: &BuildChange) -> Result<Edited, BuildEditError> {
+    let statically = match change.runtime {
+        Some(Flavour::Static) => true,
+        Some(Flavour::Dynamic) => false,
+        Some(debug) => {
+            return Err(BuildEditError::Unsupported {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "Rust code links the release C runtime only; {debug:?} cannot be chosen for it: build the C/C++ objects with /MD or /MT instead"
+                ),
+            })
+        }
+        None => {
+            return Err(text::nothing_to_write(
+                path,
+                "cargo's config chooses the C runtime; libraries go in build.rs",
+            ))
+        }
+    };
+    let (bom, newline, mut document) = parse_toml(path, source)?;
+    let targets = document
+        .entry("target")
+        .or_insert_with(|| {
+            let mut table = Table::new();
+            table.set_implicit(true);
+            Item::Table(table)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| not_a_table(path, "target"))?;
+    let target = targets
+        .entry(MSVC_TARGET)
+        .or_insert(Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| not_a_table(path, MSVC_TARGET))?;
+    let changed = match target.get_mut("rustflags") {
+        None if statically => {
+            let flags: Array = ["-C", CRT_STATIC].into_iter().collect();
+            target.insert("rustflags", Item::Value(Value::Array(flags)));
+            true
+        }
+        None => false,
+        Some(item) => set_crt_flag(path, item, statically)?,
+    };
+    if !changed {
+        return Ok(None);
+    }
+    let description = format!(
+        "[target.{MSVC_TARGET}] rustflags: {}",
+        if statically {
+            "-C target-feature=+crt-static (the /MT runtime)"
+        } else {
+            "target-feature=-crt-static (the /MD runtime)"
+        }
+    );
+    Ok(Some((write_toml(bom, newline, &document), description)))
+}
+
+fn not_a_table(path: &Path, key: &str) -> BuildEditError {
+    BuildEditError::Unsupported {
+        path: path.to_path_buf(),
+        reason: format!("`{key}` is not a table"),
+    }
+}
+
+/// Sets `+crt-static` in an existing `rustflags` (an array, or a string of flags) or turns it
+/// into `-crt-static`; whether anything changed.
+fn set_crt_flag(path: &Path, item: &mut Item, statically: bool) -> Result<bool, BuildEditError> {
+    let has_static = |flag: &str| flag.ends_with(CRT_STATIC);
+    match item.as_value_mut() {
+        Some(Value::Array(array)) => {
+            let position = array
+                .iter()
+                .position(|v| v.as_str().is_some_and(has_static));
+            match (position, statically) {
+                (Some(_), true) | (None, false) => Ok(false),
+                (None, true) => {
+                    array.push("-C");
+                    array.push(CRT_STATIC);
+                    Ok(true)
+                }
+                (Some(index), false) => {
+                    let old = array.get(index).and_then(Value::as_str).unwrap_or("");
+                    let new = old.replace("+crt-static", "-crt-static");
+                    array.replace(index, new);
+                    Ok(true)
+                }
+            }
+        }
+        Some(Value::String(flags)) => {
+            let old = flags.value().clone();
+            let present = old.split_whitespace().any(has_static);
+            let new = match (present, statically) {
+                (true, true) | (false, false) => return Ok(false),
+                (false, true) => format!("{} -C {CRT_STATIC}", old.trim_end()),
+                (true, false) => old.replace("+crt-static", "-crt-static"),
+            };
+            *item = Item::Value(Value::from(new));
+            Ok(true)
+        }
+        _ => Err(BuildEditError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "rustflags is neither an array nor a string".to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn libs(names: &[&str], dirs: &[&str]) -> BuildChange {
+        BuildChange {
+            libraries: names.iter().map(|s| s.to_string()).collect(),
+            library_dirs: dirs.iter().map(|s| s.to_string()).collect(),
+            runtime: None,
+        }
+    }
+
+    fn edited(path: &str, source: &[u8], change: &BuildChange) -> String {
+        match edit(Path::new(path), source, Some("demo"), change).unwrap() {
+            EditOutcome::Edited(edit) => String::from_utf8(edit.after).unwrap(),
+            EditOutcome::AlreadyDone => panic!("nothing edited"),
+        }
+    }
+
+    fn again(path: &str, source: &str, change: &BuildChange) -> EditOutcome {
+        edit(Path::new(path), source.as_bytes(), None, change).unwrap()
+    }
+
+    const BUILD_RS: &str = "use std::env;\n\n/// Build script.\nfn main() {\n    // the C part\n    let out = env::var(\"OUT_DIR\").unwrap();\n    println!(\"cargo:rerun-if-changed=src/shim.c\");\n    let _ = out;\n}\n";
+
+    #[test]
+    fn build_script_gets_guarded_lines_first_in_main() {
+        let change = libs(&["python312.lib"], &["C:\\Python312\\libs"]);
+        let after = edited("build.rs", BUILD_RS.as_bytes(), &change);
+        let expected = "use std::env;\n\n/// Build script.\nfn main() {\n    if std::env::var(\"CARGO_CFG_TARGET_OS\").as_deref() == Ok(\"windows\") {\n        println!(\"cargo:rustc-link-search=native=C:\\\\Python312\\\\libs\");\n        println!(\"cargo:rustc-link-lib=dylib=python312\");\n    }\n    // the C part\n    let out = env::var(\"OUT_DIR\").unwrap();\n";
+        assert!(after.starts_with(expected), "{after}");
+        assert_eq!(again("build.rs", &after, &change), EditOutcome::AlreadyDone);
+    }
+
+    #[test]
+    fn missing_build_script_is_created_and_manifest_left_alone() {
+        let change = libs(&["amdhip64.lib"], &[]);
+        let created = edited("build.rs", b"", &change);
+        assert!(created.contains("println!(\"cargo:rustc-link-lib=dylib=amdhip64\");"));
+        assert!(syn::parse_file(&created).is_ok());
+        assert_eq!(
+            again("build.rs", &created, &change),
+            EditOutcome::AlreadyDone
+        );
+        let manifest = "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n";
+        assert_eq!(
+            again("Cargo.toml", manifest, &change),
+            EditOutcome::AlreadyDone
+        );
+        let off = "[package]\r\nname = \"demo\"\r\nbuild = false # no script\r\n";
+        let on = edited("Cargo.toml", off.as_bytes(), &change);
+        assert_eq!(
+            on,
+            "[package]\r\nname = \"demo\"\r\nbuild = \"build.rs\" # no script\r\n"
+        );
+    }
+
+    #[test]
+    fn one_line_main_crlf_bom_and_tabs_kept() {
+        let change = libs(&["ws2_32.lib"], &[]);
+        let source = b"\xEF\xBB\xBFfn main() { helper(); }\r\nfn helper() {}\r\n";
+        let after = edited("build.rs", source, &change);
+        assert!(after.starts_with('\u{feff}'));
+        assert!(after.contains("fn main() {\r\n    if std::env::var"));
+        assert!(after.contains("    }\r\n    helper(); }\r\n"), "{after:?}");
+        let tabs = "fn main()\n{\n\tcc::Build::new().file(\"a.c\").compile(\"a\");\n}\n";
+        let after = edited("build.rs", tabs.as_bytes(), &change);
+        assert!(after.contains("{\n\tif std::env::var"), "{after}");
+        assert!(
+            after.contains("\n\t\tprintln!(\"cargo:rustc-link-lib=dylib=ws2_32\");\n\t}\n\tcc::")
+        );
+    }
+
+    #[test]
+    fn hostile_directory_is_escaped_and_bad_names_refused() {
+        let change = libs(&[], &["C:\\a \"b\"\\{x}\\${HOME}\\$(rm -rf)"]);
+        let after = edited("build.rs", BUILD_RS.as_bytes(), &change);
+        assert!(syn::parse_file(&after).is_ok());
+        assert!(after.contains(
+            "println!(\"cargo:rustc-link-search=native=C:\\\\a \\\"b\\\"\\\\{{x}}\\\\${{HOME}}\\\\$(rm -rf)\");"
+        ));
+        for bad in [
+            libs(&[], &["C:\\a\nb"]),
+            libs(&["a:b.lib"], &[]),
+            libs(&["x/y.lib"], &[]),
+        ] {
+            let result = edit(Path::new("build.rs"), BUILD_RS.as_bytes(), None, &bad);
+            assert!(
+                matches!(result, Err(BuildEditError::Unsupported { .. })),
+                "{result:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unparsable_or_mainless_scripts_are_refused() {
+        let change = libs(&["a.lib"], &[]);
+        let broken = edit(Path::new("build.rs"), b"fn main( {", None, &change);
+        assert!(
+            matches!(broken, Err(BuildEditError::Unparsable { .. })),
+            "{broken:?}"
+        );
+        let mainless = edit(Path::new("build.rs"), b"fn helper() {}", None, &change);
+        assert!(matches!(mainless, Err(BuildEditError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn crt_static_in_config() {
+        let change = BuildChange {
+            runtime: Some(Flavour::Static),
+            ..BuildChange::default()
+        };
+        let after = edited(
+            ".cargo/config.toml",
+            b"# mine\n[build]\njobs = 2\n",
+            &change,
+        );
+        assert!(after.starts_with("# mine\n[build]\njobs = 2\n"));
+        assert!(after.contains("[target.x86_64-pc-windows-msvc]\nrustflags = [\"-C\", \"target-feature=+crt-static\"]\n"), "{after}");
+        assert_eq!(
+            again("config.toml", &after, &change),
+            EditOutcome::AlreadyDone
+        );
+        let existing =
+            "[target.x86_64-pc-windows-msvc]\nrustflags = [\"-C\", \"link-arg=/DEBUG\"]\n";
+        let after = edited("config.toml", existing.as_bytes(), &change);
+        assert!(
+            after.contains("\"link-arg=/DEBUG\", \"-C\", \"target-feature=+crt-static\"]"),
+            "{after}"
+        );
+        let dynamic = BuildChange {
+            runtime: Some(Flavour::Dynamic),
+            ..BuildChange::default()
+        };
+        let after = edited("config.toml", after.as_bytes(), &dynamic);
+        assert!(after.contains("\"target-feature=-crt-static\""), "{after}");
+        assert_eq!(
+            again("config.toml", &after, &dynamic),
+            EditOutcome::AlreadyDone
+        );
+        let debug = BuildChange {
+            runtime: Some(Flavour::DynamicDebug),
+            ..BuildChange::default()
+        };
+        assert!(edit(Path::new("config.toml"), b"", None, &debug).is_err());
+    }
+}
