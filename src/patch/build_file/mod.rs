@@ -16,6 +16,7 @@
 use std::path::PathBuf;
 
 pub mod cargo;
+pub mod setuptools;
 mod text;
 
 use crate::build_system::BuildSystem;
