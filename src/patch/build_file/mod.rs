@@ -13,13 +13,14 @@
 //! Writing (diff, `--apply` with a backup, `--verify` first) is shared with the `extension.py`
 //! patch (`crate::patch::apply_patch`, `crate::patch::diff`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod cargo;
+pub mod node_gyp;
 pub mod setuptools;
 mod text;
 
-use crate::build_system::BuildSystem;
+use crate::build_system::{BuildSystem, Recognised};
 use crate::rules::Flavour;
 
 /// What the diagnosis asks a build definition to add or change.
@@ -40,6 +41,23 @@ impl BuildChange {
     pub fn is_empty(&self) -> bool {
         self.libraries.is_empty() && self.library_dirs.is_empty() && self.runtime.is_none()
     }
+}
+
+/// What a build system's `locate` is given: what the log and the build directory show.
+#[derive(Debug, Clone, Copy)]
+pub struct LocateInput<'a> {
+    /// The whole log, decoded to text (lines as the build printed them).
+    pub log: &'a str,
+    /// Where the log was read from, when it is a file (relative paths printed in the log are
+    /// tried against its directory after `build_dir`).
+    pub log_path: Option<&'a Path>,
+    /// The build system recognised in the log, when one was.
+    pub recognised: Option<&'a Recognised>,
+    /// The failed link's output file as the log names it (`/OUT:` of the link line, or the
+    /// ninja/make target), when known.
+    pub output: Option<&'a str>,
+    /// The build directory the user named with `--build-dir`, when they did.
+    pub build_dir: Option<&'a Path>,
 }
 
 /// One edit of one build definition file.
@@ -119,6 +137,14 @@ pub enum BuildEditError {
         path: PathBuf,
         /// The targets it could be.
         candidates: Vec<String>,
+    },
+    /// A file needed to find or edit the place cannot be read (missing, unreadable).
+    #[error("{path}: cannot read it: {reason}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error, for people.
+        reason: String,
     },
     /// The change cannot be written in this build system's idiom (for example a value that
     /// would need characters the format cannot hold).

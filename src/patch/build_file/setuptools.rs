@@ -103,15 +103,7 @@ pub fn edit(
     if insertions.is_empty() {
         return Ok(EditOutcome::AlreadyDone);
     }
-    insertions.sort_by_key(|(offset, _)| *offset);
-    let mut edited = String::with_capacity(source_text.len() + 128);
-    let mut from = 0;
-    for (offset, insertion) in &insertions {
-        edited.push_str(&source_text[from..*offset]);
-        edited.push_str(insertion);
-        from = *offset;
-    }
-    edited.push_str(&source_text[from..]);
+    let edited = text::splice(source_text, insertions);
     check_rescan(path, &scan, &edited)?;
     let mut after = bom.to_vec();
     after.extend_from_slice(edited.as_bytes());
@@ -542,13 +534,14 @@ fn insert_items(
     let between = &code.text[last..close];
     let trailing_comma = between.trim_start().starts_with(',');
     if !source[last_at..close_at].contains('\n') {
-        let text = if trailing_comma {
-            let spaced = if between.ends_with(' ') { "" } else { " " };
-            format!("{spaced}{}", items.join(", "))
-        } else {
-            format!(", {}", items.join(", "))
+        // Right after the last element (and its comma): the spacing before the bracket stays.
+        return match trailing_comma {
+            true => {
+                let comma = last + between.find(',').map_or(0, |c| c + 1);
+                vec![(map.source(comma), format!(" {},", items.join(", ")))]
+            }
+            false => vec![(last_at, format!(", {}", items.join(", ")))],
         };
-        return vec![(close_at, text)];
     }
     let mut insertions = Vec::new();
     if !trailing_comma {

@@ -138,6 +138,20 @@ pub(crate) fn nothing_to_write(path: &Path, what: &str) -> BuildEditError {
     }
 }
 
+/// The text with the insertions made (offsets into the original; equal offsets keep their order).
+pub(crate) fn splice(source: &str, mut insertions: Vec<(usize, String)>) -> String {
+    insertions.sort_by_key(|(offset, _)| *offset);
+    let mut edited = String::with_capacity(source.len() + 256);
+    let mut from = 0;
+    for (offset, insertion) in &insertions {
+        edited.push_str(&source[from..*offset]);
+        edited.push_str(insertion);
+        from = *offset;
+    }
+    edited.push_str(&source[from..]);
+    edited
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
