@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod cargo;
+pub mod meson;
 pub mod node_gyp;
 pub mod setuptools;
 mod text;

@@ -180,6 +180,11 @@ impl Node {
         }
     }
 
+    /// Where the value is.
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start()..self.end()
+    }
+
     /// The value of a string.
     fn string(&self) -> Option<&str> {
         match self {
@@ -418,6 +423,13 @@ struct Writer<'a> {
 type Insertions = Vec<(usize, String)>;
 
 impl Writer<'_> {
+    fn layout(&self) -> text::Layout<'_> {
+        text::Layout {
+            newline: self.newline,
+            unit: self.unit,
+        }
+    }
+
     /// A string literal of exactly `value` in the file's quote style.
     fn literal(&self, value: &str) -> String {
         let mut literal = String::from(self.quote);
@@ -483,16 +495,34 @@ impl Writer<'_> {
             .map(|(key, values)| format!("{key}: {values:?}"))
             .collect();
         match target.get("conditions") {
-            Some(Node::List(open, close, items)) => {
-                (self.add_items(*open, *close, items.last(), &[entry]), added)
-            }
+            Some(Node::List(open, close, items)) => (
+                text::add_items(
+                    self.source,
+                    *open,
+                    *close,
+                    items.last().map(Node::range),
+                    &[entry],
+                    self.layout(),
+                ),
+                added,
+            ),
             _ => {
                 let Node::Dict(open, close, entries) = target else {
                     return (Vec::new(), Vec::new());
                 };
                 let item = format!("{}: [{entry}]", self.literal("conditions"));
                 let last = entries.last().map(|(_, value)| value);
-                (self.add_items(*open, *close, last, &[item]), added)
+                (
+                    text::add_items(
+                        self.source,
+                        *open,
+                        *close,
+                        last.map(Node::range),
+                        &[item],
+                        self.layout(),
+                    ),
+                    added,
+                )
             }
         }
     }
@@ -514,7 +544,14 @@ impl Writer<'_> {
                 let literals: Vec<String> = missing.iter().map(|v| self.literal(v)).collect();
                 let what = format!("{key} += {missing:?}");
                 (
-                    self.add_items(*list_open, *list_close, items.last(), &literals),
+                    text::add_items(
+                        self.source,
+                        *list_open,
+                        *list_close,
+                        items.last().map(Node::range),
+                        &literals,
+                        self.layout(),
+                    ),
                     vec![what],
                 )
             }
@@ -524,77 +561,20 @@ impl Writer<'_> {
                 let item = format!("{}: {}", self.literal(key), self.list(&all));
                 let last = entries.last().map(|(_, value)| value);
                 let what = format!("{key}: {values:?}");
-                (self.add_items(*open, *close, last, &[item]), vec![what])
+                (
+                    text::add_items(
+                        self.source,
+                        *open,
+                        *close,
+                        last.map(Node::range),
+                        &[item],
+                        self.layout(),
+                    ),
+                    vec![what],
+                )
             }
         }
     }
-
-    /// Insertions adding `items` to the container whose brackets are at `open` and `close`,
-    /// after its last element: on lines of their own, indented as the last element's line, when
-    /// the closing bracket is on a later line; else on the same line.
-    fn add_items(
-        &self,
-        open: usize,
-        close: usize,
-        last: Option<&Node>,
-        items: &[String],
-    ) -> Insertions {
-        let source = self.source;
-        let Some(last) = last else {
-            if source[open..close].contains('\n') {
-                let indent = format!("{}{}", text::indent_at(source, open), self.unit);
-                let block: String = items
-                    .iter()
-                    .map(|item| format!("{indent}{item},{}", self.newline))
-                    .collect();
-                return vec![(open + 1, format!("{}{block}", self.newline))];
-            }
-            return vec![(close, items.join(", "))];
-        };
-        let end = last.end();
-        let comma = after_blanks(source, end) == Some(b',');
-        if !source[end..close].contains('\n') {
-            // Right after the last element (and its comma), so the spacing before the bracket
-            // stays where it was.
-            return match comma {
-                true => {
-                    let after_comma = end + source[end..].find(',').map_or(0, |c| c + 1);
-                    vec![(after_comma, format!(" {},", items.join(", ")))]
-                }
-                false => vec![(end, format!(", {}", items.join(", ")))],
-            };
-        }
-        let mut insertions = Vec::new();
-        if !comma {
-            insertions.push((end, ",".to_string()));
-        }
-        let line_end = end + source[end..].find('\n').map_or(0, |n| n + 1);
-        let indent = text::indent_at(source, last.start());
-        let block: String = items
-            .iter()
-            .map(|item| format!("{indent}{item},{}", self.newline))
-            .collect();
-        insertions.push((line_end, block));
-        insertions
-    }
-}
-
-/// The first byte after `offset` that is not a blank or in a comment.
-fn after_blanks(source: &str, offset: usize) -> Option<u8> {
-    let mut position = offset;
-    let bytes = source.as_bytes();
-    while let Some(&byte) = bytes.get(position) {
-        match byte {
-            b' ' | b'\t' | b'\r' | b'\n' => position += 1,
-            b'#' => {
-                position += source[position..]
-                    .find('\n')
-                    .unwrap_or(source.len() - position)
-            }
-            _ => return Some(byte),
-        }
-    }
-    None
 }
 
 /// The dictionary of a `['OS=="win"', {...}]` condition (spaces and quote style ignored).

@@ -152,6 +152,79 @@ pub(crate) fn splice(source: &str, mut insertions: Vec<(usize, String)>) -> Stri
     edited
 }
 
+/// How new items are laid out: the file's line ending and indentation unit.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    /// `\n` or `\r\n`.
+    pub newline: &'a str,
+    /// One level of indentation.
+    pub unit: &'a str,
+}
+
+/// Insertions adding `items` to a bracketed sequence (a list, a dictionary, a call's
+/// arguments) of a language with `#` comments (Python, gyp, meson) whose brackets are at `open`
+/// and `close`, after its last element (its range): on lines of their own, indented as the last
+/// element's line, when the closing bracket is on a later line; else on the same line, right
+/// after the last element (and its comma).
+pub(crate) fn add_items(
+    source: &str,
+    open: usize,
+    close: usize,
+    last: Option<std::ops::Range<usize>>,
+    items: &[String],
+    layout: Layout<'_>,
+) -> Vec<(usize, String)> {
+    let Some(last) = last else {
+        if source[open..close].contains('\n') {
+            let indent = format!("{}{}", indent_at(source, open), layout.unit);
+            let block: String = items
+                .iter()
+                .map(|item| format!("{indent}{item},{}", layout.newline))
+                .collect();
+            return vec![(open + 1, format!("{}{block}", layout.newline))];
+        }
+        return vec![(close, items.join(", "))];
+    };
+    let end = last.end;
+    let comma = after_blanks(source, end).filter(|(byte, _)| *byte == b',');
+    if !source[end..close].contains('\n') {
+        return match comma {
+            Some((_, at)) => vec![(at + 1, format!(" {},", items.join(", ")))],
+            None => vec![(end, format!(", {}", items.join(", ")))],
+        };
+    }
+    let mut insertions = Vec::new();
+    if comma.is_none() {
+        insertions.push((end, ",".to_string()));
+    }
+    let line_end = end + source[end..].find('\n').map_or(0, |n| n + 1);
+    let indent = indent_at(source, last.start);
+    let block: String = items
+        .iter()
+        .map(|item| format!("{indent}{item},{}", layout.newline))
+        .collect();
+    insertions.push((line_end, block));
+    insertions
+}
+
+/// The first byte at or after `offset` that is not a blank or in a `#` comment, and where.
+pub(crate) fn after_blanks(source: &str, offset: usize) -> Option<(u8, usize)> {
+    let mut position = offset;
+    let bytes = source.as_bytes();
+    while let Some(&byte) = bytes.get(position) {
+        match byte {
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => position += 1,
+            b'#' => {
+                position += source[position..]
+                    .find('\n')
+                    .unwrap_or(source.len() - position)
+            }
+            _ => return Some((byte, position)),
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
