@@ -16,12 +16,12 @@
 //! The debug runtimes cannot be chosen for Rust code: that change is refused with the reason.
 //! `Cargo.toml` and `config.toml` are read and written with toml_edit (layout and comments kept).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 use super::text;
-use super::{BuildChange, BuildEditError, EditOutcome, FileEdit};
+use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 use crate::rules::Flavour;
 
@@ -49,8 +49,8 @@ pub fn edit(
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("");
-    let after = match name {
-        "Cargo.toml" => edit_manifest(path, source)?,
+    let after = match name.to_ascii_lowercase().as_str() {
+        "cargo.toml" => edit_manifest(path, source)?,
         "config.toml" | "config" => edit_config(path, source, change)?,
         _ => edit_build_script(path, source, change)?,
     };
@@ -66,6 +66,153 @@ pub fn edit(
             description,
         }),
     })
+}
+
+/// Finds the failing crate's build script: the crate from the log's last
+/// ``could not compile `NAME` `` line (else its last `Compiling NAME vX (DIR)` line), its
+/// directory from that `Compiling` line when it exists here, else the `Cargo.toml` below
+/// `--build-dir` (or the log's directory; a `target` directory's parent) whose `[package] name`
+/// is the crate. The place is the script `[package] build` names, else `build.rs` beside the
+/// manifest (existing or not), or the manifest itself when it says `build = false`. `Ok(None)`
+/// when the log names no crate or no manifest is found.
+pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
+    if input
+        .recognised
+        .is_some_and(|r| r.kind != BuildSystem::Cargo)
+    {
+        return Ok(None);
+    }
+    let compiling: Vec<(&str, Option<&str>)> =
+        input.log.lines().filter_map(compiling_line).collect();
+    let failed = input.log.lines().rev().find_map(could_not_compile);
+    let Some(name) = failed.or_else(|| compiling.last().map(|(name, _)| *name)) else {
+        return Ok(None);
+    };
+    let printed_dir = compiling
+        .iter()
+        .rev()
+        .find(|(crate_name, _)| *crate_name == name)
+        .and_then(|(_, dir)| *dir)
+        .map(PathBuf::from)
+        .filter(|dir| dir.join("Cargo.toml").is_file());
+    let manifest = match printed_dir {
+        Some(dir) => dir.join("Cargo.toml"),
+        None => {
+            let mut roots: Vec<PathBuf> = Vec::new();
+            if let Some(dir) = input.build_dir {
+                roots.push(dir.to_path_buf());
+            }
+            if let Some(dir) = input.log_path.and_then(Path::parent) {
+                roots.push(dir.to_path_buf());
+            }
+            let mut found = Vec::new();
+            for root in roots {
+                let root = match root.file_name().and_then(|n| n.to_str()) {
+                    Some("target") => root.parent().map(Path::to_path_buf).unwrap_or(root),
+                    _ => root,
+                };
+                manifests_named(&root, name, 0, &mut found);
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            match found.as_slice() {
+                [] => return Ok(None),
+                [only] => only.clone(),
+                _ => {
+                    return Err(BuildEditError::Ambiguous {
+                        path: found[0].clone(),
+                        candidates: found.iter().map(|p| p.display().to_string()).collect(),
+                    })
+                }
+            }
+        }
+    };
+    let source = std::fs::read(&manifest).map_err(|error| BuildEditError::Unreadable {
+        path: manifest.clone(),
+        reason: error.to_string(),
+    })?;
+    let (_, _, document) = parse_toml(&manifest, &source)?;
+    let directory = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
+    let build = document.get("package").and_then(|p| p.get("build"));
+    let file = match build {
+        Some(item) if item.as_bool() == Some(false) => manifest.clone(),
+        Some(item) => match item.as_str() {
+            Some(script) => directory.join(script),
+            None => directory.join("build.rs"),
+        },
+        None => directory.join("build.rs"),
+    };
+    Ok(Some(Place {
+        system: BuildSystem::Cargo,
+        file,
+        target: Some(name.to_string()),
+        configuration: None,
+        evidence: format!(
+            "the crate `{name}` of the failed build, defined by {}",
+            manifest.display()
+        ),
+    }))
+}
+
+/// The crate and directory of a ``Compiling NAME vX.Y.Z (DIR)`` line (the directory is printed
+/// for path and workspace crates only).
+fn compiling_line(line: &str) -> Option<(&str, Option<&str>)> {
+    let rest = line.trim_start().strip_prefix("Compiling ")?;
+    let mut words = rest.splitn(3, ' ');
+    let name = words.next()?;
+    let version = words.next()?;
+    if !version.starts_with('v') {
+        return None;
+    }
+    let dir = words
+        .next()
+        .and_then(|d| d.trim().strip_prefix('('))
+        .and_then(|d| d.strip_suffix(')'));
+    Some((name, dir))
+}
+
+/// The crate of an ``error: could not compile `NAME` `` line.
+fn could_not_compile(line: &str) -> Option<&str> {
+    let rest = line.split_once("could not compile `")?.1;
+    rest.split_once('`').map(|(name, _)| name)
+}
+
+/// The `Cargo.toml` files below `directory` (four levels at most; `target`, `.git` and hidden
+/// directories skipped) whose `[package] name` is `name`.
+fn manifests_named(directory: &Path, name: &str, depth: usize, found: &mut Vec<PathBuf>) {
+    let manifest = directory.join("Cargo.toml");
+    if let Ok(source) = std::fs::read(&manifest) {
+        let named = parse_toml(&manifest, &source)
+            .ok()
+            .and_then(|(_, _, document)| {
+                let package = document.get("package")?;
+                Some(package.get("name")?.as_str()? == name)
+            });
+        if named == Some(true) {
+            found.push(manifest);
+        }
+    }
+    if depth >= 4 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return;
+    };
+    let mut children: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n != "target" && !n.starts_with('.'))
+        })
+        .collect();
+    children.sort();
+    for child in children {
+        manifests_named(&child, name, depth + 1, found);
+    }
 }
 
 /// The new text and its description, or `None` when nothing is missing.

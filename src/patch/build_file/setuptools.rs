@@ -21,7 +21,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::text;
-use super::{BuildChange, BuildEditError, EditOutcome, FileEdit};
+use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 use crate::patch::python::{self, LogicalLine, Scan};
 
@@ -121,6 +121,59 @@ pub fn edit(
             added.join(", ")
         ),
     }))
+}
+
+/// Finds `setup.py` and the failing extension: the extension from the log's last
+/// `building 'pkg.mod' extension` line (setuptools' `build_ext`) or
+/// `Building extension module NAME` line (torch's JIT `load`); the file is the first `setup.py`
+/// in `--build-dir` and the three directories above it, else beside the log. `Ok(None)` when
+/// no `setup.py` is found.
+pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
+    if input
+        .recognised
+        .is_some_and(|r| r.kind != BuildSystem::Setuptools)
+    {
+        return Ok(None);
+    }
+    let extension = input.log.lines().rev().find_map(extension_of_line);
+    let mut directories: Vec<&Path> = Vec::new();
+    if let Some(dir) = input.build_dir {
+        directories.extend(dir.ancestors().take(4));
+    }
+    if let Some(dir) = input.log_path.and_then(Path::parent) {
+        directories.push(dir);
+    }
+    let Some(file) = directories
+        .iter()
+        .map(|dir| dir.join("setup.py"))
+        .find(|file| file.is_file())
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Place {
+        system: BuildSystem::Setuptools,
+        file,
+        evidence: match &extension {
+            Some(name) => format!("the log's build_ext line building '{name}'"),
+            None => "setup.py of the build's directory".to_string(),
+        },
+        target: extension,
+        configuration: None,
+    }))
+}
+
+/// The extension a `building 'NAME' extension` or `Building extension module NAME...` line names.
+fn extension_of_line(line: &str) -> Option<String> {
+    if let Some(rest) = line.split_once("building '").map(|(_, rest)| rest) {
+        let (name, tail) = rest.split_once('\'')?;
+        return tail
+            .trim_start()
+            .starts_with("extension")
+            .then(|| name.to_string());
+    }
+    let rest = line.split_once("Building extension module ")?.1;
+    let name = rest.trim_end().trim_end_matches('.');
+    (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
 }
 
 /// One extension-defining call found in the file.
@@ -705,6 +758,19 @@ setup(
             &change(&[], &["a\nb"]),
         );
         assert!(matches!(newline, Err(BuildEditError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn extension_names_from_build_ext_lines() {
+        let lines = [
+            ("building 'pkg._fast' extension", Some("pkg._fast")),
+            ("  building 'ops._C' extension\r", Some("ops._C")),
+            ("Building extension module fused...", Some("fused")),
+            ("building 'x' wheel", None),
+        ];
+        for (line, expected) in lines {
+            assert_eq!(extension_of_line(line).as_deref(), expected, "{line}");
+        }
     }
 
     #[test]
