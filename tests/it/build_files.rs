@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use lnkfix::patch::build_file::{
-    cargo, meson, node_gyp, setuptools, BuildChange, EditOutcome, LocateInput,
+    cargo, meson, node_gyp, setuptools, BuildChange, BuildEditError, EditOutcome, LocateInput,
 };
 
 /// A directory with every character a build file must escape.
@@ -35,14 +35,12 @@ fn change(libraries: &[&str], dirs: &[&str]) -> BuildChange {
     }
 }
 
+/// A build system's `edit`.
+type EditFn = fn(&Path, &[u8], Option<&str>, &BuildChange) -> Result<EditOutcome, BuildEditError>;
+
 /// The edited text; the edit of it must be `AlreadyDone`.
 fn edited(
-    edit: fn(
-        &Path,
-        &[u8],
-        Option<&str>,
-        &BuildChange,
-    ) -> Result<EditOutcome, lnkfix::patch::build_file::BuildEditError>,
+    edit: EditFn,
     path: &Path,
     source: &[u8],
     target: Option<&str>,
@@ -375,10 +373,7 @@ fn binding_gyp_reads_as_gyp_reads_it() {
         Some("addon"),
         &change(&[], &[HOSTILE]),
     );
-    assert!(matches!(
-        refused,
-        Err(lnkfix::patch::build_file::BuildEditError::Unsupported { .. })
-    ));
+    assert!(matches!(refused, Err(BuildEditError::Unsupported { .. })));
     let wanted = change(&["python312.lib"], &[GYP_HOSTILE]);
     let original: serde_json::Value = serde_json::from_str(&run(Command::new("python3")
         .arg("-c")

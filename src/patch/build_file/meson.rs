@@ -22,7 +22,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::text;
+use super::text::{self, Insertions};
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 
@@ -402,7 +402,7 @@ fn link_args_insertions(
     call: &Call,
     wanted: &[String],
     layout: text::Layout<'_>,
-) -> Option<(Vec<(usize, String)>, Vec<String>)> {
+) -> Option<(Insertions, Vec<String>)> {
     let bytes_of =
         |range: &Range<usize>| tokens[range.start].range.start..tokens[range.end - 1].range.end;
     let existing = call
@@ -472,8 +472,8 @@ fn guarded_list(
     let mut depth = 0usize;
     let mut start = open + 1;
     let mut last = None;
-    for index in open + 1..range.end {
-        match tokens[index].kind {
+    for (index, token) in tokens.iter().enumerate().take(range.end).skip(open + 1) {
+        match token.kind {
             Kind::Punct(b'(' | b'[' | b'{') => depth += 1,
             Kind::Punct(b']') if depth == 0 => {
                 if start < index {

@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::text;
+use super::text::{self, Insertions};
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 use crate::patch::python;
@@ -418,9 +418,6 @@ struct Writer<'a> {
     newline: &'a str,
     unit: &'a str,
 }
-
-/// Text to insert at byte offsets.
-type Insertions = Vec<(usize, String)>;
 
 impl Writer<'_> {
     fn layout(&self) -> text::Layout<'_> {

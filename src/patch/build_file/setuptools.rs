@@ -20,7 +20,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use super::text;
+use super::text::{self, Insertions};
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 use crate::patch::python::{self, LogicalLine, Scan};
@@ -67,18 +67,7 @@ pub fn edit(
     let jit = source_text.contains("cpp_extension");
     let calls = find_calls(&scan, jit);
     let call = choose(path, &calls, target)?;
-    let wanted: Vec<(&str, Vec<String>)> = match call.jit {
-        false => vec![("libraries", libraries), ("library_dirs", directories)],
-        true => {
-            let mut flags: Vec<String> = change
-                .library_dirs
-                .iter()
-                .map(|directory| format!("/LIBPATH:{directory}"))
-                .collect();
-            flags.extend(libraries.iter().map(|stem| format!("{stem}.lib")));
-            vec![("extra_ldflags", flags)]
-        }
-    };
+    let wanted = wanted_lists(call.jit, libraries, directories);
     let logical = &scan.logical[call.logical];
     let map = CodeMap::new(path, source_text, &lines, logical)?;
     let code = StatementCode {
@@ -121,6 +110,24 @@ pub fn edit(
             added.join(", ")
         ),
     }))
+}
+
+/// The keyword lists a call must hold: `libraries`/`library_dirs` of an extension class, or
+/// the flags of torch's JIT `load` (`/LIBPATH:DIR`, `NAME.lib`) in `extra_ldflags`.
+fn wanted_lists(
+    jit: bool,
+    libraries: Vec<String>,
+    directories: Vec<String>,
+) -> Vec<(&'static str, Vec<String>)> {
+    if !jit {
+        return vec![("libraries", libraries), ("library_dirs", directories)];
+    }
+    let mut flags: Vec<String> = directories
+        .iter()
+        .map(|directory| format!("/LIBPATH:{directory}"))
+        .collect();
+    flags.extend(libraries.iter().map(|stem| format!("{stem}.lib")));
+    vec![("extra_ldflags", flags)]
 }
 
 /// Finds `setup.py` and the failing extension: the extension from the log's last
@@ -467,7 +474,7 @@ fn keyword_insertions(
     keyword: &str,
     values: &[String],
     newline: &str,
-) -> Result<(Vec<(usize, String)>, Vec<String>), BuildEditError> {
+) -> Result<(Insertions, Vec<String>), BuildEditError> {
     if values.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -577,7 +584,7 @@ fn insert_items(
     last: Option<usize>,
     items: &[String],
     newline: &str,
-) -> Vec<(usize, String)> {
+) -> Insertions {
     let source = code.source;
     let close_at = map.source(close);
     let Some(last) = last else {

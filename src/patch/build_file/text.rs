@@ -139,7 +139,7 @@ pub(crate) fn nothing_to_write(path: &Path, what: &str) -> BuildEditError {
 }
 
 /// The text with the insertions made (offsets into the original; equal offsets keep their order).
-pub(crate) fn splice(source: &str, mut insertions: Vec<(usize, String)>) -> String {
+pub(crate) fn splice(source: &str, mut insertions: Insertions) -> String {
     insertions.sort_by_key(|(offset, _)| *offset);
     let mut edited = String::with_capacity(source.len() + 256);
     let mut from = 0;
@@ -151,6 +151,9 @@ pub(crate) fn splice(source: &str, mut insertions: Vec<(usize, String)>) -> Stri
     edited.push_str(&source[from..]);
     edited
 }
+
+/// Text to insert at byte offsets of a file.
+pub(crate) type Insertions = Vec<(usize, String)>;
 
 /// How new items are laid out: the file's line ending and indentation unit.
 #[derive(Debug, Clone, Copy)]
@@ -173,7 +176,7 @@ pub(crate) fn add_items(
     last: Option<std::ops::Range<usize>>,
     items: &[String],
     layout: Layout<'_>,
-) -> Vec<(usize, String)> {
+) -> Insertions {
     let Some(last) = last else {
         if source[open..close].contains('\n') {
             let indent = format!("{}{}", indent_at(source, open), layout.unit);
