@@ -566,3 +566,52 @@ fn meson_build_is_located_from_meson_info() {
     .unwrap();
     assert!(matches!(outcome, EditOutcome::Edited(e) if e.target.as_deref() == Some("tool")));
 }
+
+/// Every prefix of every definition above, and each with one byte turned into a quote, a
+/// bracket or a line break, is edited or refused with an error: never a panic.
+#[test]
+fn cut_and_damaged_definitions_are_refused_never_a_panic() {
+    let wanted = change(&["python312.lib"], &[HOSTILE]);
+    let cases: [(EditFn, &str, &str, &str); 6] = [
+        (cargo::edit, "build.rs", BUILD_RS, "demo"),
+        (setuptools::edit, "setup.py", SETUP_PY, "fastpkg._core"),
+        (
+            setuptools::edit,
+            "setup.py",
+            TORCH_SETUP_PY,
+            "fused_ops._cuda",
+        ),
+        (node_gyp::edit, "binding.gyp", BINDING_GYP, "addon"),
+        (meson::edit, "meson.build", MESON_BUILD, "tool"),
+        (
+            cargo::edit,
+            "Cargo.toml",
+            "[package]\nname = \"a\"\nbuild = false\n",
+            "a",
+        ),
+    ];
+    let mut edits = 0;
+    for (edit, name, text, target) in cases {
+        let path = Path::new(name);
+        let bytes = text.as_bytes();
+        for cut in 0..=bytes.len() {
+            let mut variants = vec![bytes[..cut].to_vec()];
+            if cut < bytes.len() {
+                for replacement in [b'\'', b'"', b'(', b']', b'\n', b'#', 0xff] {
+                    let mut damaged = bytes.to_vec();
+                    damaged[cut] = replacement;
+                    variants.push(damaged);
+                }
+            }
+            for variant in variants {
+                for target in [None, Some(target)] {
+                    if let Ok(EditOutcome::Edited(_)) = edit(path, &variant, target, &wanted) {
+                        edits += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Many damaged files still hold an intact target: those are edited.
+    assert!(edits > 1000, "{edits}");
+}

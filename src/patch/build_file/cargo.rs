@@ -254,20 +254,39 @@ fn println_statement(line: &str) -> String {
     format!("println!(\"{literal}\");")
 }
 
-/// Whether the build script already prints `line`: its `println!` text, or the line as a plain
-/// string, or cargo's newer `cargo::` spelling, or a link-lib without the `dylib=` kind.
-fn already_printed(source: &str, line: &str) -> bool {
-    let printed = println_statement(line);
-    let literal = &printed["println!(".len()..printed.len() - 2];
-    let newer = line.replacen("cargo:", "cargo::", 1);
+/// Whether the build script already prints `line`: one of its string literals is the line (as a
+/// `println!` format string, braces doubled, or plain), in cargo's newer `cargo::` spelling too,
+/// or a link-lib without the `dylib=` kind. Comments are not literals: a line commented out
+/// does not count.
+fn already_printed(literals: &[String], line: &str) -> bool {
     let kindless = line.replacen("=dylib=", "=", 1);
-    [
-        literal.to_string(),
-        format!("\"{newer}\""),
-        format!("\"{kindless}\""),
-    ]
-    .iter()
-    .any(|needle| source.contains(needle.as_str()))
+    let forms = [
+        line.replacen("cargo:", "cargo::", 1),
+        kindless.replacen("cargo:", "cargo::", 1),
+        line.to_string(),
+        kindless,
+    ];
+    forms.iter().any(|form| {
+        let format_string = form.replace('{', "{{").replace('}', "}}");
+        literals.iter().any(|l| *l == *form || *l == format_string)
+    })
+}
+
+/// The values of every string literal among the tokens (macro arguments included).
+fn string_literals(tokens: proc_macro2::TokenStream, values: &mut Vec<String>) {
+    for token in tokens {
+        match token {
+            proc_macro2::TokenTree::Group(group) => string_literals(group.stream(), values),
+            proc_macro2::TokenTree::Literal(literal) => {
+                let single =
+                    proc_macro2::TokenStream::from(proc_macro2::TokenTree::Literal(literal));
+                if let Ok(string) = syn::parse2::<syn::LitStr>(single) {
+                    values.push(string.value());
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The build script with the missing lines added first in `fn main` (a new file when `source` is
@@ -284,15 +303,25 @@ fn edit_build_script(
         ));
     }
     let (bom, source_text) = text::decode(path, source, "Rust")?;
+    let empty = source_text.trim().is_empty();
+    let open = if empty {
+        0
+    } else {
+        main_open_brace(path, source_text)?
+    };
+    let mut literals = Vec::new();
+    if let Ok(tokens) = source_text.parse::<proc_macro2::TokenStream>() {
+        string_literals(tokens, &mut literals);
+    }
     let missing: Vec<String> = directives(path, change)?
         .into_iter()
-        .filter(|line| !already_printed(source_text, line))
+        .filter(|line| !already_printed(&literals, line))
         .collect();
     if missing.is_empty() {
         return Ok(None);
     }
     let description = format!("build script: {} for Windows targets", missing.join(", "));
-    if source_text.trim().is_empty() {
+    if empty {
         let mut created = String::from(
             "// Links what the Windows build needs (written by lnkfix).\nfn main() {\n",
         );
@@ -300,7 +329,6 @@ fn edit_build_script(
         created.push_str("}\n");
         return Ok(Some((created.into_bytes(), description)));
     }
-    let open = main_open_brace(path, source_text)?;
     let newline = text::line_ending(source_text);
     let unit = text::indent_unit(source_text);
     let after_brace = &source_text[open + 1..];
@@ -595,6 +623,21 @@ mod tests {
         let expected = "use std::env;\n\n/// Build script.\nfn main() {\n    if std::env::var(\"CARGO_CFG_TARGET_OS\").as_deref() == Ok(\"windows\") {\n        println!(\"cargo:rustc-link-search=native=C:\\\\Python312\\\\libs\");\n        println!(\"cargo:rustc-link-lib=dylib=python312\");\n    }\n    // the C part\n    let out = env::var(\"OUT_DIR\").unwrap();\n";
         assert!(after.starts_with(expected), "{after}");
         assert_eq!(again("build.rs", &after, &change), EditOutcome::AlreadyDone);
+        let commented = BUILD_RS.replace(
+            "    // the C part\n",
+            "    // println!(\"cargo:rustc-link-lib=dylib=python312\");\n",
+        );
+        let after = edited(
+            "build.rs",
+            commented.as_bytes(),
+            &libs(&["python312.lib"], &[]),
+        );
+        assert!(after.contains("        println!(\"cargo:rustc-link-lib=dylib=python312\");"));
+        let newer = BUILD_RS.replace("rerun-if-changed=src/shim.c", ":rustc-link-lib=python312");
+        assert_eq!(
+            again("build.rs", &newer, &libs(&["python312.lib"], &[])),
+            EditOutcome::AlreadyDone
+        );
     }
 
     #[test]
