@@ -1,6 +1,7 @@
 //! Build definitions edited for a missing library, read back by each build tool's own reader:
-//! `rustc` compiles and runs the edited `build.rs` as a program (std only) and `cargo metadata`
-//! reads the edited manifest; Python runs the edited `setup.py` against stand-in `setuptools` and
+//! `rustc` compiles and runs the edited `build.rs` as a program (std only), `cargo metadata`
+//! reads the edited manifest and a cross build to `x86_64-pc-windows-gnu` hands the printed lines
+//! to rustc (and a Linux build does not); Python runs the edited `setup.py` against stand-in `setuptools` and
 //! `torch.utils.cpp_extension` modules that record every extension's arguments; Python's
 //! `ast.literal_eval` reads the edited `binding.gyp` (gyp reads it with Python's evaluator); meson
 //! 1.12.1 (PyPI, `tests/fixtures/fetch_meson.sh`) dumps the edited `meson.build`'s syntax tree.
@@ -614,4 +615,65 @@ fn cut_and_damaged_definitions_are_refused_never_a_panic() {
     }
     // Many damaged files still hold an intact target: those are edited.
     assert!(edits > 1000, "{edits}");
+}
+
+/// cargo itself runs the created build script in a cross build from Linux to Windows (GNU
+/// target: its standard library is installed with rustup here) and hands the lines to rustc:
+/// the test of `CARGO_CFG_TARGET_OS` sees the target, where `cfg!(windows)` would see Linux.
+/// A library crate is not linked, so the build succeeds and `-v` shows rustc's arguments.
+#[cfg(not(windows))]
+#[test]
+fn cargo_passes_the_lines_to_rustc_in_a_cross_build() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let crate_dir = directory.path().join("shim");
+    std::fs::create_dir_all(crate_dir.join("src")).unwrap();
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"shim\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(crate_dir.join("src/lib.rs"), "pub fn shim() {}\n").unwrap();
+    let script = crate_dir.join("build.rs");
+    let wanted = change(&["python312.lib"], &["C:\\Python312\\libs"]);
+    std::fs::write(
+        &script,
+        edited(cargo::edit, &script, b"", Some("shim"), &wanted),
+    )
+    .unwrap();
+    let mut verbose = Vec::new();
+    for target in ["x86_64-pc-windows-gnu", "x86_64-unknown-linux-gnu"] {
+        let output = Command::new("cargo")
+            .args([
+                "build",
+                "-v",
+                "--offline",
+                "--target",
+                target,
+                "--manifest-path",
+            ])
+            .arg(crate_dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", directory.path().join("target"))
+            .output()
+            .expect("cannot run cargo");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            output.status.success(),
+            "cargo build --target {target}: {stderr}"
+        );
+        verbose.push(stderr);
+    }
+    let rustc_line = |log: &str| -> String {
+        log.lines()
+            .find(|line| line.contains("--crate-name shim") && line.contains("src/lib.rs"))
+            .unwrap_or_else(|| panic!("no rustc line for the library in {log}"))
+            .to_string()
+    };
+    let windows = rustc_line(&verbose[0]);
+    assert!(windows.contains("-l dylib=python312"), "{windows}");
+    assert!(
+        windows.contains("native=C:\\Python312\\libs"),
+        "{windows}"
+    );
+    let linux = rustc_line(&verbose[1]);
+    assert!(!linux.contains("python312"), "{linux}");
 }
