@@ -670,10 +670,7 @@ fn cargo_passes_the_lines_to_rustc_in_a_cross_build() {
     };
     let windows = rustc_line(&verbose[0]);
     assert!(windows.contains("-l dylib=python312"), "{windows}");
-    assert!(
-        windows.contains("native=C:\\Python312\\libs"),
-        "{windows}"
-    );
+    assert!(windows.contains("native=C:\\Python312\\libs"), "{windows}");
     let linux = rustc_line(&verbose[1]);
     assert!(!linux.contains("python312"), "{linux}");
 }
