@@ -1,9 +1,9 @@
 //! Build definitions edited for a missing library, read back by each build tool's own reader:
 //! `rustc` compiles and runs the edited `build.rs` as a program (std only), `cargo metadata`
 //! reads the edited manifest and a cross build to `x86_64-pc-windows-gnu` hands the printed lines
-//! to rustc (and a Linux build does not); Python runs the edited `setup.py` against stand-in `setuptools` and
-//! `torch.utils.cpp_extension` modules that record every extension's arguments; Python's
-//! `ast.literal_eval` reads the edited `binding.gyp` (gyp reads it with Python's evaluator); meson
+//! to rustc (and a Linux build does not); Python runs the edited `setup.py` against stand-in
+//! `setuptools` and `torch.utils.cpp_extension` modules that record every extension's arguments,
+//! and `tomllib` reads an edited `pyproject.toml`; Python's `ast.literal_eval` reads the edited `binding.gyp` (gyp reads it with Python's evaluator); meson
 //! 1.12.1 (PyPI, `tests/fixtures/fetch_meson.sh`) dumps the edited `meson.build`'s syntax tree.
 //! The definitions are realistic ones of our own, with several targets each, and every check
 //! uses a hostile directory (quotes, backslashes, `${}`, `$(...)`, braces) that must come back
@@ -673,4 +673,35 @@ fn cargo_passes_the_lines_to_rustc_in_a_cross_build() {
     assert!(windows.contains("native=C:\\Python312\\libs"), "{windows}");
     let linux = rustc_line(&verbose[1]);
     assert!(!linux.contains("python312"), "{linux}");
+}
+
+/// `[tool.setuptools] ext-modules` in `pyproject.toml`, read back by Python's `tomllib`.
+#[cfg(not(windows))]
+#[test]
+fn pyproject_ext_modules_read_back_by_tomllib() {
+    let directory = tempfile::tempdir().expect("tempdir");
+    let source = "[build-system]\nrequires = [\"setuptools>=74.1\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"fastpkg\"\nversion = \"1.0\"\n\n# Two extensions.\n[[tool.setuptools.ext-modules]]\nname = \"fastpkg._core\"\nsources = [\"src/core.c\"]\n\n[[tool.setuptools.ext-modules]]\nname = \"fastpkg._io\"\nsources = [\"src/io.c\"]\nlibraries = [\"m\"]\n";
+    let hostile = format!("{HOSTILE}'''\"\"\"");
+    let wanted = change(&["python312.lib"], &[&hostile]);
+    let path = directory.path().join("pyproject.toml");
+    let after = edited(
+        setuptools::edit,
+        &path,
+        source.as_bytes(),
+        Some("fastpkg._io"),
+        &wanted,
+    );
+    std::fs::write(&path, after).unwrap();
+    let printed = run(Command::new("python3")
+        .arg("-c")
+        .arg("import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))['tool']['setuptools']['ext-modules']))")
+        .arg(&path));
+    let modules: serde_json::Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(
+        modules,
+        serde_json::json!([
+            {"name": "fastpkg._core", "sources": ["src/core.c"]},
+            {"name": "fastpkg._io", "sources": ["src/io.c"], "libraries": ["m", "python312"], "library-dirs": [hostile]},
+        ])
+    );
 }

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toml_edit::{Array, DocumentMut, Item, Table, Value};
+use toml_edit::{Array, Item, Table, Value};
 
 use super::text;
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
@@ -132,7 +132,7 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
         path: manifest.clone(),
         reason: error.to_string(),
     })?;
-    let (_, _, document) = parse_toml(&manifest, &source)?;
+    let (_, _, document) = text::parse_toml(&manifest, &source)?;
     let directory = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
     let build = document.get("package").and_then(|p| p.get("build"));
     let file = match build {
@@ -183,7 +183,7 @@ fn could_not_compile(line: &str) -> Option<&str> {
 fn manifests_named(directory: &Path, name: &str, depth: usize, found: &mut Vec<PathBuf>) {
     let manifest = directory.join("Cargo.toml");
     if let Ok(source) = std::fs::read(&manifest) {
-        let named = parse_toml(&manifest, &source)
+        let named = text::parse_toml(&manifest, &source)
             .ok()
             .and_then(|(_, _, document)| {
                 let package = document.get("package")?;
@@ -420,40 +420,10 @@ fn main_open_brace(path: &Path, source: &str) -> Result<usize, BuildEditError> {
     Ok(offset)
 }
 
-/// A TOML file parsed with its byte-order mark and line ending noted.
-fn parse_toml<'a>(
-    path: &Path,
-    source: &'a [u8],
-) -> Result<(&'a [u8], &'static str, DocumentMut), BuildEditError> {
-    let (bom, source_text) = text::decode(path, source, "TOML")?;
-    let document =
-        source_text
-            .parse::<DocumentMut>()
-            .map_err(|error| BuildEditError::Unparsable {
-                path: path.to_path_buf(),
-                format: "TOML",
-                reason: error.to_string().trim().replace('\n', " "),
-            })?;
-    Ok((bom, text::line_ending(source_text), document))
-}
-
-/// The written TOML with the file's mark and line ending (toml_edit writes `\n` for what it adds).
-fn write_toml(bom: &[u8], newline: &str, document: &DocumentMut) -> Vec<u8> {
-    let written = document.to_string();
-    let written = if newline == "\r\n" {
-        written.replace("\r\n", "\n").replace('\n', "\r\n")
-    } else {
-        written
-    };
-    let mut bytes = bom.to_vec();
-    bytes.extend_from_slice(written.as_bytes());
-    bytes
-}
-
 /// `Cargo.toml`: `build = false` turned into `build = "build.rs"`; nothing otherwise (a
 /// `build.rs` at the crate root runs without being named, and a named script is the one edited).
 fn edit_manifest(path: &Path, source: &[u8]) -> Result<Edited, BuildEditError> {
-    let (bom, newline, mut document) = parse_toml(path, source)?;
+    let (bom, newline, mut document) = text::parse_toml(path, source)?;
     let Some(package) = document
         .get_mut("package")
         .and_then(Item::as_table_like_mut)
@@ -475,7 +445,7 @@ fn edit_manifest(path: &Path, source: &[u8]) -> Result<Edited, BuildEditError> {
             }
             package.insert("build", Item::Value(value));
             Ok(Some((
-                write_toml(bom, newline, &document),
+                text::write_toml(bom, newline, &document),
                 "manifest: build = \"build.rs\" (was false)".to_string(),
             )))
         }
@@ -504,7 +474,7 @@ fn edit_config(path: &Path, source: &[u8], change: &BuildChange) -> Result<Edite
             ))
         }
     };
-    let (bom, newline, mut document) = parse_toml(path, source)?;
+    let (bom, newline, mut document) = text::parse_toml(path, source)?;
     let targets = document
         .entry("target")
         .or_insert_with(|| {
@@ -539,7 +509,10 @@ fn edit_config(path: &Path, source: &[u8], change: &BuildChange) -> Result<Edite
             "target-feature=-crt-static (the /MD runtime)"
         }
     );
-    Ok(Some((write_toml(bom, newline, &document), description)))
+    Ok(Some((
+        text::write_toml(bom, newline, &document),
+        description,
+    )))
 }
 
 fn not_a_table(path: &Path, key: &str) -> BuildEditError {

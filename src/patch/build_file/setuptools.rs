@@ -12,6 +12,10 @@
 //! literal (a variable, a sum) is refused with the reason, as is a call whose arguments come
 //! from `**kwargs` (they may set the keyword already).
 //!
+//! A project without `setup.py` may list its extensions in `pyproject.toml`
+//! (`[tool.setuptools] ext-modules`): there the entry's `libraries` and `library-dirs` arrays are
+//! extended or added, with toml_edit.
+//!
 //! `setup.py` is read with the project's Python scanner (`crate::patch::python`): statements,
 //! string literals and brackets. Every value is written as a plain double-quoted Python literal
 //! with everything but printable ASCII escaped (`python::string_literal`), so no path can end
@@ -24,6 +28,7 @@ use super::text::{self, Insertions};
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
 use crate::build_system::BuildSystem;
 use crate::patch::python::{self, LogicalLine, Scan};
+use toml_edit::{Array, Item, Value};
 
 /// The calls that define an extension built by setuptools' `build_ext`.
 const EXTENSION_CALLS: [&str; 5] = [
@@ -37,7 +42,8 @@ const EXTENSION_CALLS: [&str; 5] = [
 /// torch's JIT builds, recognised only in a file that mentions `cpp_extension`.
 const JIT_CALLS: [&str; 2] = ["load", "load_inline"];
 
-/// Edits `setup.py` (or a script calling torch's `cpp_extension.load`) for `change`: the
+/// Edits `setup.py` (or a script calling torch's `cpp_extension.load`, or a `pyproject.toml`
+/// whose `[tool.setuptools] ext-modules` define the extensions) for `change`: the
 /// extension named `target` (its full dotted name, or its last part when that is unique), or
 /// the only one. Pure: no I/O.
 pub fn edit(
@@ -54,6 +60,10 @@ pub fn edit(
     }
     let libraries = text::library_stems(path, change)?;
     let directories = text::directories(path, change)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.eq_ignore_ascii_case("pyproject.toml") {
+        return edit_pyproject(path, source, target, libraries, directories);
+    }
     let (bom, source_text) = text::decode(path, source, "Python")?;
     let lines = python::split_lines(source_text.as_bytes());
     let scan = python::scan(&lines);
@@ -110,6 +120,120 @@ pub fn edit(
             added.join(", ")
         ),
     }))
+}
+
+/// `pyproject.toml` without `setup.py`: the extension of `[tool.setuptools] ext-modules` (an
+/// array of inline tables, or `[[tool.setuptools.ext-modules]]` tables) named `target`, or the
+/// only one, gets the missing `libraries` and `library-dirs`. Read and written with toml_edit
+/// (layout and comments kept; its strings escape every value).
+fn edit_pyproject(
+    path: &Path,
+    source: &[u8],
+    target: Option<&str>,
+    libraries: Vec<String>,
+    directories: Vec<String>,
+) -> Result<EditOutcome, BuildEditError> {
+    let (bom, newline, mut document) = text::parse_toml(path, source)?;
+    let modules = document
+        .get_mut("tool")
+        .and_then(|tool| tool.get_mut("setuptools"))
+        .and_then(|setuptools| setuptools.get_mut("ext-modules"));
+    let mut tables: Vec<&mut dyn toml_edit::TableLike> = match modules {
+        Some(Item::ArrayOfTables(array)) => array
+            .iter_mut()
+            .map(|t| t as &mut dyn toml_edit::TableLike)
+            .collect(),
+        Some(Item::Value(Value::Array(array))) => array
+            .iter_mut()
+            .filter_map(|v| v.as_inline_table_mut())
+            .map(|t| t as &mut dyn toml_edit::TableLike)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let names: Vec<String> = tables
+        .iter()
+        .map(|t| {
+            t.get("name")
+                .and_then(Item::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect();
+    let index = choose_name(path, &names, target)?;
+    let table = &mut tables[index];
+    let mut added = Vec::new();
+    for (key, values) in [("libraries", libraries), ("library-dirs", directories)] {
+        if values.is_empty() {
+            continue;
+        }
+        let item = table
+            .entry(key)
+            .or_insert(Item::Value(Value::Array(Array::new())));
+        let Some(array) = item.as_array_mut() else {
+            return Err(BuildEditError::Unsupported {
+                path: path.to_path_buf(),
+                reason: format!("ext-modules {key} is not an array"),
+            });
+        };
+        let missing: Vec<String> = values
+            .into_iter()
+            .filter(|v| !array.iter().any(|e| e.as_str() == Some(v)))
+            .collect();
+        for value in &missing {
+            array.push(value.as_str());
+        }
+        if !missing.is_empty() {
+            added.push(format!("{key} += {missing:?}"));
+        }
+    }
+    if added.is_empty() {
+        return Ok(EditOutcome::AlreadyDone);
+    }
+    let name = names[index].clone();
+    Ok(EditOutcome::Edited(FileEdit {
+        system: BuildSystem::Setuptools,
+        path: path.to_path_buf(),
+        before: source.to_vec(),
+        after: text::write_toml(bom, newline, &document),
+        target: Some(name.clone()),
+        configuration: None,
+        description: format!("[tool.setuptools] ext-modules {name}: {}", added.join(", ")),
+    }))
+}
+
+/// The index of the name that is `target` (its full dotted name, or its last part when that is
+/// unique), or of the only name.
+fn choose_name(
+    path: &Path,
+    names: &[String],
+    target: Option<&str>,
+) -> Result<usize, BuildEditError> {
+    let last_part = |name: &str| name.rsplit('.').next().unwrap_or(name).to_string();
+    let found: Vec<usize> = match target {
+        None => (0..names.len()).collect(),
+        Some(target) => {
+            let exact: Vec<usize> = (0..names.len()).filter(|&i| names[i] == target).collect();
+            if exact.is_empty() {
+                (0..names.len())
+                    .filter(|&i| last_part(&names[i]) == last_part(target))
+                    .collect()
+            } else {
+                exact
+            }
+        }
+    };
+    match (found.as_slice(), target) {
+        ([only], _) => Ok(*only),
+        ([], target) => Err(BuildEditError::TargetNotFound {
+            path: path.to_path_buf(),
+            target: target.unwrap_or("an ext-modules entry").to_string(),
+            candidates: names.to_vec(),
+        }),
+        _ => Err(BuildEditError::Ambiguous {
+            path: path.to_path_buf(),
+            candidates: names.to_vec(),
+        }),
+    }
 }
 
 /// The keyword lists a call must hold: `libraries`/`library_dirs` of an extension class, or
@@ -765,6 +889,54 @@ setup(
             &change(&[], &["a\nb"]),
         );
         assert!(matches!(newline, Err(BuildEditError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn pyproject_ext_modules() {
+        let inline = "[project]\nname = \"pkg\"\n\n[tool.setuptools]\next-modules = [\n  {name = \"pkg._a\", sources = [\"a.c\"]},  # fast\n  {name = \"pkg._b\", sources = [\"b.c\"], libraries = [\"m\"]},\n]\n";
+        let path = Path::new("pyproject.toml");
+        let wanted = change(&["python312.lib"], &["C:\\it's \"x\""]);
+        let after = match edit(path, inline.as_bytes(), Some("pkg._b"), &wanted).unwrap() {
+            EditOutcome::Edited(e) => String::from_utf8(e.after).unwrap(),
+            EditOutcome::AlreadyDone => panic!("nothing edited"),
+        };
+        let document: toml_edit::DocumentMut = after.parse().unwrap();
+        let entry = &document["tool"]["setuptools"]["ext-modules"][1];
+        let strings = |key: &str| -> Vec<String> {
+            entry[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(strings("libraries"), ["m", "python312"]);
+        assert_eq!(strings("library-dirs"), ["C:\\it's \"x\""]);
+        assert!(
+            after.contains("  {name = \"pkg._a\", sources = [\"a.c\"]},  # fast\n"),
+            "{after}"
+        );
+        assert_eq!(
+            edit(path, after.as_bytes(), Some("pkg._b"), &wanted),
+            Ok(EditOutcome::AlreadyDone)
+        );
+        let tables = "\u{feff}[[tool.setuptools.ext-modules]]\r\nname = \"pkg._a\"\r\nsources = [\"a.c\"]\r\n";
+        let after = match edit(path, tables.as_bytes(), None, &wanted).unwrap() {
+            EditOutcome::Edited(e) => String::from_utf8(e.after).unwrap(),
+            EditOutcome::AlreadyDone => panic!("nothing edited"),
+        };
+        assert!(
+            after.starts_with('\u{feff}') && !after.replace("\r\n", "").contains('\n'),
+            "{after:?}"
+        );
+        assert!(
+            after.contains("libraries = [\"python312\"]\r\n"),
+            "{after:?}"
+        );
+        let ambiguous = edit(path, inline.as_bytes(), None, &wanted);
+        assert!(
+            matches!(ambiguous, Err(BuildEditError::Ambiguous { candidates, .. }) if candidates.len() == 2)
+        );
     }
 
     #[test]

@@ -228,6 +228,35 @@ pub(crate) fn after_blanks(source: &str, offset: usize) -> Option<(u8, usize)> {
     None
 }
 
+/// A TOML file parsed with its byte-order mark and line ending noted.
+pub(crate) fn parse_toml<'a>(
+    path: &Path,
+    source: &'a [u8],
+) -> Result<(&'a [u8], &'static str, toml_edit::DocumentMut), BuildEditError> {
+    let (bom, source_text) = decode(path, source, "TOML")?;
+    let document = source_text
+        .parse::<toml_edit::DocumentMut>()
+        .map_err(|error| BuildEditError::Unparsable {
+            path: path.to_path_buf(),
+            format: "TOML",
+            reason: error.to_string().trim().replace('\n', " "),
+        })?;
+    Ok((bom, line_ending(source_text), document))
+}
+
+/// The written TOML with the file's mark and line ending (toml_edit writes `\n` for what it adds).
+pub(crate) fn write_toml(bom: &[u8], newline: &str, document: &toml_edit::DocumentMut) -> Vec<u8> {
+    let written = document.to_string();
+    let written = if newline == "\r\n" {
+        written.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        written
+    };
+    let mut bytes = bom.to_vec();
+    bytes.extend_from_slice(written.as_bytes());
+    bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
