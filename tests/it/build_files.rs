@@ -3,8 +3,9 @@
 //! reads the edited manifest and a cross build to `x86_64-pc-windows-gnu` hands the printed lines
 //! to rustc (and a Linux build does not); Python runs the edited `setup.py` against stand-in
 //! `setuptools` and `torch.utils.cpp_extension` modules that record every extension's arguments,
-//! and `tomllib` reads an edited `pyproject.toml`; Python's `ast.literal_eval` reads the edited `binding.gyp` (gyp reads it with Python's evaluator); meson
-//! 1.12.1 (PyPI, `tests/fixtures/fetch_meson.sh`) dumps the edited `meson.build`'s syntax tree.
+//! and `tomllib` reads an edited `pyproject.toml`; Python's `ast.literal_eval` reads the edited
+//! `binding.gyp` (gyp reads it with Python's evaluator); meson 1.12.1 (PyPI,
+//! `tests/fixtures/fetch_meson.sh`) dumps the edited `meson.build`'s syntax tree.
 //! The definitions are realistic ones of our own, with several targets each, and every check
 //! uses a hostile directory (quotes, backslashes, `${}`, `$(...)`, braces) that must come back
 //! as exactly that string. Where the place is found (`locate`) is checked on directories the
@@ -330,6 +331,17 @@ fn setup_py_is_located_above_the_build_directory() {
         .expect("a place");
     assert_eq!(place.file, directory.path().join("setup.py"));
     assert_eq!(place.target.as_deref(), Some("fastpkg._core"));
+    std::fs::remove_file(directory.path().join("setup.py")).unwrap();
+    let pyproject = directory.path().join("pyproject.toml");
+    std::fs::write(
+        &pyproject,
+        "[[tool.setuptools.ext-modules]]\nname = \"fastpkg._core\"\n",
+    )
+    .unwrap();
+    let place = setuptools::locate(&input(log, &build))
+        .unwrap()
+        .expect("a place");
+    assert_eq!(place.file, pyproject);
 }
 
 /// Three targets: one with a Windows condition, one with another condition, one with none.

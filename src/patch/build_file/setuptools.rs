@@ -22,7 +22,7 @@
 //! the literal or add code. The edited file is scanned again and must have the same statements.
 
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::text::{self, Insertions};
 use super::{BuildChange, BuildEditError, EditOutcome, FileEdit, LocateInput, Place};
@@ -257,8 +257,8 @@ fn wanted_lists(
 /// Finds `setup.py` and the failing extension: the extension from the log's last
 /// `building 'pkg.mod' extension` line (setuptools' `build_ext`) or
 /// `Building extension module NAME` line (torch's JIT `load`); the file is the first `setup.py`
-/// in `--build-dir` and the three directories above it, else beside the log. `Ok(None)` when
-/// no `setup.py` is found.
+/// in `--build-dir` and the three directories above it, else beside the log, else the first
+/// `pyproject.toml` there that lists `ext-modules`. `Ok(None)` when none is found.
 pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
     if input
         .recognised
@@ -274,11 +274,20 @@ pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> 
     if let Some(dir) = input.log_path.and_then(Path::parent) {
         directories.push(dir);
     }
-    let Some(file) = directories
+    let with_extensions = |file: &PathBuf| {
+        std::fs::read_to_string(file).is_ok_and(|text| text.contains("ext-modules"))
+    };
+    let setup = directories
         .iter()
         .map(|dir| dir.join("setup.py"))
-        .find(|file| file.is_file())
-    else {
+        .find(|f| f.is_file());
+    let pyproject = || {
+        directories
+            .iter()
+            .map(|dir| dir.join("pyproject.toml"))
+            .find(with_extensions)
+    };
+    let Some(file) = setup.or_else(pyproject) else {
         return Ok(None);
     };
     Ok(Some(Place {
