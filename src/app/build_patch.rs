@@ -95,10 +95,17 @@ pub fn plan_build_patch(
         build_dir: request.diagnose.build_dir.as_deref(),
     };
     let place = place(request, &input, output.as_deref())?;
-    let original = crate::open::read_regular(&place.file).map_err(|source| Error::Read {
-        path: place.file.clone(),
-        source,
-    })?;
+    let original = match crate::open::read_regular(&place.file) {
+        Ok(bytes) => bytes,
+        // A crate without a build script: cargo's edit creates `build.rs`.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && creatable(&place) => Vec::new(),
+        Err(source) => {
+            return Err(Error::Read {
+                path: place.file.clone(),
+                source,
+            })
+        }
+    };
     let outcome = build_file::edit_place(&place, &original, &change)?;
     let diff = match &outcome {
         EditOutcome::Edited(edit) => {
@@ -114,6 +121,14 @@ pub fn plan_build_patch(
         diff,
         verification,
     })
+}
+
+/// Whether the place's file may be created when it does not exist: a crate's `build.rs` beside
+/// its `Cargo.toml`.
+fn creatable(place: &Place) -> bool {
+    place.system == BuildSystem::Cargo
+        && place.file.file_name().is_some_and(|n| n == "build.rs")
+        && place.file.with_file_name("Cargo.toml").is_file()
 }
 
 /// The place: the named file (its target and configuration from `--target`/`--configuration`,

@@ -83,7 +83,41 @@ pub fn apply_build_file(
     new_text: &[u8],
     backup: bool,
 ) -> Result<ApplyReport, PatchError> {
+    let missing =
+        matches!(fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+    if missing && expected_original_sha256.is_some_and(|e| e.eq_ignore_ascii_case(&sha256_hex(b"")))
+    {
+        return create_build_file(path, new_text);
+    }
     apply_text(path, expected_original_sha256, new_text, backup, false)
+}
+
+/// Writes a build definition that does not exist yet (a crate's `build.rs`): whole, to a
+/// temporary file in its directory, then moved into place only if the name is still free (a file
+/// made meanwhile is never overwritten). There is nothing to back up.
+fn create_build_file(path: &Path, new_text: &[u8]) -> Result<ApplyReport, PatchError> {
+    let directory = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut temporary = tempfile::NamedTempFile::new_in(&directory)
+        .map_err(io_error(&directory, "create a temporary file in"))?;
+    temporary
+        .write_all(new_text)
+        .and_then(|()| temporary.as_file().sync_all())
+        .map_err(io_error(path, "write"))?;
+    temporary
+        .persist_noclobber(path)
+        .map_err(|e| e.error)
+        .map_err(io_error(path, "create"))?;
+    Ok(ApplyReport {
+        path: path.to_path_buf(),
+        backup: None,
+        previous_sha256: sha256_hex(b""),
+        new_sha256: sha256_hex(new_text),
+        compiled_with: None,
+        ownership_lost: None,
+    })
 }
 
 /// [`apply_patch`], with the Python check only when `python_check`.

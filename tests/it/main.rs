@@ -12,6 +12,7 @@ mod patch_common;
 mod adversarial;
 mod atomic_writes;
 mod big_log;
+mod build_files;
 mod build_systems;
 mod citations;
 mod cli;

@@ -342,10 +342,10 @@ fn cmake_crt_mismatch_the_target_gets_the_libraries_runtime_and_the_rebuild_link
 /// An MSBuild log of the failed link, as Visual Studio prints it.
 const MSBUILD_LOG: &str = "1>------ Build started: Project: app, Configuration: Release x64 ------\r\n1>main.cpp\r\n1>main.obj : error LNK2019: unresolved external symbol __imp_WSAStartup referenced in function main [C:\\src\\app\\app.vcxproj]\r\n1>C:\\src\\app\\x64\\Release\\app.exe : fatal error LNK1120: 1 unresolved externals [C:\\src\\app\\app.vcxproj]\r\n1>Done building project \"app.vcxproj\" -- FAILED.\r\n";
 
-fn vcxproj_dir() -> PathBuf {
-    let dir = common::root().join("target").join("msbuild-patch");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A directory of its own for each test (the tests run at the same time), removed when dropped.
+fn vcxproj_dir() -> tempfile::TempDir {
+    let temporary = tempfile::tempdir().unwrap();
+    let dir = temporary.path();
     let text =
         std::fs::read_to_string(common::root().join("tests/fixtures/msbuild/app.vcxproj.in"))
             .unwrap();
@@ -353,12 +353,13 @@ fn vcxproj_dir() -> PathBuf {
     bytes.extend_from_slice(text.replace('\n', "\r\n").as_bytes());
     std::fs::write(dir.join("app.vcxproj"), bytes).unwrap();
     std::fs::write(dir.join("build.log"), MSBUILD_LOG).unwrap();
-    dir
+    temporary
 }
 
 #[test]
 fn msbuild_the_failing_configuration_is_patched_and_python_reads_it_back() {
-    let dir = vcxproj_dir();
+    let temporary = vcxproj_dir();
+    let dir = temporary.path().to_path_buf();
     let libs = library_args();
     // First as JSON: the place, the change and the edit; nothing written.
     let mut args = vec![
@@ -453,7 +454,8 @@ for group in root.findall("m:ItemDefinitionGroup", ns):
 
 #[test]
 fn msbuild_a_configuration_the_project_lacks_is_refused_with_its_list() {
-    let dir = vcxproj_dir();
+    let temporary = vcxproj_dir();
+    let dir = temporary.path().to_path_buf();
     let libs = library_args();
     let mut args = vec![
         "patch",

@@ -15,9 +15,14 @@
 //! Writing (diff, `--apply` with a backup, `--verify` first) is shared with the `extension.py`
 //! patch (`crate::patch::apply_patch`, `crate::patch::diff`).
 
+pub mod cargo;
 pub mod cmake;
 mod cmake_lang;
+pub mod meson;
 pub mod msbuild;
+pub mod node_gyp;
+pub mod setuptools;
+mod text;
 
 use std::path::{Path, PathBuf};
 
@@ -176,6 +181,15 @@ pub fn system_of_file(path: &Path) -> Option<BuildSystem> {
         "build.rs" | "cargo.toml" => BuildSystem::Cargo,
         "setup.py" | "pyproject.toml" => BuildSystem::Setuptools,
         "meson.build" => BuildSystem::Meson,
+        // `.cargo/config.toml`: where a crate's runtime (`+crt-static`) is set.
+        "config.toml" | "config"
+            if path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d.eq_ignore_ascii_case(".cargo")) =>
+        {
+            BuildSystem::Cargo
+        }
         _ if name.ends_with(".cmake") => BuildSystem::Cmake,
         _ if name.ends_with(".vcxproj") => BuildSystem::Msbuild,
         _ if name.ends_with(".gyp") => BuildSystem::NodeGyp,
@@ -196,12 +210,10 @@ pub fn edit_file(
     match system {
         BuildSystem::Cmake => cmake::edit(path, source, target, change),
         BuildSystem::Msbuild => msbuild::edit(path, source, target, change),
-        // Wired when their modules land: cargo::edit, setuptools::edit, node_gyp::edit,
-        // meson::edit (same signature).
-        BuildSystem::Cargo
-        | BuildSystem::Setuptools
-        | BuildSystem::NodeGyp
-        | BuildSystem::Meson => Err(not_written_yet(path, system)),
+        BuildSystem::Cargo => cargo::edit(path, source, target, change),
+        BuildSystem::Setuptools => setuptools::edit(path, source, target, change),
+        BuildSystem::NodeGyp => node_gyp::edit(path, source, target, change),
+        BuildSystem::Meson => meson::edit(path, source, target, change),
         BuildSystem::TvmFfi => Err(BuildEditError::Unsupported {
             path: path.to_path_buf(),
             reason: "tvm-ffi's JIT is patched in extension.py (lnkfix patch extension.py)".into(),
@@ -223,25 +235,17 @@ pub fn locate_place(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditE
         let found = match system {
             BuildSystem::Cmake => cmake::locate(input)?,
             BuildSystem::Msbuild => msbuild::locate(input)?,
-            // Wired when their modules land: cargo::locate, setuptools::locate,
-            // node_gyp::locate, meson::locate (same signature).
-            _ => None,
+            BuildSystem::Cargo => cargo::locate(input)?,
+            BuildSystem::Setuptools => setuptools::locate(input)?,
+            BuildSystem::NodeGyp => node_gyp::locate(input)?,
+            BuildSystem::Meson => meson::locate(input)?,
+            BuildSystem::TvmFfi => None,
         };
         if found.is_some() {
             return Ok(found);
         }
     }
     Ok(None)
-}
-
-fn not_written_yet(path: &Path, system: BuildSystem) -> BuildEditError {
-    BuildEditError::Unsupported {
-        path: path.to_path_buf(),
-        reason: format!(
-            "editing {} definitions is not available in this build",
-            system.name()
-        ),
-    }
 }
 
 /// Edits the definition file of a found place: MSBuild limited to the place's configuration
