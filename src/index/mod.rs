@@ -370,12 +370,15 @@ struct Lookup {
     paths: Vec<PathBuf>,
     options: IndexOptions,
     /// Materialized buckets, chunk by chunk; `None`: the bucket was damaged.
-    materialized: Vec<OnceLock<Box<[OnceLock<Option<groups::Group>>]>>>,
+    materialized: Vec<OnceLock<Chunk>>,
     /// Set when a bucket was found damaged: every later lookup goes to the full decode.
     broken: AtomicBool,
     /// The full decode, made on first need.
     full: OnceLock<(Vec<store::FileIndex>, groups::Groups)>,
 }
+
+/// Materialized buckets of a table, a chunk of them (`None`: damaged).
+type Chunk = Box<[OnceLock<Option<groups::Group>>]>;
 
 /// Materialized buckets of a table are allocated in chunks of this many, on first use.
 const CHUNK: usize = 64;
@@ -520,6 +523,8 @@ struct ReadFiles {
     cache_failure: Option<String>,
     /// Whether a damaged cache entry was discarded (its warning is in its file's warnings).
     damaged: bool,
+    /// Whether a file the cache can hold was read from the file itself (no current entry).
+    from_files: bool,
 }
 
 /// Reads `files` in parallel, through the per-file cache when `options` has one.
@@ -533,6 +538,7 @@ fn read_all(files: &[PathBuf], options: &IndexOptions) -> ReadFiles {
     };
     let cache_failure = std::sync::Mutex::new(None);
     let damaged = AtomicBool::new(false);
+    let from_files = AtomicBool::new(false);
     let read: Vec<store::FileIndex> = files
         .par_iter()
         .with_max_len(1)
@@ -553,6 +559,9 @@ fn read_all(files: &[PathBuf], options: &IndexOptions) -> ReadFiles {
                     {
                         damaged.store(true, Ordering::Relaxed);
                     }
+                    if file.cacheable() {
+                        from_files.store(true, Ordering::Relaxed);
+                    }
                     file
                 }
                 None => read_file_guarded(path),
@@ -568,6 +577,7 @@ fn read_all(files: &[PathBuf], options: &IndexOptions) -> ReadFiles {
         files: read,
         cache_failure: cache_failure.into_inner().ok().flatten(),
         damaged: damaged.into_inner(),
+        from_files: from_files.into_inner(),
     }
 }
 
@@ -659,16 +669,18 @@ impl Index {
         }
         let read = read_all(files, options);
         let mut write_failure = None;
-        if !read.damaged && read.cache_failure.is_none() {
+        // Written by the first run that finds every library in the per-file cache (the run after
+        // a cold one), so that a cold run costs what it cost before the table.
+        if !read.damaged && !read.from_files && read.cache_failure.is_none() {
             let unchanged = files
                 .iter()
                 .zip(&keys)
                 .all(|(path, key)| cache::Key::of(path, &parents).is_ok_and(|now| now == *key));
             if unchanged {
-                let bytes = table::encode(&keys, &read.files, &facts_of(&read.files));
-                let written = std::fs::create_dir_all(dir).and_then(|()| {
-                    crate::atomic::write_atomic(&table::path_of(dir, &keys), &bytes)
-                });
+                let path = table::path_of(dir, &keys);
+                let facts = facts_of(&read.files);
+                let written = std::fs::create_dir_all(dir)
+                    .and_then(|()| table::write(&path, &keys, &read.files, &facts));
                 write_failure = written.err();
             }
         }

@@ -447,6 +447,14 @@ impl FileIndex {
     /// The owned symbol of record `number`. Members are read again where the record points at
     /// them; a file changed under us since the build gives what can still be read, never a panic.
     pub(crate) fn materialize(&self, number: usize) -> LibrarySymbol {
+        if let Some(record) = self.parts.records.get(number) {
+            if record.kind == RecordKind::Owned {
+                // Owned symbols keep their own library (an index of given symbols has many).
+                if let Some(symbol) = self.parts.owned.get(record.member as usize) {
+                    return symbol.clone();
+                }
+            }
+        }
         self.view(number).to_symbol(&self.path)
     }
 

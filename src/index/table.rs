@@ -79,6 +79,16 @@ pub(crate) struct Table {
     length: u64,
 }
 
+/// What the header and the files section say.
+struct Front {
+    bits: u32,
+    /// Where the directory starts.
+    directory: u64,
+    /// Where the records start.
+    records: u64,
+    facts: Vec<FileFacts>,
+}
+
 /// What opening a table gave.
 pub(crate) enum Opened {
     /// A current table, and the facts of its files in search order.
@@ -133,31 +143,29 @@ impl Table {
             return Opened::Miss;
         };
         match Table::read_front(&file, length, paths, keys) {
-            Ok(Some((bits, directory, records, facts))) => Opened::Hit(
+            Ok(Some(front)) => Opened::Hit(
                 Table {
                     path,
                     file,
-                    bits,
-                    directory,
-                    records,
+                    bits: front.bits,
+                    directory: front.directory,
+                    records: front.records,
                     length,
                 },
-                facts,
+                front.facts,
             ),
             Ok(None) => Opened::Miss,
             Err(reason) => Opened::Damaged(format!("{}: {reason}", path.display())),
         }
     }
 
-    /// Reads and checks the header and the files section: the bucket bits, where the directory
-    /// and the records start, and the files' facts; `None` when the table is stale.
-    #[allow(clippy::type_complexity)]
+    /// Reads and checks the header and the files section; `None` when the table is stale.
     fn read_front(
         file: &File,
         length: u64,
         paths: &[PathBuf],
         keys: &[Key],
-    ) -> Result<Option<(u32, u64, u64, Vec<FileFacts>)>, String> {
+    ) -> Result<Option<Front>, String> {
         let header = read_at(file, 0, HEADER.min(length as usize))?;
         if header.len() < HEADER || &header[..8] != MAGIC {
             return Err("not a lookup table".into());
@@ -196,7 +204,12 @@ impl Table {
         if records > length {
             return Err("directory out of bounds".into());
         }
-        Ok(Some((bits, directory, records, facts)))
+        Ok(Some(Front {
+            bits,
+            directory,
+            records,
+            facts,
+        }))
     }
 
     /// The bucket of names with hash `hash`.
@@ -342,10 +355,17 @@ fn file_records(number: u32, file: &FileIndex) -> (Vec<u8>, Vec<usize>) {
     (bytes, starts)
 }
 
-/// The table of `files` (whose keys are `keys` and whose facts are `facts`, all in search
-/// order), as bytes. Records are written per file in parallel, then placed bucket by bucket.
-pub(crate) fn encode(keys: &[Key], files: &[FileIndex], facts: &[FileFacts]) -> Vec<u8> {
+/// Writes the table of `files` (whose keys are `keys` and whose facts are `facts`, all in search
+/// order) to `path`, atomically ([`crate::atomic`]). Records are written per file in parallel,
+/// then streamed bucket by bucket: the table is never whole in memory.
+pub(crate) fn write(
+    path: &Path,
+    keys: &[Key],
+    files: &[FileIndex],
+    facts: &[FileFacts],
+) -> std::io::Result<()> {
     use rayon::prelude::*;
+    use std::io::Write;
     let written: Vec<(Vec<u8>, Vec<usize>)> = files
         .par_iter()
         .enumerate()
@@ -354,15 +374,19 @@ pub(crate) fn encode(keys: &[Key], files: &[FileIndex], facts: &[FileFacts]) -> 
     let total: usize = files.iter().map(|f| f.parts.hashes.len()).sum();
     // About two records per bucket: a lookup reads one small bucket.
     let bits = (usize::BITS - (total / 2).max(1).leading_zeros()).clamp(4, 26);
-    let mut out = Out::default();
-    write_front(&mut out, bits, keys, facts);
+    let mut front = Out::default();
+    write_front(&mut front, bits, keys, facts);
     let buckets = 1usize << bits;
     let bucket = |hash: u64| (hash >> (64 - bits)) as usize;
-    // Counting sort of (file, record) by bucket, search order kept within a bucket.
+    // Counting sort of (file, record) by bucket, search order kept within a bucket; the
+    // directory from the records' lengths.
     let mut starts = vec![0u32; buckets + 1];
-    for file in files {
-        for &hash in &file.parts.hashes {
+    let mut sizes = vec![8u64; buckets];
+    for (number, file) in files.iter().enumerate() {
+        let offsets = &written[number].1;
+        for (record, &hash) in file.parts.hashes.iter().enumerate() {
             starts[bucket(hash) + 1] += 1;
+            sizes[bucket(hash)] += (offsets[record + 1] - offsets[record]) as u64;
         }
     }
     for number in 1..starts.len() {
@@ -377,23 +401,30 @@ pub(crate) fn encode(keys: &[Key], files: &[FileIndex], facts: &[FileFacts]) -> 
             *slot += 1;
         }
     }
+    let mut atomic = crate::atomic::AtomicFile::create(path)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, atomic.file());
+    out.write_all(&front.0)?;
+    let mut offset = 0u64;
+    for size in &sizes {
+        out.write_all(&offset.to_le_bytes())?;
+        offset += size;
+    }
+    out.write_all(&offset.to_le_bytes())?;
     let mut records = Vec::new();
-    let mut directory = Vec::with_capacity((buckets + 1) * 8);
     for number in 0..buckets {
-        directory.extend_from_slice(&(records.len() as u64).to_le_bytes());
-        let first = records.len();
+        records.clear();
         for &(file, record) in &entries[starts[number] as usize..starts[number + 1] as usize] {
             let (bytes, offsets) = &written[file as usize];
             let record = record as usize;
             records.extend_from_slice(&bytes[offsets[record]..offsets[record + 1]]);
         }
-        let sum = bucket_checksum(number as u32, &records[first..]);
-        records.extend_from_slice(&sum.to_le_bytes());
+        let sum = bucket_checksum(number as u32, &records);
+        out.write_all(&records)?;
+        out.write_all(&sum.to_le_bytes())?;
     }
-    directory.extend_from_slice(&(records.len() as u64).to_le_bytes());
-    out.0.extend_from_slice(&directory);
-    out.0.extend_from_slice(&records);
-    out.0
+    out.flush()?;
+    drop(out);
+    atomic.commit()
 }
 
 /// The header and the files section, with its checksum and padding.
