@@ -10,7 +10,8 @@
 # link.exe reports them (`__imp_X`), the first 134 that a full decode resolves from an archive.
 #
 # Usage: benches/diagnose_real.sh   (RUNS=11; BASE_LNKFIX=path to skip building the base;
-#                                    BASE_REV=rev for another base than main)
+#                                    BASE_REV=rev for another base than main; NEW_LNKFIX=path to
+#                                    skip building this tree)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-11}
@@ -24,8 +25,11 @@ um="$root/Windows Kits/10/Lib/10.0.26100.0/um/x64"
 ucrt="$root/Windows Kits/10/Lib/10.0.26100.0/ucrt/x64"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build --release --quiet --manifest-path "$here/Cargo.toml" --bin lnkfix
-new=$CARGO_TARGET_DIR/release/lnkfix
+new=${NEW_LNKFIX:-}
+if [ -z "$new" ]; then
+    cargo build --release --quiet --manifest-path "$here/Cargo.toml" --bin lnkfix
+    new=$CARGO_TARGET_DIR/release/lnkfix
+fi
 base=${BASE_LNKFIX:-}
 if [ -z "$base" ]; then
     mkdir -p "$work/base"
@@ -60,24 +64,32 @@ with open(sys.argv[3], "w") as f:
 PY
 mapfile -t archives < <(find "$vc" "$um" "$ucrt" -maxdepth 1 -type f -iname '*.lib' | sort)
 
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
 # LABEL PREPARE COMMAND...: runs PREPARE (a shell snippet) then COMMAND, $runs times; prints the
-# median wall time and the median peak RSS, and keeps the median in $work/LABEL.t.
+# median wall time, CPU time (user + system, which a busy machine distorts less) and peak RSS,
+# and keeps the medians in $work/LABEL.t and $work/LABEL.cpu.
 measure() {
-    local label=$1 prepare=$2 times=() rss=() start end
+    local label=$1 prepare=$2 times=() cpu=() rss=() start end user system kib
     shift 2
     for _ in $(seq "$runs"); do
         eval "$prepare"
         start=$(date +%s%N)
-        /usr/bin/time -o "$work/time.out" -f '%M' "$@" >"$work/out.json" 2>/dev/null || true
+        /usr/bin/time -o "$work/time.out" -f '%U %S %M' "$@" >"$work/out.json" 2>/dev/null || true
         end=$(date +%s%N)
         times+=("$(((end - start) / 1000))")
-        rss+=("$(cat "$work/time.out" | tail -1)")
+        read -r user system kib < <(tail -1 "$work/time.out")
+        cpu+=("$(echo "($user + $system) * 1000" | bc -l)")
+        rss+=("$kib")
     done
-    local t m
-    t=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    m=$(printf '%s\n' "${rss[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    printf '%-44s %8.1f ms %7.1f MiB\n' "$label" "$(echo "$t / 1000" | bc -l)" "$(echo "$m / 1024" | bc -l)"
+    local t c m
+    t=$(printf '%s\n' "${times[@]}" | median)
+    c=$(printf '%s\n' "${cpu[@]}" | median)
+    m=$(printf '%s\n' "${rss[@]}" | median)
+    printf '%-32s wall %8.1f ms  cpu %7.0f ms  peak %6.1f MiB\n' "$label" \
+        "$(echo "$t / 1000" | bc -l)" "$c" "$(echo "$m / 1024" | bc -l)"
     echo "$t" >"$work/$label.t"
+    echo "$c" >"$work/$label.cpu"
 }
 
 echo "== $(find "$vc" "$um" "$ucrt" -maxdepth 1 -type f | wc -l) files; log: 134 symbols; median of $runs runs"
@@ -90,14 +102,23 @@ for build in base new; do
     measure "$build cold (empty cache)" "rm -rf '$work/cold-$build'" \
         "$binary" diagnose "$work/d134.log" "${libs[@]}" --cache-dir "$work/cold-$build" --format json
     measure "$build no cache" ":" "$binary" diagnose "$work/d134.log" "${libs[@]}" --no-cache --format json
+    # The run after a cold one: every file in the per-file cache (the new build writes the table).
+    measure "$build second run" \
+        "rm -rf '$work/second-$build'; '$binary' diagnose '$work/d134.log' --lib-dir '$vc' --lib-dir '$um' --lib-dir '$ucrt' --cache-dir '$work/second-$build' --format json >/dev/null || true" \
+        "$binary" diagnose "$work/d134.log" "${libs[@]}" --cache-dir "$work/second-$build" --format json
 done
+measure "new, no libraries (start-up)" ":" "$new" diagnose "$work/d134.log" --format json
 cmp -s "$work/base.json" "$work/new.json" && echo "same JSON from both builds" || echo "THE JSON DIFFERS between the builds"
 measure "llvm-nm-19 + grep (archives)" ":" \
     bash -c 'llvm-nm-19 --defined-only -A "$@" 2>/dev/null | grep -F -w -f "$0"' "$work/names.txt" "${archives[@]}"
-t() { cat "$work/$1.t"; }
-awk -v bw="$(t 'base warm')" -v nw="$(t 'new warm')" -v bc="$(t 'base cold (empty cache)')" \
-    -v nc="$(t 'new cold (empty cache)')" -v bn="$(t 'base no cache')" -v nn="$(t 'new no cache')" \
-    -v nm="$(t 'llvm-nm-19 + grep (archives)')" 'BEGIN {
-    printf "warm: base / new %.1fx; llvm-nm+grep / new %.1fx\n", bw / nw, nm / nw
-    printf "cold (empty cache): base / new %.2fx; no cache: base / new %.2fx\n", bc / nc, bn / nn }'
+for unit in t cpu; do
+    v() { cat "$work/$1.$unit"; }
+    awk -v u="$unit" -v bw="$(v 'base warm')" -v nw="$(v 'new warm')" \
+        -v bc="$(v 'base cold (empty cache)')" -v nc="$(v 'new cold (empty cache)')" \
+        -v bn="$(v 'base no cache')" -v nn="$(v 'new no cache')" \
+        -v nm="$(v 'llvm-nm-19 + grep (archives)')" 'BEGIN {
+        name = (u == "t") ? "wall" : "cpu"
+        printf "%s: warm base / new %.1fx, llvm-nm+grep / new %.1fx; cold base / new %.2fx; no cache base / new %.2fx\n",
+            name, bw / nw, nm / nw, bc / nc, bn / nn }'
+done
 echo "table: $(du -b "$work"/cache-new/*.set | cut -f1) bytes; per-file entries: $(cat "$work"/cache-new/*.idx | wc -c) bytes"

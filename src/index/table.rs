@@ -3,7 +3,10 @@
 //! costs what its log asks, not what the SDK holds (benches/README.md, "Warm diagnose").
 //!
 //! One file per set of libraries (the files a search found, in search order), named by the hash
-//! of their canonical paths, `<hash>.set` in the cache directory. Layout, little-endian:
+//! of their canonical paths, `<hash>.set` in the cache directory. It is written by the first run
+//! that finds every file of the set in the per-file cache (`cache`), so a cold run costs what it
+//! cost without the table, and it is written from what that run decoded: the same records, so
+//! the same answers. Layout, little-endian:
 //!
 //! - **Header** (32 bytes): magic `LNKFXTBL`, [`VERSION`], the number of hash bits that choose a
 //!   bucket, the number of files, the length of the files section.
