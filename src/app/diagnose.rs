@@ -6,7 +6,9 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::build_evidence::{build_evidence, BuildPlaces};
-use super::{rule_book, write_json_value, Environment, LibrarySearch, Report, Searched, Status};
+use super::{
+    rule_book, write_json_value, Environment, LibrarySearch, Report, SearchDone, Searched, Status,
+};
 use crate::error::Error;
 use crate::index::Index;
 use crate::linklog::ReadLimits;
@@ -321,6 +323,25 @@ fn resolve_failure(
 /// Reads and diagnoses a log: evidence from the build's objects and `build.ninja`, then the
 /// libraries on disk when any are found, else the rule book and the embedded tables.
 pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<DiagnoseReport, Error> {
+    diagnose_in(request, env, None)
+}
+
+/// [`diagnose`] against a library search already made for `request.search` (tests diagnose many
+/// logs against one index, built once).
+pub fn diagnose_against(
+    request: &DiagnoseRequest,
+    env: &Environment<'_>,
+    search: &SearchDone,
+) -> Result<DiagnoseReport, Error> {
+    diagnose_in(request, env, Some(search))
+}
+
+/// [`diagnose`], searching the libraries now unless `given` has them.
+fn diagnose_in(
+    request: &DiagnoseRequest,
+    env: &Environment<'_>,
+    given: Option<&SearchDone>,
+) -> Result<DiagnoseReport, Error> {
     let book = rule_book(&request.rules)?;
     let log = &request.log;
     // Verification reads the log a second time: standard input, a FIFO or a `/dev/fd/N` (which
@@ -345,17 +366,23 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         build_dir: request.build_dir.as_deref(),
     };
     let evidence = build_evidence(&places, &book, &failure, &mut options, &mut warnings);
-    let mut search = request.search.clone();
-    search.options.link_machine = link_machine(&failure.findings);
-    let (python, searched) = search.search(env, &mut warnings);
-    if let Some(s) = &searched {
+    let owned = given.is_none().then(|| {
+        let mut search = request.search.clone();
+        search.options.link_machine = link_machine(&failure.findings);
+        search.search(env)
+    });
+    let nothing = SearchDone::default();
+    let search = given.or(owned.as_ref()).unwrap_or(&nothing);
+    warnings.extend(search.warnings.iter().cloned());
+    let searched = search.searched.as_ref();
+    if let Some(s) = searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
     }
     let mut diagnosis = resolve_failure(
         failure,
         &book,
         &options,
-        searched.as_ref(),
+        searched,
         evidence,
         request.search.options.arch,
     );
@@ -364,13 +391,11 @@ pub fn diagnose(request: &DiagnoseRequest, env: &Environment<'_>) -> Result<Diag
         .as_ref()
         .map(|s| s.dirs.clone())
         .unwrap_or_default();
-    diagnosis.python = python;
+    diagnosis.python = search.python.clone();
     diagnosis.set_build_system(build_system);
-    attach_problems(&mut diagnosis, request, &book, searched.as_ref(), &options);
-    if let Some(s) = searched {
-        // Freeing a large index costs tens of milliseconds at exit and buys nothing.
-        std::mem::forget(s.index);
-    }
+    attach_problems(&mut diagnosis, request, &book, searched, &options);
+    // Freeing a large index costs tens of milliseconds at exit and buys nothing.
+    std::mem::forget(owned);
     let verify = request.verify.as_ref().map(|options| {
         let log_path = match &spooled {
             Some(file) => file.path().to_path_buf(),

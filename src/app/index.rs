@@ -58,7 +58,7 @@ pub fn index(request: &IndexRequest, env: &Environment<'_>) -> Result<IndexRepor
     let mut warnings = Vec::new();
     let searched = request
         .search
-        .index(env, &mut warnings)
+        .index_all(env, &mut warnings)
         .ok_or(Error::NoLibraries)?;
     Ok(IndexReport {
         index: searched.index,

@@ -33,7 +33,9 @@ mod whence;
 mod zombies;
 
 pub use build_patch::{plan_build_patch, BuildPatchReport, BuildPatchRequest};
-pub use diagnose::{diagnose, verified_diagnosis, DiagnoseReport, DiagnoseRequest, PatchPreview};
+pub use diagnose::{
+    diagnose, diagnose_against, verified_diagnosis, DiagnoseReport, DiagnoseRequest, PatchPreview,
+};
 pub use doctor::doctor;
 pub use explain::{explain, ExplainReport, ExplainRequest};
 pub use index::{index, IndexReport, IndexRequest};
@@ -148,6 +150,10 @@ pub fn default_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf
     }
 }
 
+/// The environment variable that makes every command read the libraries in full (through the
+/// per-file cache) instead of answering from the lookup table: for tests that compare the two.
+pub const FULL_DECODE: &str = "LNKFIX_INDEX_FULL_DECODE";
+
 /// The library index of a search, with its directories and warnings; `None` when nothing is
 /// searched (no option given and no variable set).
 pub struct Searched {
@@ -159,18 +165,51 @@ pub struct Searched {
     pub index_warnings: Vec<IndexWarning>,
 }
 
+/// A library search made once, with the warnings of finding the libraries: tests diagnose many
+/// logs against one ([`diagnose_against`]).
+#[derive(Default)]
+pub struct SearchDone {
+    /// The index, or `None` when nothing is searched.
+    pub searched: Option<Searched>,
+    /// Problems finding the directories (the index's own are in [`Searched::index_warnings`]).
+    pub warnings: Vec<String>,
+    /// The Python interpreter whose directories were searched, or why it could not be asked;
+    /// `None` when none was chosen.
+    pub python: Option<discover::PythonFound>,
+}
+
 impl LibrarySearch {
-    /// Finds the directories and builds the index; `None` when nothing is searched.
-    pub fn index(&self, env: &Environment<'_>, warnings: &mut Vec<String>) -> Option<Searched> {
-        self.search(env, warnings).1
+    /// Finds the directories and builds the index, keeping the warnings apart.
+    pub fn search(&self, env: &Environment<'_>) -> SearchDone {
+        let mut warnings = Vec::new();
+        let (python, searched) = self.index_as(env, &mut warnings, true);
+        SearchDone {
+            searched,
+            warnings,
+            python,
+        }
     }
 
-    /// [`LibrarySearch::index`], with the Python interpreter whose directories were searched
-    /// (or why it could not be asked; `None` when none was chosen).
-    pub fn search(
+    /// Finds the directories and builds the index, answering from the lookup table of the set
+    /// when the cache has a current one (lookups read only the names asked); `None` when nothing
+    /// is searched.
+    pub fn index(&self, env: &Environment<'_>, warnings: &mut Vec<String>) -> Option<Searched> {
+        self.index_as(env, warnings, true).1
+    }
+
+    /// Finds the directories and reads every library (through the per-file cache), for commands
+    /// that list every symbol: the lookup table would only be read and set aside.
+    pub fn index_all(&self, env: &Environment<'_>, warnings: &mut Vec<String>) -> Option<Searched> {
+        self.index_as(env, warnings, false).1
+    }
+
+    /// The search, with the Python interpreter whose directories were searched (or why it could
+    /// not be asked; `None` when none was chosen).
+    fn index_as(
         &self,
         env: &Environment<'_>,
         warnings: &mut Vec<String>,
+        lookup: bool,
     ) -> (Option<discover::PythonFound>, Option<Searched>) {
         let cache_dir = self.cache_dir.as_deref();
         let probe =
@@ -185,7 +224,12 @@ impl LibrarySearch {
             progress: env.progress.clone(),
             cache_dir: self.cache_dir.clone(),
         };
-        let (index, index_warnings) = Index::build(&found.files, &options);
+        // The full decode, forced: tests compare its answers with the lookup table's.
+        let (index, index_warnings) = if !lookup || (env.var)(FULL_DECODE).is_some() {
+            Index::build(&found.files, &options)
+        } else {
+            Index::open(&found.files, &options)
+        };
         let searched = Searched {
             index,
             dirs: found.dirs,

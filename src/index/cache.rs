@@ -171,7 +171,7 @@ impl Cache {
 
 /// A checksum of the entry (a damaged entry is discarded, not misread): four independent lanes
 /// of eight bytes, so that it runs at memory speed.
-fn checksum(bytes: &[u8]) -> u64 {
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut lanes = [0x243F_6A88_85A3_08D3u64, 1, 2, 3];
     let mut blocks = bytes.chunks_exact(32);
@@ -190,7 +190,7 @@ fn checksum(bytes: &[u8]) -> u64 {
     })
 }
 
-fn machine_code(machine: Machine) -> u32 {
+pub(crate) fn machine_code(machine: Machine) -> u32 {
     match machine {
         Machine::X64 => 0,
         Machine::X86 => 1,
@@ -203,7 +203,7 @@ fn machine_code(machine: Machine) -> u32 {
     }
 }
 
-fn machine_of(code: u32) -> Option<Machine> {
+pub(crate) fn machine_of(code: u32) -> Option<Machine> {
     Some(match code {
         0 => Machine::X64,
         1 => Machine::X86,
@@ -225,7 +225,7 @@ const KINDS: [RecordKind; 5] = [
     RecordKind::Alias,
 ];
 
-fn format_code(format: FileFormat) -> u32 {
+pub(crate) fn format_code(format: FileFormat) -> u32 {
     match format {
         FileFormat::Archive => 0,
         FileFormat::Object => 1,
@@ -236,7 +236,7 @@ fn format_code(format: FileFormat) -> u32 {
     }
 }
 
-fn format_of(code: u32) -> Option<FileFormat> {
+pub(crate) fn format_of(code: u32) -> Option<FileFormat> {
     Some(match code {
         0 => FileFormat::Archive,
         1 => FileFormat::Object,
@@ -250,16 +250,16 @@ fn format_of(code: u32) -> Option<FileFormat> {
 
 /// Little-endian writer.
 #[derive(Default)]
-struct Out(Vec<u8>);
+pub(crate) struct Out(pub(crate) Vec<u8>);
 
 impl Out {
-    fn u32(&mut self, value: u32) {
+    pub(crate) fn u32(&mut self, value: u32) {
         self.0.extend_from_slice(&value.to_le_bytes());
     }
-    fn u64(&mut self, value: u64) {
+    pub(crate) fn u64(&mut self, value: u64) {
         self.0.extend_from_slice(&value.to_le_bytes());
     }
-    fn bytes(&mut self, bytes: &[u8]) {
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
         self.u64(bytes.len() as u64);
         self.0.extend_from_slice(bytes);
     }
@@ -270,7 +270,7 @@ impl Out {
         }
     }
     /// Pads to a multiple of 8 (the checksum and the record arrays read whole words).
-    fn align(&mut self) {
+    pub(crate) fn align(&mut self) {
         while !self.0.len().is_multiple_of(8) {
             self.0.push(0);
         }
@@ -279,13 +279,13 @@ impl Out {
 
 /// Bounds-checked little-endian reader: every length comes from the entry and is checked against
 /// what is left before anything is sliced or allocated.
-struct In<'a> {
-    bytes: &'a [u8],
-    at: usize,
+pub(crate) struct In<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> In<'a> {
-    fn take(&mut self, length: usize) -> Result<&'a [u8], String> {
+    pub(crate) fn take(&mut self, length: usize) -> Result<&'a [u8], String> {
         let end = self
             .at
             .checked_add(length)
@@ -295,24 +295,24 @@ impl<'a> In<'a> {
         self.at = end;
         Ok(taken)
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    pub(crate) fn u32(&mut self) -> Result<u32, String> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u64(&mut self) -> Result<u64, String> {
+    pub(crate) fn u64(&mut self) -> Result<u64, String> {
         let b = self.take(8)?;
         let mut word = [0u8; 8];
         word.copy_from_slice(b);
         Ok(u64::from_le_bytes(word))
     }
-    fn count(&mut self, item_size: usize) -> Result<usize, String> {
+    pub(crate) fn count(&mut self, item_size: usize) -> Result<usize, String> {
         let count = usize::try_from(self.u64()?).map_err(|_| "count too large")?;
         if count.saturating_mul(item_size.max(1)) > self.bytes.len() - self.at {
             return Err(format!("{count} items do not fit"));
         }
         Ok(count)
     }
-    fn bytes(&mut self) -> Result<&'a [u8], String> {
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], String> {
         let length = self.count(1)?;
         self.take(length)
     }
@@ -447,6 +447,48 @@ fn copy_records(file: &FileIndex, members: &[Member], blob: &mut Blob<'_>) -> Ve
     records
 }
 
+/// The key's fields (size, modification time, identity, change time, canonical path), as the
+/// lookup table (`table`) keeps one per file.
+pub(crate) fn write_key(out: &mut Out, key: &Key) {
+    out.u64(key.size);
+    out.u64(key.modified_seconds as u64);
+    out.u32(key.modified_nanos);
+    out.u64(key.stamp.identity.volume);
+    out.u64(key.stamp.identity.index);
+    out.u64(key.stamp.changed as u64);
+    out.u64((key.stamp.changed >> 64) as u64);
+    out.bytes(key.path_bytes());
+}
+
+/// Reads a key written by [`write_key`]: whether it is `key`.
+pub(crate) fn read_key_is(input: &mut In<'_>, key: &Key) -> Result<bool, String> {
+    let size = input.u64()?;
+    let seconds = input.u64()? as i64;
+    let nanos = input.u32()?;
+    let identity = crate::identity::FileIdentity {
+        volume: input.u64()?,
+        index: input.u64()?,
+    };
+    let changed = i128::from(input.u64()?) | (i128::from(input.u64()? as i64) << 64);
+    let canonical = input.bytes()?;
+    Ok(size == key.size
+        && seconds == key.modified_seconds
+        && nanos == key.modified_nanos
+        && identity == key.stamp.identity
+        && changed == key.stamp.changed
+        && canonical == key.path_bytes())
+}
+
+/// A name for what identifies a set of files: the hash of their canonical paths, in order.
+pub(crate) fn set_hash(keys: &[Key]) -> u64 {
+    let mut joined = Vec::new();
+    for key in keys {
+        joined.extend_from_slice(key.path_bytes());
+        joined.push(0);
+    }
+    store::name_hash(&joined)
+}
+
 /// The header: magic, version, the key (size, modification time, identity, change time), the
 /// format and the canonical path.
 fn write_header(out: &mut Out, key: &Key, format: FileFormat) {
@@ -465,7 +507,7 @@ fn write_header(out: &mut Out, key: &Key, format: FileFormat) {
 }
 
 /// The summary: the counts, default libraries, machines and DLLs.
-fn write_summary(out: &mut Out, info: &LibraryInfo) {
+pub(crate) fn write_summary(out: &mut Out, info: &LibraryInfo) {
     for count in [
         info.members,
         info.import_members,
@@ -483,7 +525,7 @@ fn write_summary(out: &mut Out, info: &LibraryInfo) {
 }
 
 /// The warnings: each with its member, if any, and its message.
-fn write_warnings(out: &mut Out, warnings: &[IndexWarning]) {
+pub(crate) fn write_warnings(out: &mut Out, warnings: &[IndexWarning]) {
     out.u64(warnings.len() as u64);
     for warning in warnings {
         match &warning.member {
@@ -604,7 +646,7 @@ fn check_checksum(map: &[u8]) -> Result<(), String> {
 }
 
 /// Reads the summary into `parts.info`.
-fn read_summary(input: &mut In<'_>, parts: &mut FileParts) -> Result<(), String> {
+pub(crate) fn read_summary(input: &mut In<'_>, parts: &mut FileParts) -> Result<(), String> {
     let counts = [input.u64()?, input.u64()?, input.u64()?, input.u64()?];
     let [members, imports, symbols, unreadable] = counts.map(|c| c as usize);
     let info = &mut parts.info;
@@ -626,7 +668,11 @@ fn read_summary(input: &mut In<'_>, parts: &mut FileParts) -> Result<(), String>
 }
 
 /// Reads the warnings into `parts.warnings` (and their number into the summary).
-fn read_warnings(input: &mut In<'_>, path: &Path, parts: &mut FileParts) -> Result<(), String> {
+pub(crate) fn read_warnings(
+    input: &mut In<'_>,
+    path: &Path,
+    parts: &mut FileParts,
+) -> Result<(), String> {
     let warnings = input.count(8)?;
     for _ in 0..warnings {
         let member = match input.u32()? {

@@ -26,6 +26,44 @@ pub(crate) struct Group {
 }
 
 impl Group {
+    /// The group of `symbols` (one bucket's, in search order): split by exact name in order of
+    /// first appearance, each name's providers for `arch` first, search order kept within each.
+    pub(crate) fn of(symbols: Vec<LibrarySymbol>, arch: Machine) -> Group {
+        let mut names: Vec<String> = Vec::new();
+        let mut found: Vec<(usize, bool, LibrarySymbol)> = Vec::with_capacity(symbols.len());
+        for symbol in symbols {
+            let distinct = match names.iter().position(|n| *n == symbol.name) {
+                Some(distinct) => distinct,
+                None => {
+                    names.push(symbol.name.clone());
+                    names.len() - 1
+                }
+            };
+            let other = !symbol.machine.links_into(arch);
+            found.push((distinct, other, symbol));
+        }
+        // Stable: search order is kept within each (name, machine) part.
+        found.sort_by_key(|&(distinct, other, _)| (distinct, other));
+        let mut result = Group {
+            symbols: Vec::with_capacity(found.len()),
+            names: Vec::with_capacity(names.len()),
+        };
+        for (distinct, other, symbol) in found {
+            if result.names.len() <= distinct {
+                let at = result.symbols.len() as u32;
+                result.names.push((at, at, at));
+            }
+            if let Some(range) = result.names.last_mut() {
+                range.2 += 1;
+                if !other {
+                    range.1 += 1;
+                }
+            }
+            result.symbols.push(symbol);
+        }
+        result
+    }
+
     /// The (linking, other machines) providers of exactly `name`.
     pub(crate) fn providers(&self, name: &str) -> (&[LibrarySymbol], &[LibrarySymbol]) {
         for &(start, middle, end) in &self.names {
@@ -133,44 +171,16 @@ impl Groups {
     }
 
     fn materialize(&self, files: &[FileIndex], bucket: u32, arch: Machine) -> Group {
-        let mut names: Vec<&str> = Vec::new();
-        let mut found: Vec<(usize, bool, LibrarySymbol)> = Vec::new();
-        for &(file, record) in self.entries(bucket) {
-            let Some(file) = files.get(file as usize) else {
-                continue;
-            };
-            let name = file.name(record as usize);
-            let distinct = match names.iter().position(|n| *n == name) {
-                Some(distinct) => distinct,
-                None => {
-                    names.push(name);
-                    names.len() - 1
-                }
-            };
-            let symbol = file.materialize(record as usize);
-            let other = !symbol.machine.links_into(arch);
-            found.push((distinct, other, symbol));
-        }
-        // Stable: search order is kept within each (name, machine) part.
-        found.sort_by_key(|&(distinct, other, _)| (distinct, other));
-        let mut result = Group {
-            symbols: Vec::with_capacity(found.len()),
-            names: Vec::with_capacity(names.len()),
-        };
-        for (distinct, other, symbol) in found {
-            if result.names.len() <= distinct {
-                let at = result.symbols.len() as u32;
-                result.names.push((at, at, at));
-            }
-            if let Some(range) = result.names.last_mut() {
-                range.2 += 1;
-                if !other {
-                    range.1 += 1;
-                }
-            }
-            result.symbols.push(symbol);
-        }
-        result
+        let symbols = self
+            .entries(bucket)
+            .iter()
+            .filter_map(|&(file, record)| {
+                files
+                    .get(file as usize)
+                    .map(|file| file.materialize(record as usize))
+            })
+            .collect();
+        Group::of(symbols, arch)
     }
 
     /// Every distinct name in order of first appearance (computed on first call: names are

@@ -8,6 +8,8 @@
 //!
 //! The index keeps the maps and compact records (`store`), grouped by name hash (`groups`), and
 //! makes our owned [`LibrarySymbol`]s only for the names someone looks up (benches/README.md).
+//! With a cache, the records of each file are kept per file (`cache`), and [`Index::open`] answers
+//! from one lookup table of the whole set (`table`), reading only the names asked.
 
 mod cache;
 mod coff;
@@ -17,6 +19,7 @@ mod pdb;
 mod pe;
 mod render;
 mod store;
+mod table;
 
 /// The one output [`Format`](crate::format::Format), by the name the index's renderers knew it
 /// (they write JSON for `Json`, text for any other).
@@ -26,7 +29,8 @@ pub use render::{write_explain, write_list, write_summary};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -351,12 +355,71 @@ impl FileContents {
 /// member an offset), grouped by the hash of the name; the owned [`LibrarySymbol`]s of a name are
 /// made the first time it is looked up, and kept. Building owned symbols for all 350,000 names of
 /// an SDK was >85 % of the build time (benches/README.md).
+///
+/// Made by [`Index::open`] from a current lookup table (`table`), it reads only the buckets of the
+/// names looked up; what needs every name ([`Index::names`], [`Index::symbols`]) then reads the
+/// libraries once, through the per-file cache, on first call.
 #[derive(Default)]
 pub struct Index {
     files: Vec<store::FileIndex>,
     groups: groups::Groups,
     libraries: Vec<LibraryInfo>,
     arch: Machine,
+    lookup: Option<Lookup>,
+}
+
+/// The lookup side of an index opened from a table.
+struct Lookup {
+    table: table::Table,
+    /// The files, in search order, as the caller named them.
+    paths: Vec<PathBuf>,
+    options: IndexOptions,
+    /// Materialized buckets, chunk by chunk; `None`: the bucket was damaged.
+    materialized: Vec<OnceLock<Chunk>>,
+    /// Set when a bucket was found damaged: every later lookup goes to the full decode.
+    broken: AtomicBool,
+    /// The full decode, made on first need.
+    full: OnceLock<(Vec<store::FileIndex>, groups::Groups)>,
+}
+
+/// Materialized buckets of a table, a chunk of them (`None`: damaged).
+type Chunk = Box<[OnceLock<Option<groups::Group>>]>;
+
+/// Materialized buckets of a table are allocated in chunks of this many, on first use.
+const CHUNK: usize = 64;
+
+impl Lookup {
+    /// The group of bucket `bucket`, read on first call; `None` when the table is damaged.
+    fn group(&self, bucket: u32, arch: Machine) -> Option<&groups::Group> {
+        if self.broken.load(Ordering::Relaxed) {
+            return None;
+        }
+        let number = bucket as usize;
+        let chunk = self.materialized.get(number / CHUNK)?;
+        let chunk =
+            chunk.get_or_init(|| std::iter::repeat_with(OnceLock::new).take(CHUNK).collect());
+        let group = chunk[number % CHUNK].get_or_init(|| {
+            match self.table.read_bucket(bucket, &self.paths) {
+                Ok(symbols) => Some(groups::Group::of(symbols, arch)),
+                Err(_) => {
+                    self.broken.store(true, Ordering::Relaxed);
+                    self.table.discard();
+                    None
+                }
+            }
+        });
+        group.as_ref()
+    }
+
+    /// The full decode: every file read (through the per-file cache), grouped.
+    fn full(&self) -> (&[store::FileIndex], &groups::Groups) {
+        let (files, groups) = self.full.get_or_init(|| {
+            let read = read_all(&self.paths, &self.options);
+            let groups = groups::Groups::build(&read.files);
+            (read.files, groups)
+        });
+        (files, groups)
+    }
 }
 
 impl fmt::Debug for Index {
@@ -366,6 +429,7 @@ impl fmt::Debug for Index {
             .field("arch", &self.arch)
             .field("libraries", &self.libraries.len())
             .field("records", &records)
+            .field("lookup", &self.lookup.is_some())
             .finish()
     }
 }
@@ -450,64 +514,124 @@ fn read_file_cached(
     }
     // After storing: the entry keeps only what the file itself says.
     if let Some(reason) = damaged {
-        let message = format!("damaged index cache entry discarded ({reason}); file read again");
+        let message = format!("{DAMAGED} ({reason}); file read again");
         file.parts.warnings.push(IndexWarning::file(path, message));
         file.parts.info.warnings += 1;
     }
     (file, failure)
 }
 
+/// Every file read, in search order, with what went wrong with the cache.
+struct ReadFiles {
+    files: Vec<store::FileIndex>,
+    /// The first failure to write a cache entry.
+    cache_failure: Option<String>,
+    /// Whether a damaged cache entry was discarded (its warning is in its file's warnings).
+    damaged: bool,
+    /// Whether a file the cache can hold was read from the file itself (no current entry).
+    from_files: bool,
+}
+
+/// Reads `files` in parallel, through the per-file cache when `options` has one.
+fn read_all(files: &[PathBuf], options: &IndexOptions) -> ReadFiles {
+    let done = AtomicUsize::new(0);
+    let total = files.len();
+    let cache = options.cache_dir.as_deref().map(cache::Cache::new);
+    let parents = match cache {
+        Some(_) => cache::parents(files),
+        None => cache::Parents::new(),
+    };
+    let cache_failure = std::sync::Mutex::new(None);
+    let damaged = AtomicBool::new(false);
+    let from_files = AtomicBool::new(false);
+    let read: Vec<store::FileIndex> = files
+        .par_iter()
+        .with_max_len(1)
+        .map(|path| {
+            let file = match &cache {
+                Some(cache) => {
+                    let (file, failure) = read_file_cached(path, cache, &parents);
+                    if let Some(failure) = failure {
+                        if let Ok(mut first) = cache_failure.lock() {
+                            first.get_or_insert(failure);
+                        }
+                    }
+                    if file
+                        .parts
+                        .warnings
+                        .iter()
+                        .any(|w| w.message.starts_with(DAMAGED))
+                    {
+                        damaged.store(true, Ordering::Relaxed);
+                    }
+                    if file.cacheable() {
+                        from_files.store(true, Ordering::Relaxed);
+                    }
+                    file
+                }
+                None => read_file_guarded(path),
+            };
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = &options.progress {
+                (progress.0)(finished, total);
+            }
+            file
+        })
+        .collect();
+    ReadFiles {
+        files: read,
+        cache_failure: cache_failure.into_inner().ok().flatten(),
+        damaged: damaged.into_inner(),
+        from_files: from_files.into_inner(),
+    }
+}
+
+/// The start of the warning about a damaged cache entry.
+const DAMAGED: &str = "damaged index cache entry discarded";
+
+/// Whether `file` could not be read at all (it is then not among the index's libraries).
+fn unreadable(parts: &store::FileParts) -> bool {
+    parts.records.is_empty()
+        && parts.info.members == 0
+        && !parts.warnings.is_empty()
+        && parts.warnings.iter().all(|w| w.member.is_none())
+}
+
+/// What a lookup table keeps of each file besides its records.
+fn facts_of(files: &[store::FileIndex]) -> Vec<table::FileFacts> {
+    files
+        .iter()
+        .map(|file| table::FileFacts {
+            listed: !unreadable(&file.parts),
+            info: file.parts.info.clone(),
+            warnings: file.parts.warnings.clone(),
+        })
+        .collect()
+}
+
 impl Index {
     /// Reads `files` (in search order) in parallel and indexes every symbol they define. Files that
     /// cannot be read at all are not listed in [`Index::libraries`]; every problem is a warning.
     pub fn build(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
-        let done = AtomicUsize::new(0);
-        let total = files.len();
-        let cache = options.cache_dir.as_deref().map(cache::Cache::new);
-        let parents = match cache {
-            Some(_) => cache::parents(files),
-            None => cache::Parents::new(),
-        };
-        let cache_failure = std::sync::Mutex::new(None);
-        let read: Vec<store::FileIndex> = files
-            .par_iter()
-            .with_max_len(1)
-            .map(|path| {
-                let file = match &cache {
-                    Some(cache) => {
-                        let (file, failure) = read_file_cached(path, cache, &parents);
-                        if let Some(failure) = failure {
-                            if let Ok(mut first) = cache_failure.lock() {
-                                first.get_or_insert(failure);
-                            }
-                        }
-                        file
-                    }
-                    None => read_file_guarded(path),
-                };
-                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(progress) = &options.progress {
-                    (progress.0)(finished, total);
-                }
-                file
-            })
-            .collect();
+        let read = read_all(files, options);
+        Index::assemble(read, options)
+    }
+
+    /// The index of files read: their summaries and warnings moved out, their records grouped.
+    fn assemble(read: ReadFiles, options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
         let mut warnings = Vec::new();
-        let mut libraries = Vec::with_capacity(read.len());
-        let mut indexed = Vec::with_capacity(read.len());
-        for mut file in read {
+        let mut libraries = Vec::with_capacity(read.files.len());
+        let mut indexed = Vec::with_capacity(read.files.len());
+        for mut file in read.files {
             let parts = &mut file.parts;
-            let unreadable_file = parts.records.is_empty()
-                && parts.info.members == 0
-                && !parts.warnings.is_empty()
-                && parts.warnings.iter().all(|w| w.member.is_none());
+            let unreadable_file = unreadable(parts);
             warnings.append(&mut parts.warnings);
             if !unreadable_file {
                 libraries.push(std::mem::replace(&mut parts.info, LibraryInfo::empty()));
             }
             indexed.push(file);
         }
-        if let (Some(dir), Ok(Some(failure))) = (&options.cache_dir, cache_failure.into_inner()) {
+        if let (Some(dir), Some(failure)) = (&options.cache_dir, read.cache_failure) {
             let message = format!("cannot write the index cache: {failure}");
             warnings.push(IndexWarning::file(dir, message));
         }
@@ -517,8 +641,119 @@ impl Index {
             groups,
             libraries,
             arch: options.arch,
+            lookup: None,
         };
         (index, warnings)
+    }
+
+    /// Like [`Index::build`], with the same answers, but through the lookup table of this set of
+    /// files when `options` has a cache directory: a current table answers every lookup by
+    /// reading only the names asked (`table`); otherwise the files are read as [`Index::build`]
+    /// reads them and the table is written for the next run. Without a cache directory, this is
+    /// [`Index::build`].
+    pub fn open(files: &[PathBuf], options: &IndexOptions) -> (Index, Vec<IndexWarning>) {
+        let Some(dir) = options.cache_dir.as_deref() else {
+            return Index::build(files, options);
+        };
+        let parents = cache::parents(files);
+        let keys: Option<Vec<cache::Key>> = files
+            .iter()
+            .map(|path| cache::Key::of(path, &parents).ok())
+            .collect();
+        let Some(keys) = keys else {
+            // A file that cannot be stat'ed: reading it says why; no table for such a set.
+            return Index::build(files, options);
+        };
+        let mut damaged = None;
+        match table::Table::open(dir, files, &keys) {
+            table::Opened::Hit(table, facts) => {
+                return Index::of_table(table, facts, files, options)
+            }
+            table::Opened::Miss => {}
+            table::Opened::Damaged(reason) => damaged = Some(reason),
+        }
+        let read = read_all(files, options);
+        let mut write_failure = None;
+        // Written by the first run that finds every library in the per-file cache (the run after
+        // a cold one), so that a cold run costs what it cost before the table.
+        if !read.damaged && !read.from_files && read.cache_failure.is_none() {
+            let unchanged = files
+                .iter()
+                .zip(&keys)
+                .all(|(path, key)| cache::Key::of(path, &parents).is_ok_and(|now| now == *key));
+            if unchanged {
+                let path = table::path_of(dir, &keys);
+                let facts = facts_of(&read.files);
+                let written = std::fs::create_dir_all(dir)
+                    .and_then(|()| table::write(&path, &keys, &read.files, &facts));
+                // As for per-file entries: Windows refuses to replace a table a concurrent run
+                // has open; that run's table is as good as ours.
+                write_failure = written.err().filter(|error| {
+                    error.kind() != std::io::ErrorKind::PermissionDenied || !path.is_file()
+                });
+            }
+        }
+        let (index, mut warnings) = Index::assemble(read, options);
+        if let Some(error) = write_failure {
+            let message = format!("cannot write the index cache: {error}");
+            warnings.push(IndexWarning::file(dir, message));
+        }
+        if let Some(reason) = damaged {
+            let message = format!("{DAMAGED} ({reason}); libraries read again");
+            warnings.push(IndexWarning::file(&table::path_of(dir, &keys), message));
+        }
+        (index, warnings)
+    }
+
+    /// The index answered by a current table.
+    fn of_table(
+        table: table::Table,
+        facts: Vec<table::FileFacts>,
+        files: &[PathBuf],
+        options: &IndexOptions,
+    ) -> (Index, Vec<IndexWarning>) {
+        let mut warnings = Vec::new();
+        let mut libraries = Vec::with_capacity(facts.len());
+        for mut file in facts {
+            warnings.append(&mut file.warnings);
+            if file.listed {
+                libraries.push(file.info);
+            }
+        }
+        let chunks = table.buckets().div_ceil(CHUNK);
+        let lookup = Lookup {
+            table,
+            paths: files.to_vec(),
+            options: options.clone(),
+            materialized: std::iter::repeat_with(OnceLock::new).take(chunks).collect(),
+            broken: AtomicBool::new(false),
+            full: OnceLock::new(),
+        };
+        let index = Index {
+            files: Vec::new(),
+            groups: groups::Groups::default(),
+            libraries,
+            arch: options.arch,
+            lookup: Some(lookup),
+        };
+        (index, warnings)
+    }
+
+    /// Whether lookups read a table (made by [`Index::open`] from a current one) rather than
+    /// every file.
+    pub fn answers_by_lookup(&self) -> bool {
+        self.lookup
+            .as_ref()
+            .is_some_and(|lookup| !lookup.broken.load(Ordering::Relaxed))
+    }
+
+    /// The files and their grouping: the index's own, or, for an index opened from a table, the
+    /// full decode (made on first call).
+    fn full(&self) -> (&[store::FileIndex], &groups::Groups) {
+        match &self.lookup {
+            Some(lookup) => lookup.full(),
+            None => (&self.files, &self.groups),
+        }
     }
 
     /// An index of already-read symbols (given in search order), for tests and callers that merge
@@ -537,13 +772,20 @@ impl Index {
             groups,
             libraries,
             arch,
+            lookup: None,
         }
     }
 
     /// The materialized bucket of the names hashing like `name`.
     fn group_of(&self, name: &str) -> Option<&groups::Group> {
-        let bucket = self.groups.bucket(store::name_hash(name.as_bytes()));
-        Some(self.groups.group(&self.files, bucket, self.arch))
+        let hash = store::name_hash(name.as_bytes());
+        if let Some(lookup) = &self.lookup {
+            if let Some(group) = lookup.group(lookup.table.bucket(hash), self.arch) {
+                return Some(group);
+            }
+        }
+        let (files, groups) = self.full();
+        Some(groups.group(files, groups.bucket(hash), self.arch))
     }
 
     /// Every provider of exactly `linker_name` that links into the index's machine, in search order.
@@ -580,16 +822,18 @@ impl Index {
     /// borrowed from the mapped files: nothing is materialized, but the first call compares every
     /// name once (~tens of ms for an SDK).
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.groups
-            .order(&self.files, self.arch)
+        let (files, groups) = self.full();
+        groups
+            .order(files, self.arch)
             .iter()
             .filter(|name| name.links)
-            .map(|name| self.files[name.file as usize].name(name.record as usize))
+            .map(|name| files[name.file as usize].name(name.record as usize))
     }
 
     /// The materialized providers of one distinct name: (linking, other machines).
     fn providers_of(&self, name: &groups::NameAt) -> (&[LibrarySymbol], &[LibrarySymbol]) {
-        let group = self.groups.group(&self.files, name.bucket, self.arch);
+        let (files, groups) = self.full();
+        let group = groups.group(files, name.bucket, self.arch);
         match group.names.get(name.name as usize) {
             Some(&(start, middle, end)) => (
                 &group.symbols[start as usize..middle as usize],
@@ -602,16 +846,18 @@ impl Index {
     /// Every symbol that links into the index's machine, grouped by name (first appearance),
     /// each group in search order. This materializes every symbol: for listings, not lookups.
     pub fn symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
-        self.groups
-            .order(&self.files, self.arch)
+        let (files, groups) = self.full();
+        groups
+            .order(files, self.arch)
             .iter()
             .flat_map(|name| self.providers_of(name).0)
     }
 
     /// Every symbol of another machine, grouped like [`Index::symbols`].
     pub fn other_machine_symbols(&self) -> impl Iterator<Item = &LibrarySymbol> {
-        self.groups
-            .order(&self.files, self.arch)
+        let (files, groups) = self.full();
+        groups
+            .order(files, self.arch)
             .iter()
             .flat_map(|name| self.providers_of(name).1)
     }

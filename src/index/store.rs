@@ -8,12 +8,13 @@
 //! map learn whether they are weak externals from their member's symbol table on lookup, and the
 //! readers that build owned symbols anyway (DLLs, `.def`, PDBs) keep them and point at them.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use object::read::coff::{ImportFile, ImportName, ImportType};
 
-use super::{text, FileFormat, IndexWarning, LibraryInfo, LibrarySymbol, Machine, SymbolKind};
+use super::{FileFormat, IndexWarning, LibraryInfo, LibrarySymbol, Machine, SymbolKind};
 
 /// Flag in [`Span::len`]: the bytes are in the file's arena, not in the mapped file.
 const ARENA: u32 = 1 << 31;
@@ -270,6 +271,80 @@ fn span_str<'a>(data: &'a [u8], arena: &'a str, span: Span) -> &'a str {
     }
 }
 
+/// One provider as a record describes it, borrowed from the file (or its owned symbol): what
+/// [`LibrarySymbol`] holds, without the library, which the caller knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SymbolView<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) member: Option<&'a str>,
+    pub(crate) dll: Option<Cow<'a, str>>,
+    /// The kind; for an alias, [`SymbolKind::Defined`] with `target` set.
+    pub(crate) kind: SymbolKind,
+    /// The target of an alias.
+    pub(crate) target: Option<&'a str>,
+    pub(crate) machine: Machine,
+    pub(crate) export_name: Option<Cow<'a, str>>,
+    pub(crate) forwarder: Option<&'a str>,
+    pub(crate) source_library: Option<&'a str>,
+}
+
+impl<'a> SymbolView<'a> {
+    /// A view with only the required fields set.
+    pub(crate) fn new(name: &'a str, kind: SymbolKind, machine: Machine) -> SymbolView<'a> {
+        SymbolView {
+            name,
+            member: None,
+            dll: None,
+            kind,
+            target: None,
+            machine,
+            export_name: None,
+            forwarder: None,
+            source_library: None,
+        }
+    }
+
+    /// The view of an owned symbol.
+    pub(crate) fn of(symbol: &'a LibrarySymbol) -> SymbolView<'a> {
+        let (kind, target) = match &symbol.kind {
+            SymbolKind::Alias { target } => (SymbolKind::Defined, Some(target.as_str())),
+            kind => (kind.clone(), None),
+        };
+        SymbolView {
+            name: &symbol.name,
+            member: symbol.member.as_deref(),
+            dll: symbol.dll.as_deref().map(Cow::Borrowed),
+            kind,
+            target,
+            machine: symbol.machine,
+            export_name: symbol.export_name.as_deref().map(Cow::Borrowed),
+            forwarder: symbol.forwarder.as_deref(),
+            source_library: symbol.source_library.as_deref(),
+        }
+    }
+
+    /// The owned symbol, read from `library`.
+    pub(crate) fn to_symbol(&self, library: &Path) -> LibrarySymbol {
+        let kind = match self.target {
+            Some(target) => SymbolKind::Alias {
+                target: target.to_string(),
+            },
+            None => self.kind.clone(),
+        };
+        LibrarySymbol {
+            name: self.name.to_string(),
+            library: library.to_path_buf(),
+            member: self.member.map(str::to_string),
+            dll: self.dll.as_deref().map(str::to_string),
+            kind,
+            machine: self.machine,
+            export_name: self.export_name.as_deref().map(str::to_string),
+            forwarder: self.forwarder.map(str::to_string),
+            source_library: self.source_library.map(str::to_string),
+        }
+    }
+}
+
 impl FileIndex {
     /// A file whose records point into its map.
     pub(crate) fn mapped(path: &Path, map: memmap2::Mmap, parts: FileParts) -> Self {
@@ -372,31 +447,34 @@ impl FileIndex {
     /// The owned symbol of record `number`. Members are read again where the record points at
     /// them; a file changed under us since the build gives what can still be read, never a panic.
     pub(crate) fn materialize(&self, number: usize) -> LibrarySymbol {
+        if let Some(record) = self.parts.records.get(number) {
+            if record.kind == RecordKind::Owned {
+                // Owned symbols keep their own library (an index of given symbols has many).
+                if let Some(symbol) = self.parts.owned.get(record.member as usize) {
+                    return symbol.clone();
+                }
+            }
+        }
+        self.view(number).to_symbol(&self.path)
+    }
+
+    /// What record `number` says, borrowed where it can be: [`FileIndex::materialize`] owns it,
+    /// the lookup table (`table`) writes it.
+    pub(crate) fn view(&self, number: usize) -> SymbolView<'_> {
         let Some(record) = self.parts.records.get(number) else {
-            return LibrarySymbol::new(
-                String::new(),
-                &self.path,
-                SymbolKind::Defined,
-                Machine::Any,
-            );
+            return SymbolView::new("", SymbolKind::Defined, Machine::Any);
         };
         if record.kind == RecordKind::Owned {
             if let Some(symbol) = self.parts.owned.get(record.member as usize) {
-                return symbol.clone();
+                return SymbolView::of(symbol);
             }
         }
         let data = self.data();
         let name = self.parts.str(data, record.name);
         let member = self.parts.members.get(record.member as usize);
-        let detail =
-            || Some(self.parts.str(data, record.detail).to_string()).filter(|d| !d.is_empty());
-        let mut symbol = LibrarySymbol::new(
-            name.to_string(),
-            &self.path,
-            SymbolKind::Defined,
-            record.machine,
-        );
-        symbol.member = member.map(|m| self.parts.str(data, m.name).to_string());
+        let detail = || Some(self.parts.str(data, record.detail)).filter(|d| !d.is_empty());
+        let mut symbol = SymbolView::new(name, SymbolKind::Defined, record.machine);
+        symbol.member = member.map(|m| self.parts.str(data, m.name));
         match record.kind {
             RecordKind::ShortImport => {
                 let bytes = member.map_or(&[][..], |m| self.member_bytes(m));
@@ -407,9 +485,9 @@ impl FileIndex {
                         ImportType::Data => SymbolKind::ImportData,
                         ImportType::Const => SymbolKind::ImportConst,
                     };
-                    symbol.dll = Some(text(import.dll()));
+                    symbol.dll = Some(String::from_utf8_lossy(import.dll()));
                     symbol.export_name = match import.import() {
-                        ImportName::Name(name) => Some(text(name)),
+                        ImportName::Name(name) => Some(String::from_utf8_lossy(name)),
                         ImportName::Ordinal(_) => None,
                     };
                 }
@@ -420,20 +498,15 @@ impl FileIndex {
                 } else {
                     SymbolKind::ImportData
                 };
-                symbol.dll = detail();
-                symbol.export_name = Some(name.strip_prefix("__imp_").unwrap_or(name).to_string());
+                symbol.dll = detail().map(Cow::Borrowed);
+                symbol.export_name =
+                    Some(Cow::Borrowed(name.strip_prefix("__imp_").unwrap_or(name)));
             }
-            RecordKind::Alias => {
-                symbol.kind = SymbolKind::Alias {
-                    target: detail().unwrap_or_default(),
-                };
-            }
+            RecordKind::Alias => symbol.target = Some(detail().unwrap_or_default()),
             RecordKind::MapSymbol => {
                 let weak = self.weak_externals(record.member as usize);
                 if let Some((_, target)) = weak.iter().find(|(weak, _)| weak == name) {
-                    symbol.kind = SymbolKind::Alias {
-                        target: target.clone(),
-                    };
+                    symbol.target = Some(target);
                 }
             }
             RecordKind::Defined | RecordKind::Owned => {}

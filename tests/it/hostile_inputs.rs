@@ -303,7 +303,8 @@ fn fifos_are_refused_wherever_a_file_is_opened() {
         }
     }
 
-    // Cache entries: written by a first run, replaced by FIFOs, then read by a second.
+    // Cache entries (per file, and the lookup table of the set): written by a first run, replaced
+    // by FIFOs, then read by a second.
     let cache = root.join("cache");
     let mut command = lnkfix_std();
     command
@@ -314,7 +315,7 @@ fn fifos_are_refused_wherever_a_file_is_opened() {
     let mut entries = 0;
     for entry in std::fs::read_dir(&cache).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "idx") {
+        if path.extension().is_some_and(|e| e == "idx" || e == "set") {
             std::fs::remove_file(&path).unwrap();
             mkfifo(&path);
             entries += 1;

@@ -31,6 +31,7 @@ mod index_cache;
 mod index_corruption;
 mod index_discover;
 mod index_fixtures;
+mod index_lookup;
 mod index_wheels;
 mod index_windows_crates;
 mod link_failures;
