@@ -287,8 +287,8 @@ const TOP: Variables = &[
          (with the active Python's); doctor checks and lists them.",
     ),
     (
-        "LOCALAPPDATA, XDG_CACHE_HOME, HOME",
-        "Where the index cache lives.",
+        "LOCALAPPDATA, XDG_CACHE_HOME, HOME, APPDATA",
+        "Where the index cache lives; HOME and APPDATA also name the user's site-packages, so a remembered Python answer is asked again when they change.",
     ),
     (
         "LIBPATH, INCLUDE, CC, TVM_FFI_ROCM_ARCH_LIST, TRITON_OVERRIDE_ARCH, TVM_FFI_CACHE_DIR, \

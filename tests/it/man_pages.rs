@@ -199,7 +199,13 @@ fn every_environment_variable_the_source_reads_is_on_the_top_page() {
     let mut files = Vec::new();
     rust_files(&common::root().join("src"), &mut files);
     for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
+        let source = std::fs::read_to_string(&file).unwrap();
+        // Comments name variables that lnkfix does not read (those of the files it writes).
+        let text: String = source
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         for call in ["env(\"", "var(\"", "var_os(\"", "get(\""] {
             for piece in text.split(call).skip(1) {
                 let name: String = piece.chars().take_while(|c| *c != '"').collect();
