@@ -14,7 +14,9 @@
 //! The tool checks run on Linux only (`#[cfg(not(windows))]`: no rustc, cargo, python3 under
 //! Wine); the `locate` tests run everywhere.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(not(windows))]
+use std::path::PathBuf;
 #[cfg(not(windows))]
 use std::process::Command;
 
@@ -27,6 +29,7 @@ const HOSTILE: &str = "C:\\Users\\O'Brien \"x\"\\${HOME}\\$(id)\\{0}\\lib";
 
 /// The same without `$(`, which gyp's output (a Visual Studio project) would expand: node-gyp
 /// refuses that one.
+#[cfg_attr(windows, allow(dead_code))] // read back by node-gyp, which the Windows run lacks
 const GYP_HOSTILE: &str = "C:\\Users\\O'Brien \"x\"\\${HOME}\\{0}\\#lib";
 
 fn change(libraries: &[&str], dirs: &[&str]) -> BuildChange {
@@ -41,6 +44,7 @@ fn change(libraries: &[&str], dirs: &[&str]) -> BuildChange {
 type EditFn = fn(&Path, &[u8], Option<&str>, &BuildChange) -> Result<EditOutcome, BuildEditError>;
 
 /// The edited text; the edit of it must be `AlreadyDone`.
+#[cfg_attr(windows, allow(dead_code))] // its callers read the result back with Linux tools
 fn edited(
     edit: EditFn,
     path: &Path,

@@ -699,6 +699,7 @@ fn patch_output_onto_its_own_inputs_is_refused() {
     let json = saved_diagnosis(dir);
     std::fs::write(dir.join("diag.json"), &json).unwrap();
     std::fs::hard_link(dir.join("extension.py"), dir.join("hard.py")).unwrap();
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut outputs = vec![
         "extension.py",
         "diag.json",

@@ -6,7 +6,9 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn lnkfix(dir: &Path, args: &[&str]) -> Output {
@@ -51,6 +53,7 @@ fn run_ok(command: &mut Command, what: &str) -> Output {
 
 /// A CMake project of tests/fixtures/cmake (`project`: `files` from it), configured into a
 /// fresh directory of its own under target/.
+#[cfg(unix)]
 fn configured_cmake_project(project: &str, files: &[&str]) -> PathBuf {
     let dir = common::root()
         .join("target")
@@ -108,6 +111,7 @@ fn configured_cmake_project(project: &str, files: &[&str]) -> PathBuf {
     dir
 }
 
+#[cfg(unix)]
 #[test]
 fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_links() {
     let dir = configured_cmake_project(
@@ -264,6 +268,7 @@ fn cmake_closed_loop_the_link_fails_lnkfix_patches_cmakelists_and_the_rebuild_li
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn cmake_crt_mismatch_the_target_gets_the_libraries_runtime_and_the_rebuild_links() {
     let dir = configured_cmake_project("crt", &["CMakeLists.txt", "legacy.cpp", "main.cpp"]);
