@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use lnkfix::discover::{discover, SearchOptions};
-use lnkfix::index::{write_explain, write_summary, Index, IndexOptions, Machine, OutputFormat};
+use lnkfix::format::Format;
+use lnkfix::index::{write_explain, write_summary, Index, IndexOptions, Machine};
 
 fn main() {
     let mut arch = Machine::X64;
@@ -57,10 +58,10 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if summary {
-        let _ = write_summary(&index, &warnings, &mut out, OutputFormat::Text);
+        let _ = write_summary(&index, &warnings, &mut out, Format::Text);
     }
     for name in &explain {
-        let _ = write_explain(&index, name, None, &mut out, OutputFormat::Text);
+        let _ = write_explain(&index, name, None, &mut out, Format::Text);
     }
     let symbols: usize = index.libraries().iter().map(|l| l.symbols).sum();
     eprintln!(

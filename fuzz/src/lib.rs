@@ -14,7 +14,8 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use lnkfix::index::{write_list, write_summary, Index, IndexOptions, OutputFormat};
+use lnkfix::format::Format;
+use lnkfix::index::{write_list, write_summary, Index, IndexOptions};
 use lnkfix::patch::{plan_patch, DefaultLibChain, HipLibrary, PatchOutcome, PatchPlan};
 use lnkfix::resolve::{diagnose, DiagnoseOptions};
 use lnkfix::rules::RuleBook;
@@ -145,7 +146,7 @@ fn index_file(data: &[u8], extension: &str) {
     }
     // Every report renders whatever the file held.
     let mut out = Vec::new();
-    for format in [OutputFormat::Text, OutputFormat::Json] {
+    for format in [Format::Text, Format::Json] {
         write_summary(&index, &warnings, &mut out, format).unwrap();
         write_list(&index, &mut out, format).unwrap();
     }

@@ -21,9 +21,6 @@ mod render;
 mod store;
 mod table;
 
-/// The one output [`Format`](crate::format::Format), by the name the index's renderers knew it
-/// (they write JSON for `Json`, text for any other).
-pub use crate::format::Format as OutputFormat;
 pub use crate::machine::Machine;
 pub use render::{write_explain, write_list, write_summary};
 

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use super::{Stage, TriageError};
 
 /// The shipped rows.
-const BUILTIN_ROWS: &str = include_str!("../../symbol-db/triage.json");
+const BUILTIN_ROWS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/symbol-db/triage.json"
+));
 
 /// What a row's match means for the classification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,9 +7,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{index_fixtures, windows_lib};
-use lnkfix::index::{
-    write_list, write_summary, Index, IndexOptions, IndexWarning, Machine, OutputFormat,
-};
+use lnkfix::format::Format;
+use lnkfix::index::{write_list, write_summary, Index, IndexOptions, IndexWarning, Machine};
 
 fn inputs() -> Vec<PathBuf> {
     let f = index_fixtures();
@@ -45,14 +44,14 @@ fn build(files: &[PathBuf], cache: Option<&Path>, arch: Machine) -> (Index, Vec<
 /// Everything an index shows: summary (with warnings), every symbol, every name.
 fn render(index: &Index, warnings: &[IndexWarning]) -> String {
     let mut out = Vec::new();
-    write_summary(index, warnings, &mut out, OutputFormat::Text).expect("write");
+    write_summary(index, warnings, &mut out, Format::Text).expect("write");
     String::from_utf8(out).expect("utf-8") + &list(index)
 }
 
 /// Every symbol and every name.
 fn list(index: &Index) -> String {
     let mut out = Vec::new();
-    write_list(index, &mut out, OutputFormat::Json).expect("write");
+    write_list(index, &mut out, Format::Json).expect("write");
     let mut text = String::from_utf8(out).expect("utf-8");
     for name in index.names() {
         text.push_str(name);

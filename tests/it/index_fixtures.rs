@@ -6,9 +6,9 @@ use crate::common;
 use std::path::Path;
 
 use common::{index, index_fixtures};
+use lnkfix::format::Format;
 use lnkfix::index::{
-    write_explain, write_list, write_summary, FileFormat, LibrarySymbol, Machine, OutputFormat,
-    SymbolKind,
+    write_explain, write_list, write_summary, FileFormat, LibrarySymbol, Machine, SymbolKind,
 };
 
 fn one<'a>(found: &'a [LibrarySymbol], name: &str) -> &'a LibrarySymbol {
@@ -204,24 +204,24 @@ fn rendering_summary_list_and_explain() {
     ];
     let (index, warnings) = index(&files, Machine::X64);
     let mut text = Vec::new();
-    write_summary(&index, &warnings, &mut text, OutputFormat::Text).expect("write");
+    write_summary(&index, &warnings, &mut text, Format::Text).expect("write");
     let text = String::from_utf8(text).expect("utf-8");
     assert!(text.contains("defaultlib kernel32.lib"), "{text}");
     assert!(text.contains("1 members with unreadable symbols"), "{text}");
     assert!(text.contains("3 files,"), "{text}");
     let mut json = Vec::new();
-    write_summary(&index, &warnings, &mut json, OutputFormat::Json).expect("write");
+    write_summary(&index, &warnings, &mut json, Format::Json).expect("write");
     let json: serde_json::Value = serde_json::from_slice(&json).expect("valid json");
     assert_eq!(json["files"], 3);
     assert_eq!(json["libraries"][0]["default_libs"][0], "kernel32.lib");
 
     let mut list = Vec::new();
-    write_list(&index, &mut list, OutputFormat::Text).expect("write");
+    write_list(&index, &mut list, Format::Text).expect("write");
     let list = String::from_utf8(list).expect("utf-8");
     assert!(list.lines().any(|l| l.starts_with("__imp_hipMalloc\t")
         && l.contains("-> amdhip64_6.dll [import (code), x64]")));
     let mut list = Vec::new();
-    write_list(&index, &mut list, OutputFormat::Json).expect("write");
+    write_list(&index, &mut list, Format::Json).expect("write");
     let list: serde_json::Value = serde_json::from_slice(&list).expect("valid json");
     let alias = list["symbols"]
         .as_array()
@@ -239,7 +239,7 @@ fn rendering_summary_list_and_explain() {
         "_helper",
         Some("helper"),
         &mut explain,
-        OutputFormat::Text,
+        Format::Text,
     )
     .expect("write");
     let explain = String::from_utf8(explain).expect("utf-8");
@@ -250,14 +250,7 @@ fn rendering_summary_list_and_explain() {
         "{explain}"
     );
     let mut explain = Vec::new();
-    write_explain(
-        &index,
-        "__imp_hipFree",
-        None,
-        &mut explain,
-        OutputFormat::Json,
-    )
-    .expect("write");
+    write_explain(&index, "__imp_hipFree", None, &mut explain, Format::Json).expect("write");
     let explain: serde_json::Value = serde_json::from_slice(&explain).expect("valid json");
     assert_eq!(explain["providers"][0]["dll"], "amdhip64_6.dll");
     assert_eq!(explain["providers"][0]["kind"], "import_code");

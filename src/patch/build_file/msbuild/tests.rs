@@ -2,7 +2,10 @@ use super::*;
 
 /// The test project as Visual Studio writes it: a UTF-8 BOM and CRLF line endings.
 fn project() -> Vec<u8> {
-    let text = include_str!("../../../../tests/fixtures/msbuild/app.vcxproj.in");
+    let text = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/msbuild/app.vcxproj.in"
+    ));
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend_from_slice(text.replace('\n', "\r\n").as_bytes());
     bytes
