@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lnkfix::discover::{discover, SearchOptions};
-use lnkfix::format::Format;
+use lnkfix::index::discover::{discover, SearchOptions};
 use lnkfix::index::{write_explain, write_summary, Index, IndexOptions, Machine};
+use lnkfix::output::format::Format;
 
 fn main() {
     let mut arch = Machine::X64;

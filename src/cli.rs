@@ -1,20 +1,20 @@
 //! The command line: clap's definitions (their doc comments are the `--help` text) and the
-//! conversion of the parsed arguments into the library's requests ([`lnkfix::app`]).
+//! conversion of the parsed arguments into the library's requests ([`lnkfix::commands::app`]).
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use lnkfix::app::{
+use lnkfix::commands::app::{
     self, DiagnoseRequest, ExplainRequest, IndexRequest, LibrarySearch, PatchRequest,
 };
-use lnkfix::demangle::DemangleLimits;
-use lnkfix::discover::{PythonChoice, SearchOptions};
-use lnkfix::format::Format;
+use lnkfix::fix::verify::VerifyOptions;
+use lnkfix::index::discover::{PythonChoice, SearchOptions};
 use lnkfix::index::Machine;
-use lnkfix::linklog::ReadLimits;
+use lnkfix::output::format::Format;
+use lnkfix::read::demangle::DemangleLimits;
+use lnkfix::read::linklog::ReadLimits;
 use lnkfix::rules::Flavour;
-use lnkfix::verify::VerifyOptions;
 
 /// Turns a failed Windows link (LNK2019/LNK2001/LNK1120, lld-link "undefined symbol") into a fix.
 #[derive(Parser)]
@@ -233,11 +233,11 @@ pub(crate) struct DiagnoseInputs {
     pub(crate) max_demangle_depth: u16,
     /// Most distinct symbols kept; records of further symbols are counted, not kept (a log of
     /// endless distinct names cannot exhaust memory).
-    #[arg(long, default_value_t = lnkfix::linklog::DEFAULT_MAX_SYMBOLS, value_name = "N", help_heading = "Limits")]
+    #[arg(long, default_value_t = lnkfix::read::linklog::DEFAULT_MAX_SYMBOLS, value_name = "N", help_heading = "Limits")]
     pub(crate) max_symbols: usize,
     /// Largest output a demangling may produce, in bytes, bounded before it runs (names whose
     /// back-references could expand past it are shown raw).
-    #[arg(long, default_value_t = lnkfix::demangle::DEFAULT_MAX_OUTPUT, value_name = "BYTES", help_heading = "Limits")]
+    #[arg(long, default_value_t = lnkfix::read::demangle::DEFAULT_MAX_OUTPUT, value_name = "BYTES", help_heading = "Limits")]
     pub(crate) max_demangle_output: usize,
     #[command(flatten)]
     pub(crate) search: SearchArgs,
@@ -290,7 +290,7 @@ impl VerifyArgs {
     /// The verification these arguments ask for, if any.
     pub(crate) fn options(&self, build_dir: Option<&PathBuf>) -> Option<VerifyOptions> {
         self.verify.then(|| VerifyOptions {
-            bounds: lnkfix::verify::Bounds {
+            bounds: lnkfix::fix::verify::Bounds {
                 read_bytes: self.max_bytes,
                 expanded_bytes: self.max_expansion,
             },
@@ -423,10 +423,12 @@ pub(crate) struct PythonArgs {
 
 impl PythonArgs {
     /// What the options say; `None` when neither is given.
-    pub(crate) fn spec(&self) -> Option<lnkfix::whence::SourceSpec> {
+    pub(crate) fn spec(&self) -> Option<lnkfix::commands::whence::SourceSpec> {
         match (&self.python, self.site_packages.is_empty()) {
-            (Some(exe), _) => Some(lnkfix::whence::SourceSpec::Python(exe.clone())),
-            (None, false) => Some(lnkfix::whence::SourceSpec::Dirs(self.site_packages.clone())),
+            (Some(exe), _) => Some(lnkfix::commands::whence::SourceSpec::Python(exe.clone())),
+            (None, false) => Some(lnkfix::commands::whence::SourceSpec::Dirs(
+                self.site_packages.clone(),
+            )),
             (None, true) => None,
         }
     }
@@ -691,15 +693,15 @@ impl PatchArgs {
     pub(crate) fn is_build_definition(&self) -> bool {
         self.file
             .as_deref()
-            .is_none_or(|f| lnkfix::patch::build_file::system_of_file(f).is_some())
+            .is_none_or(|f| lnkfix::fix::patch::build_file::system_of_file(f).is_some())
     }
 
     /// The request for a build definition.
     pub(crate) fn build_request(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> lnkfix::app::BuildPatchRequest {
-        lnkfix::app::BuildPatchRequest {
+    ) -> lnkfix::commands::app::BuildPatchRequest {
+        lnkfix::commands::app::BuildPatchRequest {
             file: self.file.clone(),
             target: self.target.clone(),
             configuration: self.configuration.clone(),
@@ -711,14 +713,14 @@ impl PatchArgs {
 
 impl ZombiesArgs {
     /// The request; an unreadable `--since` is an error.
-    pub(crate) fn request(&self) -> Result<lnkfix::zombies::ZombiesRequest, String> {
+    pub(crate) fn request(&self) -> Result<lnkfix::commands::zombies::ZombiesRequest, String> {
         let since = self
             .since
             .as_deref()
-            .map(lnkfix::triage::parse_time)
+            .map(lnkfix::commands::triage::parse_time)
             .transpose()
             .map_err(|e| e.to_string())?;
-        Ok(lnkfix::zombies::ZombiesRequest {
+        Ok(lnkfix::commands::zombies::ZombiesRequest {
             paths: self.paths.clone(),
             since,
             started_after: self.started_after.clone(),
@@ -736,14 +738,14 @@ impl TriageArgs {
     pub(crate) fn options(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<lnkfix::triage::TriageOptions, String> {
+    ) -> Result<lnkfix::commands::triage::TriageOptions, String> {
         let since = self
             .since
             .as_deref()
-            .map(lnkfix::triage::parse_time)
+            .map(lnkfix::commands::triage::parse_time)
             .transpose()
             .map_err(|e| e.to_string())?;
-        Ok(lnkfix::triage::TriageOptions {
+        Ok(lnkfix::commands::triage::TriageOptions {
             since,
             started_after: self.started_after.clone(),
             extra_rules: self.rules.clone(),

@@ -1,46 +1,29 @@
 //! lnkfix: turns a failed Windows link into a fix.
 //!
-//! The pipeline, one module per stage, data flowing one way:
+//! The pipeline, one directory per stage, data flowing one way:
 //!
 //! ```text
-//! log file ─▶ linklog ─▶ symbols ─┐
-//! lib dirs ─▶ discover ─▶ index ──┼─▶ resolve ─▶ report (text | json)
-//! objects/build.ninja ─▶ evidence ┘             ├▶ patch (extension.py)
-//!                                               └▶ verify (the failed link, run again)
-//! rule book (symbol-db/) ─────────────▶ rules ─▶ resolve, triage
-//! process table, open files ─▶ zombies ─▶ triage, doctor (a stale or missing log)
-//! error message + Python sources ─▶ whence ─▶ triage (runtime raisers)
+//! read     log file ─▶ linklog ─▶ symbols; build_system, evidence, python_build ──┐
+//! index    lib dirs, the Python ─▶ discover, interpreter ─▶ the library index ────┤
+//! rules    rule book (symbol-db/) ─▶ rules, name tables ───────────────────────────┤
+//!                                                                                  ▼
+//!          resolve ─▶ problems ─┬─▶ output (text, json, github, sarif)
+//!                               └─▶ fix (patch; verify: the failed link, run again)
+//! commands   app (one entry per command) drives them; doctor, explain, triage, whence,
+//!            zombies
 //! ```
+//!
+//! Below them: [`machine`] (the one machine vocabulary) and [`files`] (opening, identity and
+//! atomic writes).
 #![warn(missing_docs)]
 
-pub mod annotations;
-pub mod app;
-pub mod atomic;
-pub mod build_system;
-pub mod demangle;
-pub mod discover;
-pub mod doctor;
-pub mod error;
-pub mod evidence;
-pub mod explain;
-pub mod format;
-pub mod identity;
+pub mod commands;
+pub mod files;
+pub mod fix;
 pub mod index;
-pub mod interpreter;
-pub mod linklog;
 pub mod machine;
-pub mod open;
-pub mod patch;
+pub mod output;
 pub mod problems;
-pub mod providers;
-pub mod python_build;
-pub mod report;
+pub mod read;
 pub mod resolve;
 pub mod rules;
-pub mod symbols;
-pub mod terminal;
-pub mod toolsets;
-pub mod triage;
-pub mod verify;
-pub mod whence;
-pub mod zombies;

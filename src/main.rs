@@ -1,5 +1,6 @@
 //! The `lnkfix` binary: parses the command line ([`cli`]), calls the library's entry for the
-//! command ([`lnkfix::app`]), renders the report it returns and exits with the report's status.
+//! command ([`lnkfix::commands::app`]), renders the report it returns and exits with the
+//! report's status.
 //! Where output goes, colour, and the progress bar are decided here, nowhere else.
 
 mod cli;
@@ -14,12 +15,19 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use lnkfix::app::{self, Environment, Report, Status};
+use lnkfix::commands::app::{self, Environment, Report, Status};
+use lnkfix::commands::doctor::DoctorOptions;
+use lnkfix::fix::patch::build_file::EditOutcome;
+use lnkfix::fix::patch::{
+    apply_build_file, check_output_path, sha256_hex, ApplyReport, PatchOutcome,
+};
+use lnkfix::fix::verify;
 use lnkfix::index::Progress;
-use lnkfix::report::Style;
+use lnkfix::output::format::Format;
+use lnkfix::output::report::Style;
+use lnkfix::output::terminal;
 
 use cli::{Cli, ColorChoice, Command};
-use lnkfix::format::Format;
 
 /// The colour choice for anstream: `auto` colours only on a terminal that supports it and never
 /// with `NO_COLOR` set; anstream also turns escapes on in older Windows consoles.
@@ -68,7 +76,7 @@ fn env_var(name: &str) -> Option<String> {
 /// JSON) cannot drive the terminal. A stderr that cannot be written (`2>&1 | head` after the
 /// reader went away) loses the line; `eprintln!` would panic.
 fn say(line: std::fmt::Arguments<'_>) {
-    let line = lnkfix::terminal::neutralise(&line.to_string()).into_owned();
+    let line = terminal::neutralise(&line.to_string()).into_owned();
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
@@ -95,7 +103,7 @@ fn render(report: &dyn Report, format: Format, color: ColorChoice) -> ExitCode {
         // The report always styles; the stream keeps or strips the escapes.
         let stream = anstream::AutoStream::new(std::io::stdout().lock(), color_choice(color));
         // Whatever the report quotes cannot drive the terminal; only its own styles pass.
-        let mut out = std::io::BufWriter::new(lnkfix::terminal::Neutralising::new(stream));
+        let mut out = std::io::BufWriter::new(terminal::Neutralising::new(stream));
         app::write_report(report, format, Style { color: true }, &mut out).and_then(|_| out.flush())
     } else {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -149,7 +157,7 @@ fn run(command: Command) -> ExitCode {
         Command::Doctor(args) => {
             let report = app::doctor(
                 &env,
-                &lnkfix::doctor::DoctorOptions {
+                &DoctorOptions {
                     lib_dirs: args.lib_dirs.clone(),
                     tvm_ffi: args.tvm_ffi.then_some(true),
                     log: args.log.clone(),
@@ -214,7 +222,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     if args.is_build_definition() {
         return build_patch(args, env);
     }
-    if args.format.format == lnkfix::format::Format::Json {
+    if args.format.format == Format::Json {
         return fail("--format json: only for build definitions (extension.py's patch is a diff)");
     }
     if args.target.is_some() || args.configuration.is_some() {
@@ -227,8 +235,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     let target = report.target.display().to_string();
     if let Some(verification) = &report.verification {
         let mut err = std::io::stderr().lock();
-        let _ =
-            lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
+        let _ = verify::write_text(verification, &mut err, Style::default());
     }
     if !report.may_write(args.force) {
         say(format_args!(
@@ -237,7 +244,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
         return ExitCode::from(report.status().code());
     }
     let (diff, new_text, notes) = match &report.outcome {
-        lnkfix::patch::PatchOutcome::AlreadyPatched { notes } => {
+        PatchOutcome::AlreadyPatched { notes } => {
             say(format_args!(
                 "lnkfix: {target} already links everything the diagnosis needs: no change"
             ));
@@ -246,7 +253,7 @@ fn patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
             }
             return ExitCode::from(report.status().code());
         }
-        lnkfix::patch::PatchOutcome::Changed {
+        PatchOutcome::Changed {
             diff,
             new_text,
             notes,
@@ -275,10 +282,9 @@ fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     };
     if let Some(verification) = &report.verification {
         let mut err = std::io::stderr().lock();
-        let _ =
-            lnkfix::verify::write_text(verification, &mut err, lnkfix::report::Style::default());
+        let _ = verify::write_text(verification, &mut err, Style::default());
     }
-    let json = args.format.format == lnkfix::format::Format::Json;
+    let json = args.format.format == Format::Json;
     let file = report.place.file.clone();
     let shown = file.display().to_string();
     say(format_args!(
@@ -294,13 +300,13 @@ fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
     ));
     let mut applied = None;
     let edit = match &report.outcome {
-        lnkfix::patch::build_file::EditOutcome::AlreadyDone => {
+        EditOutcome::AlreadyDone => {
             say(format_args!(
                 "lnkfix: {shown} already has everything the diagnosis needs: no change"
             ));
             None
         }
-        lnkfix::patch::build_file::EditOutcome::Edited(edit) => Some(edit),
+        EditOutcome::Edited(edit) => Some(edit),
     };
     if let Some(edit) = edit {
         say(format_args!("lnkfix: {}", edit.description));
@@ -312,13 +318,8 @@ fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
                 return ExitCode::from(report.status().code());
             }
         } else if args.apply {
-            let expected = lnkfix::patch::sha256_hex(&report.original);
-            match lnkfix::patch::apply_build_file(
-                &file,
-                Some(&expected),
-                &edit.after,
-                !args.no_backup,
-            ) {
+            let expected = sha256_hex(&report.original);
+            match apply_build_file(&file, Some(&expected), &edit.after, !args.no_backup) {
                 Ok(done) => {
                     say(format_args!(
                         "lnkfix: patched {}{}",
@@ -352,21 +353,21 @@ fn build_patch(args: &cli::PatchArgs, env: &Environment<'_>) -> ExitCode {
 /// `patch --format json` for a build definition (docs/GUIDE.md, *JSON*).
 fn build_patch_json(
     report: &app::BuildPatchReport,
-    applied: Option<&lnkfix::patch::ApplyReport>,
+    applied: Option<&ApplyReport>,
 ) -> serde_json::Value {
     let edit = match &report.outcome {
-        lnkfix::patch::build_file::EditOutcome::Edited(edit) => serde_json::json!({
+        EditOutcome::Edited(edit) => serde_json::json!({
             "description": edit.description,
             "target": edit.target,
             "configuration": edit.configuration,
             "diff": report.diff,
         }),
-        lnkfix::patch::build_file::EditOutcome::AlreadyDone => serde_json::Value::Null,
+        EditOutcome::AlreadyDone => serde_json::Value::Null,
     };
     serde_json::json!({
         "schema_version": 1,
         "build_system": report.place.system,
-        "file": lnkfix::terminal::path_text(&report.place.file),
+        "file": terminal::path_text(&report.place.file),
         "target": report.place.target,
         "configuration": report.place.configuration,
         "found_by": report.place.evidence,
@@ -378,7 +379,7 @@ fn build_patch_json(
         "edit": edit,
         "already_done": edit.is_null(),
         "applied": applied.is_some(),
-        "backup": applied.and_then(|a| a.backup.as_deref()).map(|p| lnkfix::terminal::path_text(p).into_owned()),
+        "backup": applied.and_then(|a| a.backup.as_deref()).map(|p| terminal::path_text(p).into_owned()),
         "verified": report.verification.as_ref().map(|v| v.ok),
     })
 }
@@ -391,7 +392,7 @@ fn apply_patch(
     new_text: &[u8],
 ) -> Result<(), String> {
     let expected = report.expected_sha256();
-    let applied = lnkfix::patch::apply_patch(
+    let applied = lnkfix::fix::patch::apply_patch(
         args.file.as_deref().unwrap_or(std::path::Path::new("")),
         Some(&expected),
         new_text,
@@ -426,7 +427,7 @@ fn write_diff(
 ) -> ExitCode {
     match &args.output {
         Some(path) => {
-            match lnkfix::patch::check_output_path(path, &[file, std::path::Path::new(&args.from)])
+            match check_output_path(path, &[file, std::path::Path::new(&args.from)])
                 .map_err(|e| e.to_string())
                 .and_then(|()| {
                     std::fs::write(path, diff.as_bytes())
@@ -440,7 +441,7 @@ fn write_diff(
             let mut out = std::io::stdout().lock();
             // Exact for a file or a pipe (`git apply`); on a terminal, neutralised like any text.
             let result = if out.is_terminal() {
-                let mut terminal = lnkfix::terminal::Neutralising::new(&mut out);
+                let mut terminal = terminal::Neutralising::new(&mut out);
                 terminal
                     .write_all(diff.as_bytes())
                     .and_then(|_| terminal.flush())

@@ -475,10 +475,11 @@ impl RuleBook {
 
     /// Adds a user's rule file: its families and chain entries override, its rules go first.
     pub fn add_file(&mut self, path: &Path) -> Result<(), RuleError> {
-        let text = crate::open::read_regular_to_string(path).map_err(|source| RuleError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crate::files::open::read_regular_to_string(path).map_err(|source| RuleError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         self.add_text(&text, path, true)
     }
 

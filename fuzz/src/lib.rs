@@ -14,9 +14,9 @@ use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use lnkfix::format::Format;
+use lnkfix::fix::patch::{plan_patch, DefaultLibChain, HipLibrary, PatchOutcome, PatchPlan};
 use lnkfix::index::{write_list, write_summary, Index, IndexOptions};
-use lnkfix::patch::{plan_patch, DefaultLibChain, HipLibrary, PatchOutcome, PatchPlan};
+use lnkfix::output::format::Format;
 use lnkfix::resolve::{diagnose, DiagnoseOptions};
 use lnkfix::rules::RuleBook;
 
@@ -24,7 +24,7 @@ use lnkfix::rules::RuleBook;
 pub fn log_reader(data: &[u8]) {
     static BOOK: OnceLock<RuleBook> = OnceLock::new();
     let book = BOOK.get_or_init(RuleBook::builtin);
-    let failure = lnkfix::symbols::collect(Cursor::new(data.to_vec()), Default::default())
+    let failure = lnkfix::read::symbols::collect(Cursor::new(data.to_vec()), Default::default())
         .expect("reading from memory cannot fail");
     let lines = failure.stats.lines;
     let diagnosis = diagnose(failure, book, &DiagnoseOptions::default());
@@ -38,8 +38,8 @@ pub fn log_reader(data: &[u8]) {
     assert!(diagnosis.counts.crt_or_system + diagnosis.counts.unknown <= counted);
     // Both reports render whatever the log held.
     let mut out = Vec::new();
-    lnkfix::report::write_text(&diagnosis, book, &mut out, Default::default()).unwrap();
-    lnkfix::report::write_json(&diagnosis, &mut out).unwrap();
+    lnkfix::output::report::write_text(&diagnosis, book, &mut out, Default::default()).unwrap();
+    lnkfix::output::report::write_json(&diagnosis, &mut out).unwrap();
     assert!(
         lines <= data.len() as u64 + 1,
         "{lines} lines from {} bytes",
@@ -71,7 +71,7 @@ fn demangle_on_this_thread(data: &[u8]) {
         format!("?{text}"),
         format!("__imp_?{text}"),
     ] {
-        let demangled = lnkfix::demangle::demangle(&name);
+        let demangled = lnkfix::read::demangle::demangle(&name);
         if let Some(warning) = &demangled.warning {
             assert!(
                 !warning.contains("the demangler failed"),
@@ -81,7 +81,7 @@ fn demangle_on_this_thread(data: &[u8]) {
             Some(name.strip_prefix("__imp_").unwrap_or(&name)).filter(|bare| bare.starts_with('?'))
         {
             // What the guard let through stays within the bound it computed beforehand.
-            let bound = lnkfix::demangle::output_bound(bare)
+            let bound = lnkfix::read::demangle::output_bound(bare)
                 .expect("a name demangled without warning has a bound");
             assert!(
                 demangled.text.len() as u64 <= bound,
@@ -89,16 +89,16 @@ fn demangle_on_this_thread(data: &[u8]) {
                 demangled.text.len()
             );
         }
-        let canonical = lnkfix::demangle::canonical(&demangled.text);
+        let canonical = lnkfix::read::demangle::canonical(&demangled.text);
         // Canonicalising is idempotent: a canonical name matches itself.
         assert_eq!(
-            lnkfix::demangle::canonical(&canonical),
+            lnkfix::read::demangle::canonical(&canonical),
             canonical,
             "canonical form of {:?} is not stable",
             demangled.text
         );
     }
-    lnkfix::demangle::canonical(&text);
+    lnkfix::read::demangle::canonical(&text);
 }
 
 /// A scratch file for one input: in the system temp directory, named after this process and
@@ -300,9 +300,9 @@ pub fn whence(data: &[u8]) {
     let source = String::from_utf8_lossy(data);
     let lines = source.split('\n').count();
     for text in WHENCE_MESSAGES {
-        let message = lnkfix::whence::Message::parse(text);
+        let message = lnkfix::commands::whence::Message::parse(text);
         let total = message.text.chars().count();
-        for found in lnkfix::whence::explain_source(&source, &message) {
+        for found in lnkfix::commands::whence::explain_source(&source, &message) {
             assert!(
                 (1..=lines).contains(&found.line),
                 "line {} of {lines}",
@@ -324,8 +324,8 @@ pub fn whence(data: &[u8]) {
 /// fast path (lines without an anchor skipped unread) reads exactly what reading every line
 /// reads, lenses included: a lens that made a record of a line the filter skips would break it.
 pub fn lenses(data: &[u8]) {
-    use lnkfix::linklog::lens::{COPY_LENSES, RECORD_LENSES, TOOL_LENSES};
-    use lnkfix::linklog::{read_log, ReadLimits};
+    use lnkfix::read::linklog::lens::{COPY_LENSES, RECORD_LENSES, TOOL_LENSES};
+    use lnkfix::read::linklog::{read_log, ReadLimits};
     let text = String::from_utf8_lossy(data);
     for line in text.lines().take(256) {
         for lens in COPY_LENSES.iter().chain(TOOL_LENSES).chain(RECORD_LENSES) {
@@ -354,7 +354,7 @@ pub fn lenses(data: &[u8]) {
     // and sees each line at most once, in order.
     let mut events = Vec::new();
     let mut watched: Vec<u64> = Vec::new();
-    let stats = lnkfix::linklog::read_log_watched(
+    let stats = lnkfix::read::linklog::read_log_watched(
         Cursor::new(data.to_vec()),
         ReadLimits::default(),
         &mut |e| events.push(e),

@@ -1,6 +1,6 @@
 //! The on-disk index cache: one file per indexed archive or object, keyed by the
 //! canonical path, size, modification time, file identity and change time
-//! ([`crate::identity::FileStamp`]: a rewrite with the same size and modification time is seen)
+//! ([`crate::files::identity::FileStamp`]: a rewrite with the same size and modification time is seen)
 //! and [`VERSION`], holding the compact records of
 //! `store` in a binary layout that is read into memory and used as is: no parsing, no per-symbol
 //! allocation (read, not mapped: a mapped entry truncated by another program would end the run).
@@ -33,7 +33,7 @@ pub(crate) struct Key {
     size: u64,
     modified_seconds: i64,
     modified_nanos: u32,
-    stamp: crate::identity::FileStamp,
+    stamp: crate::files::identity::FileStamp,
 }
 
 impl Key {
@@ -62,9 +62,9 @@ impl Key {
                 ),
             };
         #[cfg(unix)]
-        let stamp = crate::identity::stamp_of_metadata(&metadata);
+        let stamp = crate::files::identity::stamp_of_metadata(&metadata);
         #[cfg(not(unix))]
-        let stamp = crate::identity::stamp_of_path(&canonical)?;
+        let stamp = crate::files::identity::stamp_of_path(&canonical)?;
         Ok(Key {
             canonical,
             size: metadata.len(),
@@ -139,7 +139,7 @@ impl Cache {
         // shrank ends the process (SIGBUS) when a page past the new end is touched. A short read
         // fails the checksum: the entry is damaged, and rebuilt. Not a regular file (a planted
         // FIFO) or unreadable: a miss, and the store renames over it.
-        let Ok(map) = crate::open::read_regular(&entry) else {
+        let Ok(map) = crate::files::open::read_regular(&entry) else {
             return Loaded::Miss;
         };
         match decode(&map, key, path) {
@@ -151,12 +151,12 @@ impl Cache {
         }
     }
 
-    /// Writes the entry of `file` for `key` (atomically: [`crate::atomic`]).
+    /// Writes the entry of `file` for `key` (atomically: [`crate::files::atomic`]).
     pub(crate) fn store(&self, key: &Key, file: &FileIndex) -> std::io::Result<()> {
         let bytes = encode(key, file);
         std::fs::create_dir_all(&self.dir)?;
         let entry = self.entry(key);
-        if let Err(error) = crate::atomic::write_atomic(&entry, &bytes) {
+        if let Err(error) = crate::files::atomic::write_atomic(&entry, &bytes) {
             // Windows refuses to replace a file another process has mapped: a concurrent run
             // that just wrote (and maps) the entry for this same key. Its entry is as good as
             // ours, and a damaged one is discarded by the next load, so this is not a failure.
@@ -465,7 +465,7 @@ pub(crate) fn read_key_is(input: &mut In<'_>, key: &Key) -> Result<bool, String>
     let size = input.u64()?;
     let seconds = input.u64()? as i64;
     let nanos = input.u32()?;
-    let identity = crate::identity::FileIdentity {
+    let identity = crate::files::identity::FileIdentity {
         volume: input.u64()?,
         index: input.u64()?,
     };
@@ -615,7 +615,7 @@ fn read_header(input: &mut In<'_>, key: &Key) -> Result<Option<FileFormat>, Stri
     let size = input.u64()?;
     let seconds = input.u64()? as i64;
     let nanos = input.u32()?;
-    let identity = crate::identity::FileIdentity {
+    let identity = crate::files::identity::FileIdentity {
         volume: input.u64()?,
         index: input.u64()?,
     };

@@ -14,7 +14,9 @@
 mod cache;
 mod coff;
 mod def;
+pub mod discover;
 mod groups;
+pub mod interpreter;
 mod pdb;
 mod pe;
 mod render;
@@ -436,7 +438,7 @@ const PDB_MAGIC: &[u8] = b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0";
 
 /// Reads one file into compact records, keeping its map when records point into it.
 fn read_file(path: &Path) -> Result<store::FileIndex, IndexError> {
-    let file = crate::open::open_regular(path)?;
+    let file = crate::files::open::open_regular(path)?;
     // SAFETY: the map is read-only and private; a file truncated by someone else while we read it
     // could raise SIGBUS, which is the accepted risk of every memory-mapping reader (rg, object).
     // No `populate`: most pages of a static library are never touched (only the symbol map and

@@ -8,11 +8,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{Index, IndexWarning, LibraryInfo, LibrarySymbol};
-use crate::format::Format;
+use crate::output::format::Format;
 use crate::rules::roles::{LibraryRole, Roles};
 
 fn json<T: Serialize>(out: &mut impl Write, value: &T) -> io::Result<()> {
-    crate::terminal::write_json(value, out)
+    crate::output::terminal::write_json(value, out)
 }
 
 /// The provider of one symbol as one line: `kernel32.lib(KERNEL32.dll) → KERNEL32.dll [import

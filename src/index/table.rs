@@ -139,7 +139,7 @@ impl Table {
         let path = path_of(dir, keys);
         // Not there, not a regular file (a planted FIFO) or unreadable: a miss, and the write
         // renames over it.
-        let Ok(file) = crate::open::open_regular(&path) else {
+        let Ok(file) = crate::files::open::open_regular(&path) else {
             return Opened::Miss;
         };
         let Ok(length) = file.metadata().map(|m| m.len()) else {
@@ -359,7 +359,7 @@ fn file_records(number: u32, file: &FileIndex) -> (Vec<u8>, Vec<usize>) {
 }
 
 /// Writes the table of `files` (whose keys are `keys` and whose facts are `facts`, all in search
-/// order) to `path`, atomically ([`crate::atomic`]). Records are written per file in parallel,
+/// order) to `path`, atomically ([`crate::files::atomic`]). Records are written per file in parallel,
 /// then streamed bucket by bucket: the table is never whole in memory.
 pub(crate) fn write(
     path: &Path,
@@ -404,7 +404,7 @@ pub(crate) fn write(
             *slot += 1;
         }
     }
-    let mut atomic = crate::atomic::AtomicFile::create(path)?;
+    let mut atomic = crate::files::atomic::AtomicFile::create(path)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, atomic.file());
     out.write_all(&front.0)?;
     let mut offset = 0u64;

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use super::text::{file_name, files, quoted};
 use super::{join_words, Problem, ProblemKind, Scan};
-use crate::build_system::fix_lines;
-use crate::linklog::Finding;
 use crate::machine::Machine;
+use crate::read::build_system::fix_lines;
+use crate::read::linklog::Finding;
 use crate::rules::roles::{LibraryRole, Roles};
 
 /// A file the linker could not open.
@@ -175,7 +175,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
 fn found_elsewhere(scan: &Scan<'_>, u: &Unopened) -> bool {
     scan.inputs
         .search
-        .is_some_and(|s| crate::discover::find_library(s.dirs, file_name(&u.file)).is_some())
+        .is_some_and(|s| crate::index::discover::find_library(s.dirs, file_name(&u.file)).is_some())
 }
 
 /// The Visual C++ and SDK libraries the link cannot open: the environment is not set up.
@@ -471,7 +471,7 @@ fn located(
     let name = file_name(file);
     let has_dir = file.contains(['\\', '/']);
     if let Some(search) = scan.inputs.search {
-        if let Some(path) = crate::discover::find_library(search.dirs, name) {
+        if let Some(path) = crate::index::discover::find_library(search.dirs, name) {
             let (on_disk, dir) = name_and_dir(&path);
             if on_disk != name && !cfg!(windows) {
                 return (
@@ -536,7 +536,7 @@ fn sibling(path: &Path, machine: Machine) -> Option<std::path::PathBuf> {
     names
         .iter()
         .map(|n| parent.join(n).join(file))
-        .find_map(|c| crate::discover::resolve_case_insensitive(&c))
+        .find_map(|c| crate::index::discover::resolve_case_insensitive(&c))
         .filter(|c| c.parent() != path.parent() && c.is_file())
 }
 

@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::linklog::{clean, LineFilter, LineReader};
 use crate::machine::Machine;
-use crate::toolsets::{self, ToolsetVersion};
+use crate::read::linklog::{clean, LineFilter, LineReader};
+use crate::resolve::toolsets::{self, ToolsetVersion};
 
 /// Something a log line shows, with the line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use super::duplicate::{crt_flavour, is_crt_pair, occurrences, prefix_object};
 use super::text::{files, library_file, quoted};
 use super::{join_words, some_of, CrtRow, Problem, ProblemKind, Scan};
-use crate::build_system::runtime_setting;
-use crate::evidence::{flavour_of_library, runtime_library_value};
-use crate::linklog::Finding;
+use crate::read::build_system::runtime_setting;
+use crate::read::evidence::{flavour_of_library, runtime_library_value};
+use crate::read::linklog::Finding;
 use crate::rules::Flavour;
 
 /// The detect_mismatch keys that are CRT choices.
@@ -225,7 +225,7 @@ fn note_legacy_runtimes(problem: &mut Problem, rows: &[CrtRow]) {
         let name = library_file(&row.subject)
             .map(str::to_string)
             .unwrap_or_else(|| row.value.clone());
-        let Some(flavour) = crate::evidence::legacy_crt_flavour(&name) else {
+        let Some(flavour) = crate::read::evidence::legacy_crt_flavour(&name) else {
             continue;
         };
         let stem = name.to_ascii_lowercase();
@@ -360,7 +360,7 @@ fn crt_duplicates(scan: &mut Scan<'_>, gathered: &mut Gathered) -> bool {
 fn object_directives(scan: &Scan<'_>, gathered: &mut Gathered) {
     let book = scan.inputs.book;
     for e in &scan.diagnosis.crt.evidence {
-        if e.source != crate::evidence::EvidenceSource::ObjectDirective {
+        if e.source != crate::read::evidence::EvidenceSource::ObjectDirective {
             continue;
         }
         let Some((object, library)) = e.detail.rsplit_once(": /DEFAULTLIB:") else {
@@ -669,9 +669,9 @@ fn libraries_differ(scan: &Scan<'_>, units: &Units<'_>, reference: &[Flavour]) -
 fn majority(
     units: &[(&String, &Vec<Flavour>)],
     reference: &[Flavour],
-    build_system: Option<crate::build_system::BuildSystem>,
+    build_system: Option<crate::read::build_system::BuildSystem>,
 ) -> Flavour {
-    use crate::build_system::BuildSystem;
+    use crate::read::build_system::BuildSystem;
     let mut votes: BTreeMap<Flavour, usize> = BTreeMap::new();
     for (_, flavours) in units {
         for f in flavours.iter() {

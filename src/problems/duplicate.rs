@@ -8,8 +8,8 @@
 
 use super::text::{files, first_symbol, library_file, member};
 use super::{count, join_words, some_of, Problem, ProblemKind, Scan};
-use crate::evidence::flavour_of_library;
-use crate::linklog::Finding;
+use crate::read::evidence::flavour_of_library;
+use crate::read::linklog::Finding;
 use crate::rules::{Flavour, RuleBook};
 
 /// One report of a name defined twice.

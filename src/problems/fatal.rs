@@ -11,7 +11,7 @@
 
 use super::text::{files, quoted};
 use super::{Problem, ProblemKind, Scan};
-use crate::linklog::Finding;
+use crate::read::linklog::Finding;
 
 /// One code of the catalogue.
 struct Entry {

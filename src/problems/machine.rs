@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::text::{file_name, library_file, machines};
 use super::{join_words, some_of, Problem, ProblemKind, Scan};
-use crate::linklog::Finding;
 use crate::machine::Machine;
+use crate::read::linklog::Finding;
 use crate::resolve::ExplainedKind;
 use crate::rules::roles::{LibraryRole, Roles};
 
@@ -90,7 +90,7 @@ fn sibling_copy(path: &Path, machine: Machine) -> Option<PathBuf> {
     machine_dirs(machine)
         .iter()
         .map(|d| parent.join(d).join(file))
-        .find_map(|candidate| crate::discover::resolve_case_insensitive(&candidate))
+        .find_map(|candidate| crate::index::discover::resolve_case_insensitive(&candidate))
         .filter(|p| p.is_file() && p != path)
 }
 
@@ -160,7 +160,7 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
             let Some(library) = library_file(&s.module) else {
                 continue;
             };
-            if let Some(path) = crate::discover::find_library(search.dirs, library) {
+            if let Some(path) = crate::index::discover::find_library(search.dirs, library) {
                 let copy = sibling_copy(&path, target_m)
                     .filter(|_| !path_is_for(&path, target_m))
                     .or_else(|| path_is_for(&path, target_m).then(|| path.clone()));
@@ -571,7 +571,7 @@ fn note_other_machine_copies(
                 continue;
             }
             seen.push(library.clone());
-            if let Some(path) = crate::discover::find_library(search.dirs, &library) {
+            if let Some(path) = crate::index::discover::find_library(search.dirs, &library) {
                 if let Some(copy) = sibling_copy(&path, name_m) {
                     problem
                         .notes

@@ -43,10 +43,10 @@ mod unresolved;
 pub use context::{LazyContext, LogContext, MachineMention, Mention};
 pub use problem::{CrtRow, Problem, ProblemKind};
 
-use crate::build_system::BuildSystem;
-use crate::discover::SearchDir;
+use crate::index::discover::SearchDir;
 use crate::index::Index;
-use crate::linklog::Finding;
+use crate::read::build_system::BuildSystem;
+use crate::read::linklog::Finding;
 use crate::resolve::Diagnosis;
 use crate::rules::RuleBook;
 
@@ -236,7 +236,7 @@ pub(crate) fn diagnose_text(log: &str) -> Diagnosis {
 /// [`diagnose_text`] with the context given.
 #[cfg(test)]
 pub(crate) fn diagnose_text_with(log: &str, context: &LazyContext<'_>) -> Diagnosis {
-    let failure = crate::symbols::collect(
+    let failure = crate::read::symbols::collect(
         std::io::Cursor::new(log.as_bytes().to_vec()),
         Default::default(),
     )

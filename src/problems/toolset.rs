@@ -9,8 +9,8 @@
 
 use super::crt_mismatch::mismatch_sides;
 use super::{join_words, some_of, Problem, ProblemKind, Scan};
+use crate::resolve::toolsets::{self, Generation};
 use crate::resolve::{ExplainedKind, ResolvedSymbol};
-use crate::toolsets::{self, Generation};
 
 /// The toolset mismatches of the diagnosis.
 pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {

@@ -43,7 +43,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     if let Some(build) = d
         .build_system
         .as_ref()
-        .filter(|b| b.kind != crate::build_system::BuildSystem::TvmFfi)
+        .filter(|b| b.kind != crate::read::build_system::BuildSystem::TvmFfi)
     {
         if let Some(first) = build.fix.first().filter(|f| !f.trim().is_empty()) {
             problem
@@ -107,7 +107,7 @@ fn cause_and_fix(d: &crate::resolve::Diagnosis) -> (String, String) {
     let flags: Vec<String> = d
         .link_flags
         .iter()
-        .map(|f| crate::report::quote_windows_argument(f))
+        .map(|f| crate::output::report::quote_windows_argument(f))
         .collect();
     let fix = if let Some(by) = &d.link_flags_by_flavour {
         let each: Vec<String> = by

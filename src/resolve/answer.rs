@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use super::entry_point::{entry_point_answer, is_entry_point};
 use super::{Answerer, ResolvedSymbol};
-use crate::evidence::CrtDecision;
-use crate::providers;
+use crate::read::evidence::CrtDecision;
+use crate::read::symbols::{LinkFailure, UnresolvedSymbol};
+use crate::resolve::providers;
 use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
-use crate::symbols::{LinkFailure, UnresolvedSymbol};
 
 /// Classifies a symbol; for a name with a leading `_` that nothing knows, tries it once more
 /// without (an x86 `__cdecl` name in a log that mixes x86 and x64 builds).

@@ -2,8 +2,8 @@
 //! asks for, which no library provides; their answer says what the subsystem or entry point needs.
 
 use super::ResolvedSymbol;
-use crate::providers;
-use crate::symbols::UnresolvedSymbol;
+use crate::read::symbols::UnresolvedSymbol;
+use crate::resolve::providers;
 
 /// Entry-point names the CRT's startup objects call: never a missing library.
 pub const ENTRY_POINTS: &[&str] = &["main", "wmain", "WinMain", "wWinMain", "DllMain"];

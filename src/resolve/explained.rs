@@ -4,9 +4,9 @@
 //! references to the DLL runtime in a link of the static one). No library of the link line satisfies them.
 
 use super::{Answerer, DiagnoseOptions, Explained, ExplainedKind, ResolvedSymbol, SearchContext};
-use crate::discover;
+use crate::index::discover;
+use crate::read::symbols::UnresolvedSymbol;
 use crate::rules::{Flavour, RuleBook};
-use crate::symbols::UnresolvedSymbol;
 
 /// Marks the names another failure class explains (docs/RULES.md §20, §21): x86 names against
 /// x64 libraries (or the reverse), then names only newer toolsets' libraries define and names
@@ -17,7 +17,7 @@ pub(super) fn mark_explained(
     context: Option<&SearchContext<'_>>,
     options: &DiagnoseOptions,
     log_machines: &[crate::index::Machine],
-    crt: &crate::evidence::CrtDecision,
+    crt: &crate::read::evidence::CrtDecision,
 ) {
     if let Some(c) = context {
         mark_machine(symbols, c, options, log_machines);
@@ -35,9 +35,9 @@ pub(super) fn mark_explained(
 fn mark_library_runtime(
     book: &RuleBook,
     symbols: &mut [ResolvedSymbol],
-    crt: &crate::evidence::CrtDecision,
+    crt: &crate::read::evidence::CrtDecision,
 ) {
-    use crate::evidence::EvidenceSource;
+    use crate::read::evidence::EvidenceSource;
     // Evidence other than the names themselves that the link is for the DLL runtime (a /MD
     // compile line, the objects' directives): then the chain is what is missing.
     let link_is_dynamic = crt.evidence.iter().any(|e| {
@@ -75,7 +75,7 @@ fn mark_library_runtime(
             else {
                 return;
             };
-            if crate::evidence::flavour_of_library(book, lib).is_some()
+            if crate::read::evidence::flavour_of_library(book, lib).is_some()
                 || library
                     .as_deref()
                     .is_some_and(|l| !l.eq_ignore_ascii_case(lib))
@@ -121,7 +121,7 @@ fn other_machine_form(symbol: &UnresolvedSymbol, arch: crate::index::Machine) ->
     }
     match arch {
         Machine::X64 | Machine::Arm64 | Machine::Arm64ec => {
-            let (base, decoration) = crate::symbols::undecorate(bare);
+            let (base, decoration) = crate::read::symbols::undecorate(bare);
             let base = if decoration.is_some() {
                 base
             } else {
@@ -301,8 +301,8 @@ fn other_machine_shown(
             && matches!(
                 s.symbol.x86_decoration,
                 Some(
-                    crate::symbols::X86Decoration::Stdcall { .. }
-                        | crate::symbols::X86Decoration::Fastcall { .. }
+                    crate::read::symbols::X86Decoration::Stdcall { .. }
+                        | crate::read::symbols::X86Decoration::Fastcall { .. }
                 )
             )
     });
@@ -326,7 +326,7 @@ fn mark_toolset(
     symbols: &mut [ResolvedSymbol],
     context: Option<&SearchContext<'_>>,
 ) {
-    use crate::toolsets::{is_newer_toolset_name, is_pre_2015_name, Generation};
+    use crate::resolve::toolsets::{is_newer_toolset_name, is_pre_2015_name, Generation};
     let crt_family = |family: &str| book.family(family).is_some_and(|f| f.crt);
     // A CRT name that is no toolset's says the chain itself is missing.
     let plain_crt = symbols

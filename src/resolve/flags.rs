@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::{ExplainedKind, ResolvedSymbol, SearchContext, VerdictKind};
-use crate::discover;
-use crate::evidence::CrtDecision;
+use crate::index::discover;
+use crate::read::evidence::CrtDecision;
 use crate::rules::{Flavour, RuleBook};
 
 /// Accumulates linker arguments: `/LIBPATH:` entries first, then libraries, without repeats.
@@ -180,7 +180,7 @@ fn library_helps(symbol: &ResolvedSymbol) -> bool {
         None => true,
         Some(e) => {
             e.kind == ExplainedKind::ToolsetMismatch
-                && e.generation == Some(crate::toolsets::Generation::Older)
+                && e.generation == Some(crate::resolve::toolsets::Generation::Older)
                 && symbol.family == "legacy-stdio"
         }
     }

@@ -4,9 +4,9 @@
 use serde::Serialize;
 
 use super::{Answerer, ResolvedSymbol, SearchContext};
-use crate::discover;
+use crate::index::discover;
+use crate::read::symbols::LinkFailure;
 use crate::rules::RuleBook;
-use crate::symbols::LinkFailure;
 
 /// A library the log shows in the link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

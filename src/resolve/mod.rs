@@ -9,20 +9,21 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use crate::discover::SearchDir;
-use crate::evidence::{self, CrtDecision, Evidence};
+use crate::index::discover::SearchDir;
 use crate::index::Index;
-use crate::linklog::Finding;
-use crate::providers;
+use crate::read::evidence::{self, CrtDecision, Evidence};
+use crate::read::linklog::Finding;
+use crate::read::symbols::{LinkFailure, UnresolvedSymbol};
 use crate::rules::{Classification, Flavour, RuleBook};
-use crate::symbols::{LinkFailure, UnresolvedSymbol};
 
 mod answer;
 mod entry_point;
 mod explained;
 mod flags;
 mod linked;
+pub mod providers;
 mod python;
+pub mod toolsets;
 mod verdict;
 mod warnings;
 
@@ -152,7 +153,7 @@ pub struct Explained {
     pub note: String,
     /// For a toolset mismatch: which side the name shows.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub generation: Option<crate::toolsets::Generation>,
+    pub generation: Option<crate::resolve::toolsets::Generation>,
     /// For a machine mismatch: the machine the name was built for (`x86`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name_machine: Option<crate::index::Machine>,
@@ -230,7 +231,7 @@ pub struct Diagnosis {
     /// When nothing unresolved was found: what was read (encoding, lines, link-looking lines and
     /// why none was a record), so a clean log can be told from a shape lnkfix does not read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub read: Option<crate::linklog::read_summary::ReadSummary>,
+    pub read: Option<crate::read::linklog::read_summary::ReadSummary>,
     /// One entry per distinct unresolved symbol.
     pub symbols: Vec<ResolvedSymbol>,
     /// The CRT flavour and its evidence.
@@ -251,7 +252,7 @@ pub struct Diagnosis {
     /// Totals.
     pub counts: Counts,
     /// What reading the log measured.
-    pub stats: crate::linklog::LogStats,
+    pub stats: crate::read::linklog::LogStats,
     /// The build system recognised from the log, and the fix in its terms (`null`: none
     /// recognised).
     pub build_system: Option<BuildSystemFix>,
@@ -270,14 +271,14 @@ pub struct Diagnosis {
     pub searched_dirs: Vec<SearchDir>,
     /// The Python interpreter whose directories were searched (its version, pointer size and
     /// build), or why it could not be asked; `null` when none was chosen.
-    pub python: Option<crate::discover::PythonFound>,
+    pub python: Option<crate::index::discover::PythonFound>,
 }
 
 /// The build system a log shows, and the fix written for it.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct BuildSystemFix {
     /// Which (`tvm-ffi`, `cmake`, `msbuild`, `cargo`, `setuptools`, `node-gyp`, `meson`).
-    pub kind: crate::build_system::BuildSystem,
+    pub kind: crate::read::build_system::BuildSystem,
     /// 1-based line that shows it.
     pub line: u64,
     /// That line.
@@ -288,11 +289,11 @@ pub struct BuildSystemFix {
 
 impl Diagnosis {
     /// Records the build system recognised in the log and phrases the fix for it.
-    pub fn set_build_system(&mut self, recognised: Option<crate::build_system::Recognised>) {
+    pub fn set_build_system(&mut self, recognised: Option<crate::read::build_system::Recognised>) {
         self.build_system = recognised.map(|r| BuildSystemFix {
             kind: r.kind,
             line: r.line,
-            fix: crate::build_system::fix_lines(
+            fix: crate::read::build_system::fix_lines(
                 r.kind,
                 &self.link_flags,
                 self.crt.flavour,
@@ -369,7 +370,7 @@ pub fn diagnose_with(
     );
     let read = (verdict_kind == VerdictKind::NothingUnresolved).then(|| {
         let records = failure.findings.len() + failure.lnk1120_counts.len();
-        crate::linklog::read_summary::summarize(&failure.stats, records)
+        crate::read::linklog::read_summary::summarize(&failure.stats, records)
     });
     Diagnosis {
         schema_version: SCHEMA_VERSION,
@@ -541,7 +542,7 @@ mod test_support {
 
     /// The link failure a log shows.
     pub(super) fn failure(log: &str) -> LinkFailure {
-        crate::symbols::collect(
+        crate::read::symbols::collect(
             std::io::Cursor::new(log.as_bytes().to_vec()),
             Default::default(),
         )

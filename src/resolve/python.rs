@@ -1,11 +1,11 @@
 //! The Python C API's answer from the embedded table (`symbol-db/names/python.txt`) and what the
-//! log shows of the Python built for (`crate::python_build`): `python312.lib` for the version the
+//! log shows of the Python built for (`crate::read::python_build`): `python312.lib` for the version the
 //! log names, `python312_d.lib` for a debug build, `python3.lib` for the limited API; the near
 //! misses between them (a name the stable ABI lacks while linking `python3.lib`, a debug-only name
 //! in a release build, a name the version's DLL does not export) said in the answer's note.
 
 use super::{Answerer, ResolvedSymbol};
-use crate::python_build::PythonBuild;
+use crate::read::python_build::PythonBuild;
 use crate::rules::names::python_libraries;
 
 /// Gives each Python C API name answered by the rule book (no library on disk defines it) the

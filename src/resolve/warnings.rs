@@ -2,9 +2,9 @@
 //! encodings, cut lines, limits) and chain libraries not found.
 
 use super::{ResolvedSymbol, SearchContext};
-use crate::discover;
-use crate::linklog::LogStats;
-use crate::symbols::LinkFailure;
+use crate::index::discover;
+use crate::read::linklog::LogStats;
+use crate::read::symbols::LinkFailure;
 
 /// What the reader and the resolution warn about: LNK1120 counts that disagree, several links,
 /// an incomplete list, encodings, cut lines and records, capped symbols, demangler warnings,
@@ -130,7 +130,7 @@ mod tests {
     use crate::rules::RuleBook;
 
     fn warnings_of(log: &str) -> Vec<String> {
-        let failure = crate::symbols::collect(
+        let failure = crate::read::symbols::collect(
             std::io::Cursor::new(log.as_bytes().to_vec()),
             Default::default(),
         )
@@ -172,7 +172,7 @@ mod eaten_underscores {
     fn a_name_markdown_shortened_is_read_whole() {
         let log = "app.obj : error LNK2019: unresolved external symbol std_search_1 referenced in function f\n\
                    app.obj : error LNK2019: unresolved external symbol my_search_1 referenced in function f\n";
-        let failure = crate::symbols::collect(
+        let failure = crate::read::symbols::collect(
             std::io::Cursor::new(log.as_bytes().to_vec()),
             Default::default(),
         )

@@ -7,7 +7,7 @@
 //! and special runtimes (VBS enclaves, the native API) beside the ordinary import libraries. Many
 //! of them define the same names as the chain (`vertdll.lib` exports `memcpy`, `msvcmrt.lib`
 //! defines `_tls_index`), so a provider is ranked by its role before anything else (see
-//! [`crate::providers::rank`]). A file no entry names is [`LibraryRole::ThirdParty`]: the
+//! [`crate::resolve::providers::rank`]). A file no entry names is [`LibraryRole::ThirdParty`]: the
 //! project's own or a vendor's library, ranked as an ordinary one.
 
 use serde::{Deserialize, Serialize};

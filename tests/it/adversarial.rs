@@ -9,14 +9,14 @@ use common::StartRetrying;
 
 use std::path::{Path, PathBuf};
 
-use lnkfix::discover::{discover, SearchOptions};
+use lnkfix::index::discover::{discover, SearchOptions};
 use lnkfix::index::{Index, IndexOptions, Machine};
 
 fn no_env(_: &str) -> Option<String> {
     None
 }
 
-fn search(dir: &Path) -> lnkfix::discover::Discovered {
+fn search(dir: &Path) -> lnkfix::index::discover::Discovered {
     let options = SearchOptions {
         lib_dirs: vec![dir.to_path_buf()],
         arch: Machine::X64,

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 #[cfg(not(windows))]
 use std::process::Command;
 
-use lnkfix::patch::build_file::{
+use lnkfix::fix::patch::build_file::{
     cargo, meson, node_gyp, setuptools, BuildChange, BuildEditError, EditOutcome, LocateInput,
 };
 

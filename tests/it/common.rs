@@ -149,9 +149,9 @@ pub fn diagnose_json(dir: &Path, args: &[&str]) -> serde_json::Value {
 }
 
 /// Reads a log file into a link failure.
-pub fn collect(path: &Path) -> lnkfix::symbols::LinkFailure {
+pub fn collect(path: &Path) -> lnkfix::read::symbols::LinkFailure {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    lnkfix::symbols::collect(file, Default::default()).unwrap()
+    lnkfix::read::symbols::collect(file, Default::default()).unwrap()
 }
 
 // ---- index tests: the windows crates and small archives built with the LLVM tools ----

@@ -26,7 +26,7 @@ fn every_log_yields_exactly_its_symbols(set: LogSet) {
         let id = case["id"].as_str().unwrap();
         let log = std::fs::read(dir.join(format!("{id}.log"))).unwrap();
         let failure =
-            lnkfix::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
+            lnkfix::read::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
         let got: Vec<String> = failure.symbols.iter().map(|s| s.name.clone()).collect();
         let want: Vec<String> = case["symbols"]
             .as_array()

@@ -151,7 +151,7 @@ fn the_output_bound_holds_on_the_real_msvc_names() {
         names.dedup();
         for name in names {
             let real = msvc_demangler::demangle(&name, msvc_demangler::DemangleFlags::llvm());
-            let bound = lnkfix::demangle::output_bound(&name);
+            let bound = lnkfix::read::demangle::output_bound(&name);
             match (real, bound) {
                 (Ok(text), Some(bound)) if (text.len() as u64) <= bound => checked += 1,
                 (Err(_), _) => {}
@@ -1123,7 +1123,7 @@ fn control_characters_from_every_source_are_shown_escaped() {
             let text = String::from_utf8_lossy(bytes);
             let bad: Vec<char> = text
                 .chars()
-                .filter(|&c| lnkfix::terminal::is_unsafe(c))
+                .filter(|&c| lnkfix::output::terminal::is_unsafe(c))
                 .collect();
             assert!(bad.is_empty(), "{} {stream}: {bad:?} in\n{text}", args[0]);
         }

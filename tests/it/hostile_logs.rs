@@ -34,8 +34,8 @@ fn example_logs(set: LogSet) -> Vec<Vec<u8>> {
     logs
 }
 
-fn read(bytes: Vec<u8>) -> lnkfix::symbols::LinkFailure {
-    lnkfix::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap()
+fn read(bytes: Vec<u8>) -> lnkfix::read::symbols::LinkFailure {
+    lnkfix::read::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap()
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn skipping_unmatched_lines_of_posted_logs_changes_nothing() {
 }
 
 fn skipping_unmatched_lines_changes_nothing(set: LogSet) {
-    use lnkfix::linklog::{read_log, ReadLimits};
+    use lnkfix::read::linklog::{read_log, ReadLimits};
     let mut seeds = example_logs(set);
     seeds.push(
         std::fs::read(concat!(
@@ -172,7 +172,7 @@ fn skipping_unmatched_lines_changes_nothing(set: LogSet) {
                     b"clang: error: linker command failed with exit code 1120",
                     b"lld-link: error: undefined symbol: y\n>>> referenced by a.obj",
                     b"\\r\\n",
-                    // what the paste lenses undo (src/linklog/lens/), and what they turn
+                    // what the paste lenses undo (src/read/linklog/lens/), and what they turn
                     // into records: each must be read alike on both paths
                     b"``",
                     b"\n> ",

@@ -7,8 +7,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{index_fixtures, windows_lib};
-use lnkfix::format::Format;
 use lnkfix::index::{write_list, write_summary, Index, IndexOptions, IndexWarning, Machine};
+use lnkfix::output::format::Format;
 
 fn inputs() -> Vec<PathBuf> {
     let f = index_fixtures();

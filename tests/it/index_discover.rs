@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use lnkfix::discover::{discover, find_library, SearchOptions};
+use lnkfix::index::discover::{discover, find_library, SearchOptions};
 use lnkfix::index::Machine;
 
 /// A fake machine: VS toolset, Windows Kits, an xwin splat and a HIP SDK, with mixed-case names.

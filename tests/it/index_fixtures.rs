@@ -6,10 +6,10 @@ use crate::common;
 use std::path::Path;
 
 use common::{index, index_fixtures};
-use lnkfix::format::Format;
 use lnkfix::index::{
     write_explain, write_list, write_summary, FileFormat, LibrarySymbol, Machine, SymbolKind,
 };
+use lnkfix::output::format::Format;
 
 fn one<'a>(found: &'a [LibrarySymbol], name: &str) -> &'a LibrarySymbol {
     assert_eq!(found.len(), 1, "{name}: {found:#?}");

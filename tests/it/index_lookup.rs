@@ -9,10 +9,10 @@ use crate::common::{self, index_fixtures, windows_lib};
 
 use std::path::{Path, PathBuf};
 
-use lnkfix::app::{
+use lnkfix::commands::app::{
     diagnose_against, DiagnoseRequest, Environment, LibrarySearch, Report, SearchDone, FULL_DECODE,
 };
-use lnkfix::discover::SearchOptions;
+use lnkfix::index::discover::SearchOptions;
 use lnkfix::index::{Index, IndexOptions, IndexWarning, Machine};
 use lnkfix::rules::Flavour;
 

@@ -9,7 +9,7 @@ use lnkfix::rules::RuleBook;
 
 /// Diagnoses a log held in memory the way `lnkfix diagnose` does without libraries.
 fn diagnose(log: &str) -> resolve::Diagnosis {
-    let failure = lnkfix::symbols::collect(
+    let failure = lnkfix::read::symbols::collect(
         std::io::Cursor::new(log.as_bytes().to_vec()),
         Default::default(),
     )

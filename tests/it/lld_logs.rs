@@ -9,9 +9,9 @@ use std::collections::BTreeSet;
 
 /// The canonical form of a linker-level name, for comparing with what a demangled log showed.
 fn canonical_of_linker_name(name: &str) -> String {
-    let d = lnkfix::demangle::demangle(name);
+    let d = lnkfix::read::demangle::demangle(name);
     let prefix = if d.import { "import " } else { "" };
-    format!("{prefix}{}", lnkfix::demangle::canonical(&d.text))
+    format!("{prefix}{}", lnkfix::read::demangle::canonical(&d.text))
 }
 
 #[test]

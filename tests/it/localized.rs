@@ -4,7 +4,7 @@
 //! with its source; where no real text was found for a code and a language, the table says so
 //! (`NO_REAL_TEXT`) instead of inventing one, and a test keeps the table complete.
 
-use lnkfix::linklog::{read_log_bytes, Event};
+use lnkfix::read::linklog::{read_log_bytes, Event};
 
 /// What a line must yield.
 enum Want {

@@ -219,12 +219,12 @@ fn every_environment_variable_the_source_reads_is_on_the_top_page() {
         }
     }
     read.extend(
-        lnkfix::doctor::RECIPE_VARIABLES
+        lnkfix::commands::doctor::RECIPE_VARIABLES
             .iter()
             .map(|v| v.to_string()),
     );
     read.extend(
-        lnkfix::doctor::VCVARS_VARIABLES
+        lnkfix::commands::doctor::VCVARS_VARIABLES
             .iter()
             .map(|v| v.to_string()),
     );

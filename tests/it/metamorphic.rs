@@ -396,7 +396,7 @@ const SHAPES: &[Shape] = &[
 
 /// What must survive a paste: the symbols' linker names in order, and the LNK1120 counts.
 fn read(text: &str) -> (Vec<String>, Vec<u64>) {
-    let failure = lnkfix::symbols::collect(
+    let failure = lnkfix::read::symbols::collect(
         std::io::Cursor::new(text.as_bytes().to_vec()),
         Default::default(),
     )

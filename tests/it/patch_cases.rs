@@ -7,7 +7,7 @@ use crate::patch_common as common;
 use std::path::PathBuf;
 
 use common::*;
-use lnkfix::patch::{
+use lnkfix::fix::patch::{
     apply_patch, plan_patch, sha256_hex, DefaultLibChain, HipLibrary, LinkLibrary, PatchError,
     PatchOutcome, PatchPlan,
 };

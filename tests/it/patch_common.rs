@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use lnkfix::patch::{plan_patch, HipLibrary, PatchOutcome, PatchPlan};
+use lnkfix::fix::patch::{plan_patch, HipLibrary, PatchOutcome, PatchPlan};
 
 /// The path the diffs name, relative to the directory `patch -p1`/`git apply` run in.
 pub const PATH_AS_GIVEN: &str = "tvm_ffi/cpp/extension.py";

@@ -8,14 +8,14 @@ use crate::common::{self, LogSet};
 use crate::patch_common;
 use common::StartRetrying;
 
-use lnkfix::patch::plan_from_diagnosis;
+use lnkfix::fix::patch::plan_from_diagnosis;
 use patch_common::{
     assert_compiles, assert_diff_applies, assert_ninja, changed, releases, HIP_PATH, PATH_AS_GIVEN,
 };
 
 /// The flags the Windows+HIP ldflags line must gain: HIP's /LIBPATH (from HIP_PATH) and library,
 /// then each other library with its /LIBPATH, then the chain (without repeats).
-fn expected_flags(plan: &lnkfix::patch::PatchPlan) -> Vec<String> {
+fn expected_flags(plan: &lnkfix::fix::patch::PatchPlan) -> Vec<String> {
     let mut added = vec![
         format!("/LIBPATH:{}lib", HIP_PATH),
         plan.hip.as_ref().unwrap().library.clone(),

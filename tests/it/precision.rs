@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 fn reported(log: PathBuf) -> Vec<(String, String)> {
     let bytes = std::fs::read(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
     let failure =
-        lnkfix::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap();
+        lnkfix::read::symbols::collect(std::io::Cursor::new(bytes), Default::default()).unwrap();
     failure
         .symbols
         .iter()

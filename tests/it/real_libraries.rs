@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use lnkfix::discover::SearchDir;
+use lnkfix::index::discover::SearchDir;
 use lnkfix::index::{Index, IndexOptions, Machine};
 use lnkfix::resolve::{self, DiagnoseOptions, SearchContext};
 use lnkfix::rules::roles::{LibraryRole, Roles};
@@ -82,7 +82,7 @@ fn diagnose_names(
         ));
     }
     let failure =
-        lnkfix::symbols::collect(std::io::Cursor::new(log.into_bytes()), Default::default())
+        lnkfix::read::symbols::collect(std::io::Cursor::new(log.into_bytes()), Default::default())
             .unwrap();
     let book = RuleBook::builtin();
     let options = DiagnoseOptions {

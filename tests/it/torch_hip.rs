@@ -37,7 +37,7 @@ fn cxx_exports(library: &str) -> Vec<(String, String)> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
     for s in index.symbols() {
         if s.name.starts_with('?') {
-            let demangled = lnkfix::demangle::demangle(&s.name).text;
+            let demangled = lnkfix::read::demangle::demangle(&s.name).text;
             let own = lnkfix::rules::own_name(&demangled).to_string();
             out.insert(s.name.clone(), own);
         }

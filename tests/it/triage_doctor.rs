@@ -2,7 +2,7 @@
 //! (ROCm, MSVC, Windows Kits), variables injected through the closure. One passing environment,
 //! then one broken variant per check (table-driven: every failing row is reported).
 
-use lnkfix::doctor::{self, DoctorOptions, DoctorReport};
+use lnkfix::commands::doctor::{self, DoctorOptions, DoctorReport};
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! inputs that must not panic.
 
 use crate::common::{self, LogSet};
-use lnkfix::triage::{self, Stage, TriageError, TriageOptions};
+use lnkfix::commands::triage::{self, Stage, TriageError, TriageOptions};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -470,6 +470,6 @@ fn the_gpu_the_log_shows_is_the_intended_arch() {
     assert_eq!(arch.intended, ["gfx1201"]);
     assert_eq!(
         arch.intended_source,
-        Some(lnkfix::triage::IntendedSource::LogDevice)
+        Some(lnkfix::commands::triage::IntendedSource::LogDevice)
     );
 }

@@ -2,7 +2,7 @@
 //! full log (`tests/triage/*.log`: supervisor lines, ninja, compiler command lines, Python
 //! tracebacks), plus the generic rows on short logs. Table-driven: every failing row is reported.
 
-use lnkfix::triage::{self, Stage, TriageOptions, TriageReport};
+use lnkfix::commands::triage::{self, Stage, TriageOptions, TriageReport};
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {

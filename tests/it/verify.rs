@@ -276,7 +276,9 @@ fn logs_name_their_failed_link_commands(root: &Path, cases: &[Case]) {
                 error.contains("response file") && error.contains(file),
                 "{id}: {error}"
             );
-            let path = build.path().join(lnkfix::discover::native_path(name));
+            let path = build
+                .path()
+                .join(lnkfix::index::discover::native_path(name));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, "a.obj\r\n").unwrap();
         }
@@ -836,7 +838,7 @@ mod linux {
         // The command line is the same words by the Windows rules.
         let line = v["command_line"].as_str().unwrap();
         assert!(line.starts_with(r#""bin dir/lld-link" "#), "{line}");
-        assert_eq!(lnkfix::verify::winargs::split_command_line(line), ran);
+        assert_eq!(lnkfix::fix::verify::winargs::split_command_line(line), ran);
         assert_eq!(v["directory_source"], "the --build-dir");
         untouched.check("spaces");
         assert_eq!(listing(&build), before);

@@ -28,7 +28,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use lnkfix::discover::{discover, find_library, native_path, Discovered, SearchOptions};
+use lnkfix::index::discover::{discover, find_library, native_path, Discovered, SearchOptions};
 use lnkfix::index::{Index, IndexOptions, Machine};
 
 /// The exe under test: `LNKFIX_EXE` (`.ci/windows.sh` points it at the release `lnkfix.exe`), else

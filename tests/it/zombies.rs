@@ -56,7 +56,7 @@ fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
 
 /// A time for `--since`, to the millisecond, as the user would write it.
 fn rfc3339(time: SystemTime) -> String {
-    lnkfix::zombies::format_time(time)
+    lnkfix::commands::zombies::format_time(time)
 }
 
 /// Start times have tick resolution (Linux: 10 ms; Windows: 15.6 ms) and a process takes a
@@ -188,7 +188,7 @@ fn assert_schema(report: &serde_json::Value) {
 
 /// Parses a report's RFC 3339 time.
 fn parse(text: &serde_json::Value) -> SystemTime {
-    lnkfix::triage::parse_time(text.as_str().expect("a time")).unwrap()
+    lnkfix::commands::triage::parse_time(text.as_str().expect("a time")).unwrap()
 }
 
 fn distance(a: SystemTime, b: SystemTime) -> Duration {
@@ -870,14 +870,17 @@ fn triage_names_the_command_and_lists_only_when_asked() {
     let log = root.path().join("serve.log");
     std::fs::write(&log, b"old run\n").unwrap();
     let since = SystemTime::now() + Duration::from_secs(60);
-    let options = lnkfix::triage::TriageOptions {
+    let options = lnkfix::commands::triage::TriageOptions {
         since: Some(since),
         ..Default::default()
     };
-    let report = lnkfix::triage::triage_path(&log, &options).unwrap();
+    let report = lnkfix::commands::triage::triage_path(&log, &options).unwrap();
     assert_eq!(report.rule.as_deref(), Some("log-stale"));
     let check = report.zombies.as_ref().expect("the launch check");
-    let want = lnkfix::zombies::fix_command(&[root.path().to_string_lossy().into_owned()], since);
+    let want = lnkfix::commands::zombies::fix_command(
+        &[root.path().to_string_lossy().into_owned()],
+        since,
+    );
     assert_eq!(check.command, want);
     assert!(report.fix.contains(&want), "{}", report.fix);
     assert!(
@@ -887,9 +890,9 @@ fn triage_names_the_command_and_lists_only_when_asked() {
     );
     assert!(check.processes.is_none(), "not listed unless asked");
     // Asked: listed (this process holds nothing there, so at most other people's suspects).
-    let listed = lnkfix::triage::triage_path(
+    let listed = lnkfix::commands::triage::triage_path(
         &log,
-        &lnkfix::triage::TriageOptions {
+        &lnkfix::commands::triage::TriageOptions {
             list_processes: true,
             ..options
         },
@@ -901,7 +904,7 @@ fn triage_names_the_command_and_lists_only_when_asked() {
     assert!(processes.iter().all(|p| p.leftover && p.holds.is_empty()));
     // A bare file name: its directory is `.`.
     assert_eq!(
-        lnkfix::zombies::log_directory(Path::new("serve.log")),
+        lnkfix::commands::zombies::log_directory(Path::new("serve.log")),
         PathBuf::from(".")
     );
 }

@@ -1,0 +1,612 @@
+//! Link records to unresolved symbols: one record per distinct symbol, with its linker-level
+//! name, demangled form, dllimport flag, x86 decoration undone, and deduplicated references.
+
+use serde::Serialize;
+
+use crate::index::Machine;
+use crate::read::demangle;
+use crate::read::linklog::{
+    CrtOption, Event, Finding, Linker, Located, LogStats, Reference, ShownName, UnresolvedRecord,
+};
+
+/// An x86 name decoration, undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "convention")]
+pub enum X86Decoration {
+    /// `_name` (`__cdecl`).
+    Cdecl,
+    /// `_name@N` (`__stdcall`, N bytes of arguments).
+    Stdcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+    /// `@name@N` (`__fastcall`).
+    Fastcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+    /// `name@@N` (`__vectorcall`, also on x64).
+    Vectorcall {
+        /// Bytes of arguments.
+        bytes: u32,
+    },
+}
+
+/// One distinct unresolved symbol.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct UnresolvedSymbol {
+    /// The symbol as the log showed it: the decorated name when the log has one, else the
+    /// displayed text (lld-link's `__declspec(dllimport) X` included).
+    pub name: String,
+    /// The display text when the log showed one.
+    pub display: Option<String>,
+    /// The linker-level name (mangled C++ or C name, `__imp_` kept) when known.
+    pub linker_name: Option<String>,
+    /// The demangled form (without `__declspec(dllimport)`: see `import`).
+    pub demangled: String,
+    /// The canonical form of `demangled`, for matching across demanglers.
+    pub canonical: String,
+    /// Whether the reference is a dllimport one (`__imp_` or `__declspec(dllimport)`).
+    pub import: bool,
+    /// The name rules and tables are looked up by: no `__imp_`, no x86 decoration.
+    pub lookup_name: String,
+    /// The x86 decoration that was undone, if any.
+    pub x86_decoration: Option<X86Decoration>,
+    /// The machine the name is for, when the name or the log tells: x86, or x64 for any 64-bit
+    /// target (the names look alike).
+    pub arch: Option<Machine>,
+    /// Whether the linker itself asked for it (lld-link's `<root>`: the entry point).
+    pub entry_point: bool,
+    /// Where it was referenced, deduplicated, in order of appearance.
+    pub references: Vec<Reference>,
+    /// How many times the log reported it (records plus lld-link's "N more times").
+    pub reported: u64,
+    /// The linkers that reported it.
+    pub linkers: Vec<Linker>,
+    /// The 1-based line of its first report.
+    pub first_line: u64,
+    /// Candidates from link.exe's "could potentially match" hint block.
+    pub hints: Vec<ShownName>,
+    /// A problem demangling it.
+    pub warning: Option<String>,
+}
+
+/// Everything the log said, gathered: the symbols and what later stages need.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+pub struct LinkFailure {
+    /// Distinct unresolved symbols, in order of first appearance.
+    pub symbols: Vec<UnresolvedSymbol>,
+    /// Records of symbols not kept because `--max-symbols` distinct ones were (0 when none).
+    pub records_past_max_symbols: u64,
+    /// The `--max-symbols` bound the log was read with.
+    pub max_symbols: usize,
+    /// Each LNK1120 count, in order (a log can hold several links).
+    pub lnk1120_counts: Vec<u64>,
+    /// lld-link stopped after its error limit: the list is incomplete.
+    pub incomplete: bool,
+    /// Other linker findings (LNK2038, LNK4098, LNK2005, LNK1104, LNK4272, LNK4217, ...).
+    pub findings: Vec<Finding>,
+    /// CRT-selecting options seen on command lines.
+    pub crt_options: Vec<CrtOption>,
+    /// Machines named by `/machine:` or a compiler banner.
+    pub machines: Vec<Machine>,
+    /// What reading the log measured.
+    pub stats: LogStats,
+    /// The build system the log shows, learnt in the same pass.
+    pub build_system: Option<crate::read::build_system::Recognised>,
+    /// The Python build the log shows (version, debug, limited API), learnt in the same pass.
+    #[serde(default)]
+    pub python: crate::read::python_build::PythonBuild,
+}
+
+impl LinkFailure {
+    /// The log's architecture: x86 when only x86 evidence is present, x64 when only x64.
+    pub fn arch(&self) -> Option<Machine> {
+        let x86 = self.machines.contains(&Machine::X86)
+            || self.symbols.iter().any(|s| s.arch == Some(Machine::X86));
+        let x64 = self.machines.iter().any(|m| *m != Machine::X86)
+            || self.symbols.iter().any(|s| s.arch == Some(Machine::X64));
+        match (x86, x64) {
+            (true, false) => Some(Machine::X86),
+            (false, true) => Some(Machine::X64),
+            _ => None,
+        }
+    }
+}
+
+/// Undoes an x86 decoration of a C name: `_f@12`, `@f@8`, `f@@16`. A bare leading `_` is only
+/// undone by [`undecorate_cdecl`] once the log is known to be x86.
+pub fn undecorate(name: &str) -> (String, Option<X86Decoration>) {
+    fn bytes_suffix(s: &str) -> Option<(&str, u32)> {
+        let (base, n) = s.rsplit_once('@')?;
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || base.is_empty() {
+            return None;
+        }
+        Some((base, n.parse().ok()?))
+    }
+    if name.starts_with('?') {
+        return (name.to_string(), None);
+    }
+    if let Some((base, bytes)) = bytes_suffix(name) {
+        if let Some(base) = base.strip_suffix('@') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Vectorcall { bytes }));
+            }
+        } else if let Some(base) = base.strip_prefix('_') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Stdcall { bytes }));
+            }
+        } else if let Some(base) = base.strip_prefix('@') {
+            if !base.contains('@') {
+                return (base.to_string(), Some(X86Decoration::Fastcall { bytes }));
+            }
+        }
+    }
+    (name.to_string(), None)
+}
+
+/// Undoes x86 `__cdecl` decoration (a leading `_`).
+pub fn undecorate_cdecl(name: &str) -> Option<String> {
+    name.strip_prefix('_')
+        .filter(|rest| !rest.is_empty())
+        .map(str::to_string)
+}
+
+/// Tells x86 from x64 by a mangled C++ name's pointer encoding (`PEA`: x64 `__ptr64`).
+fn mangled_arch(mangled: &str) -> Option<Machine> {
+    if !mangled.starts_with('?') {
+        return None;
+    }
+    let bytes = mangled.as_bytes();
+    let x64 = bytes.windows(3).any(|w| {
+        matches!(
+            w,
+            [b'P' | b'Q' | b'A' | b'B', b'E', b'A' | b'B' | b'C' | b'D']
+        )
+    });
+    if x64 {
+        return Some(Machine::X64);
+    }
+    let x86 = bytes
+        .windows(3)
+        .any(|w| matches!(w, [b'P' | b'Q', b'A' | b'B', b'A'..=b'Z' | b'_']) || w == b"QAE");
+    x86.then_some(Machine::X86)
+}
+
+fn is_c_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '@')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')
+}
+
+/// Builds the symbol fields from what a record showed.
+fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) -> UnresolvedSymbol {
+    let mut display = shown.display.clone();
+    let mut import = false;
+    let mut linker_name = shown.decorated.clone();
+    if let Some(d) = display.as_deref() {
+        let trimmed = d.trim();
+        if let Some(rest) = trimmed.strip_prefix("__declspec(dllimport)") {
+            import = true;
+            let rest = rest.trim();
+            if linker_name.is_none() && is_c_identifier(rest) {
+                // lld-link prints __imp_X as `__declspec(dllimport) X`.
+                linker_name = Some(format!("__imp_{rest}"));
+            }
+        }
+        display = Some(trimmed.to_string());
+    }
+    let name = shown
+        .decorated
+        .clone()
+        .or_else(|| display.clone())
+        .unwrap_or_default();
+    let (demangled, warning) = match &linker_name {
+        Some(linker) => {
+            let d = demangle::demangle_with(linker, limits);
+            import |= d.import;
+            let text = match (&d.warning, &display) {
+                // The log's own undname text beats a raw name.
+                (Some(_), Some(shown)) => shown
+                    .trim_start_matches("__declspec(dllimport)")
+                    .trim()
+                    .to_string(),
+                _ => d.text,
+            };
+            (text, d.warning)
+        }
+        None => {
+            let shown = display.clone().unwrap_or_default();
+            let text = shown
+                .trim_start_matches("__declspec(dllimport)")
+                .trim()
+                .to_string();
+            (text, None)
+        }
+    };
+    let bare = linker_name
+        .as_deref()
+        .map(|l| demangle::strip_import_prefix(l).0.to_string())
+        .unwrap_or_else(|| demangled.clone());
+    let (lookup_name, x86_decoration) = undecorate(&bare);
+    // For C names the demangled form is the plain name, decoration undone.
+    let demangled = if bare.starts_with('?') || linker_name.is_none() {
+        demangled
+    } else {
+        lookup_name.clone()
+    };
+    let arch = match x86_decoration {
+        Some(X86Decoration::Vectorcall { .. }) => None,
+        Some(_) => Some(Machine::X86),
+        None => mangled_arch(&bare),
+    };
+    UnresolvedSymbol {
+        name,
+        display,
+        linker_name,
+        canonical: demangle::canonical(&demangled),
+        demangled,
+        import,
+        lookup_name,
+        x86_decoration,
+        arch,
+        entry_point: false,
+        references: Vec::new(),
+        reported: 0,
+        linkers: Vec::new(),
+        first_line: 0,
+        hints: Vec::new(),
+        warning,
+    }
+}
+
+/// Gathers log events into a [`LinkFailure`], one symbol per distinct name.
+#[derive(Default)]
+pub struct Collector {
+    failure: LinkFailure,
+    by_key: foldhash::HashMap<String, usize>,
+    by_shown: foldhash::HashMap<String, usize>,
+    /// The symbol the last lld-link record or link.exe record was about.
+    last: Option<usize>,
+    /// Bounds on what the demangler is handed.
+    demangle: crate::read::demangle::DemangleLimits,
+    /// Most distinct symbols kept (0: no bound, for [`Collector::new`]).
+    max_symbols: usize,
+}
+
+/// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
+const MAX_REFERENCES: usize = 64;
+
+impl Collector {
+    /// An empty collector.
+    pub fn new() -> Collector {
+        Collector::default()
+    }
+
+    /// A collector that demangles within `limits` (`--max-demangle-len`, `--max-demangle-depth`).
+    pub fn with_limits(limits: crate::read::demangle::DemangleLimits) -> Collector {
+        Collector {
+            demangle: limits,
+            ..Collector::default()
+        }
+    }
+
+    /// A collector that keeps at most `max_symbols` distinct symbols (0: no bound).
+    pub fn with_max_symbols(mut self, max_symbols: usize) -> Collector {
+        self.max_symbols = max_symbols;
+        self
+    }
+
+    /// Takes one event.
+    pub fn push(&mut self, located: Located) {
+        let line = located.line;
+        match located.event {
+            Event::Unresolved(record) => self.push_unresolved(record, line),
+            Event::Referenced(reference) => {
+                if let Some(i) = self.last {
+                    add_reference(&mut self.failure.symbols[i], reference);
+                }
+            }
+            Event::MoreReferences(n) => {
+                if let Some(i) = self.last {
+                    self.failure.symbols[i].reported += n;
+                }
+            }
+            Event::UnresolvedCount(n) => {
+                self.failure.lnk1120_counts.push(n);
+                self.last = None;
+            }
+            Event::TooManyErrors => self.failure.incomplete = true,
+            Event::NearMissHint(hint) => {
+                if let Some(i) = self.last {
+                    let hints = &mut self.failure.symbols[i].hints;
+                    if !hints.contains(&hint) && hints.len() < MAX_REFERENCES {
+                        hints.push(hint);
+                    }
+                }
+            }
+            Event::Finding(finding) => {
+                if self.failure.findings.len() < 10_000 {
+                    self.failure.findings.push(finding);
+                }
+            }
+            Event::CrtOption(option) => {
+                let known = self
+                    .failure
+                    .crt_options
+                    .iter()
+                    .any(|o| o.option == option.option);
+                if !known {
+                    self.failure.crt_options.push(option);
+                }
+            }
+            Event::Machine(machine) => {
+                if !self.failure.machines.contains(&machine) {
+                    self.failure.machines.push(machine);
+                }
+            }
+            Event::DefinedAt { object, source } => {
+                // The definers are the finding's objects; their source lines, when lld-link
+                // shows them, follow the name in its values.
+                if let Some(finding) = self.last_lld_finding() {
+                    if !finding.objects.contains(&object) && finding.objects.len() < 64 {
+                        finding.objects.push(object);
+                        finding.values.extend(source);
+                    }
+                }
+            }
+            Event::HasValue { object, value } => {
+                if let Some(finding) = self.last_lld_finding() {
+                    if finding.objects.len() < 64 {
+                        finding.objects.push(object);
+                        finding.values.push(value);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One unresolved-symbol record (on line `line`): counted against the symbol it names, its
+    /// linker and reference added.
+    fn push_unresolved(&mut self, record: UnresolvedRecord, line: u64) {
+        let Some(index) = self.symbol_index(&record, line) else {
+            self.failure.records_past_max_symbols += 1;
+            self.last = None;
+            return;
+        };
+        let symbol = &mut self.failure.symbols[index];
+        symbol.reported += 1;
+        if !symbol.linkers.contains(&record.linker) {
+            symbol.linkers.push(record.linker);
+        }
+        if let Some(reference) = record.reference {
+            if reference.object.as_deref() == Some("<root>") {
+                symbol.entry_point = true;
+            }
+            add_reference(symbol, reference);
+        }
+        self.last = Some(index);
+    }
+
+    /// The index of the symbol a record names, added when new; `None` when it is new and
+    /// `--max-symbols` distinct symbols are kept already.
+    ///
+    /// Repeats are the common case in big logs: the name is looked up as shown before it is
+    /// demangled; only a new spelling is described and matched semantically.
+    fn symbol_index(&mut self, record: &UnresolvedRecord, line: u64) -> Option<usize> {
+        let decorated = record.symbol.decorated.as_deref().unwrap_or("");
+        let display = record.symbol.display.as_deref().unwrap_or("");
+        let mut shown_key = String::with_capacity(decorated.len() + 1 + display.len());
+        shown_key.push_str(decorated);
+        shown_key.push('\u{0}');
+        shown_key.push_str(display);
+        if let Some(&i) = self.by_shown.get(&shown_key) {
+            return Some(i);
+        }
+        let described = describe(&record.symbol, self.demangle);
+        let key = described
+            .linker_name
+            .clone()
+            .unwrap_or_else(|| described.canonical.clone());
+        let i = match self.by_key.get(&key) {
+            Some(&i) => i,
+            None if self.max_symbols > 0 && self.failure.symbols.len() >= self.max_symbols => {
+                return None;
+            }
+            None => {
+                let i = self.failure.symbols.len();
+                let mut symbol = described;
+                symbol.first_line = line;
+                self.failure.symbols.push(symbol);
+                self.by_key.insert(key, i);
+                i
+            }
+        };
+        self.by_shown.insert(shown_key, i);
+        Some(i)
+    }
+
+    /// The last finding when it is an lld-link record: `>>>` detail lines belong to it.
+    fn last_lld_finding(&mut self) -> Option<&mut Finding> {
+        self.failure
+            .findings
+            .last_mut()
+            .filter(|f| f.code.starts_with("lld-link"))
+    }
+
+    /// Finishes: undoes x86 `__cdecl` decoration when the whole log is x86.
+    pub fn finish(mut self, stats: LogStats) -> LinkFailure {
+        self.failure.stats = stats;
+        if self.failure.arch() == Some(Machine::X86) {
+            for symbol in &mut self.failure.symbols {
+                if symbol.x86_decoration.is_none() && !symbol.lookup_name.starts_with('?') {
+                    if let Some(base) = undecorate_cdecl(&symbol.lookup_name) {
+                        symbol.demangled = base.clone();
+                        symbol.canonical = base.clone();
+                        symbol.lookup_name = base;
+                        symbol.x86_decoration = Some(X86Decoration::Cdecl);
+                        symbol.arch = Some(Machine::X86);
+                    }
+                }
+            }
+        }
+        self.failure
+    }
+}
+
+fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
+    if reference.object.is_none() && reference.function.is_none() {
+        return;
+    }
+    // The bound first: a symbol referenced more often than that is not searched again.
+    if symbol.references.len() < MAX_REFERENCES && !symbol.references.contains(&reference) {
+        symbol.references.push(reference);
+    }
+}
+
+/// Reads a log from any reader into a [`LinkFailure`].
+pub fn collect<R: std::io::Read + 'static>(
+    reader: R,
+    limits: crate::read::linklog::ReadLimits,
+) -> std::io::Result<LinkFailure> {
+    let mut collector =
+        Collector::with_limits(limits.demangle).with_max_symbols(limits.max_symbols);
+    collector.failure.max_symbols = limits.max_symbols;
+    let mut recogniser = crate::read::build_system::Recogniser::new();
+    let mut python = crate::read::python_build::PythonBuild::default();
+    let stats = crate::read::linklog::read_log_watched(
+        reader,
+        limits,
+        &mut |e| collector.push(e),
+        Some(&mut |number, line| {
+            recogniser.line(number, line);
+            python.line(number, line);
+        }),
+    )?;
+    let mut failure = collector.finish(stats);
+    failure.build_system = recogniser.finish();
+    failure.python = python;
+    Ok(failure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(log: &str) -> LinkFailure {
+        collect(
+            std::io::Cursor::new(log.as_bytes().to_vec()),
+            Default::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn undecoration() {
+        assert_eq!(
+            undecorate("_MessageBoxA@16"),
+            (
+                "MessageBoxA".into(),
+                Some(X86Decoration::Stdcall { bytes: 16 })
+            )
+        );
+        assert_eq!(
+            undecorate("@f@8"),
+            ("f".into(), Some(X86Decoration::Fastcall { bytes: 8 }))
+        );
+        assert_eq!(
+            undecorate("f@@16"),
+            ("f".into(), Some(X86Decoration::Vectorcall { bytes: 16 }))
+        );
+        assert_eq!(undecorate("hipMalloc"), ("hipMalloc".into(), None));
+        assert_eq!(undecorate("?f@@YAXXZ"), ("?f@@YAXXZ".into(), None));
+    }
+
+    #[test]
+    fn dllimport_display_becomes_imp_name() {
+        let f = failure("lld-link: error: undefined symbol: __declspec(dllimport) _CrtDbgReport\n>>> referenced by a.cpp:1\n>>>               a.obj:(f)\n");
+        let s = &f.symbols[0];
+        assert_eq!(s.name, "__declspec(dllimport) _CrtDbgReport");
+        assert_eq!(s.linker_name.as_deref(), Some("__imp__CrtDbgReport"));
+        assert!(s.import);
+        assert_eq!(s.lookup_name, "_CrtDbgReport");
+        assert_eq!(s.references[0].function.as_deref(), Some("f"));
+    }
+
+    #[test]
+    fn duplicates_merge_and_references_dedup() {
+        let f = failure(
+            "a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             b.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             a.obj : error LNK2001: unresolved external symbol __CxxFrameHandler4\n\
+             x.exe : fatal error LNK1120: 1 unresolved externals\n",
+        );
+        assert_eq!(f.symbols.len(), 1);
+        assert_eq!(f.symbols[0].reported, 3);
+        assert_eq!(f.symbols[0].references.len(), 2);
+        assert_eq!(f.lnk1120_counts, [1]);
+    }
+
+    #[test]
+    fn hint_block_candidates_belong_to_the_symbol_they_follow() {
+        let f = failure(
+            "a.obj : error LNK2019: unresolved external symbol \"void __cdecl f(int)\" (?f@@YAXH@Z) referenced in function main\n\
+             \x20 Hint on symbols that are defined and could potentially match:\n\
+             \x20   \"void __cdecl f(long)\" (?f@@YAXJ@Z)\n\
+             \x20   \"void __cdecl f(unsigned int)\" (?f@@YAXI@Z)\n\
+             \n\
+             a.obj : error LNK2019: unresolved external symbol hipMalloc referenced in function main\n",
+        );
+        assert_eq!(
+            f.symbols.len(),
+            2,
+            "hint candidates are not unresolved symbols"
+        );
+        let hints: Vec<&str> = f.symbols[0]
+            .hints
+            .iter()
+            .filter_map(|h| h.decorated.as_deref())
+            .collect();
+        assert_eq!(hints, ["?f@@YAXJ@Z", "?f@@YAXI@Z"]);
+        assert!(f.symbols[1].hints.is_empty());
+    }
+
+    #[test]
+    fn x86_log_undoes_cdecl_underscore() {
+        let f = failure(
+            "main.obj : error LNK2019: unresolved external symbol __imp__MessageBoxA@16 referenced in function _main\n\
+             main.obj : error LNK2019: unresolved external symbol __imp__PyErr_Clear referenced in function _main\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X86));
+        assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
+        assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
+        assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
+    }
+
+    #[test]
+    fn lld_definers_and_mismatch_sides_join_their_record() {
+        let f = failure(
+            "lld-link: error: duplicate symbol: f\n>>> defined at a.cpp:1\n>>>            a.obj\n>>> defined at b.obj\n\
+             lld-link: error: /failifmismatch: mismatch detected for 'RuntimeLibrary':\n>>> a.obj has value MD_DynamicRelease\n>>> b.obj has value MT_StaticRelease\n",
+        );
+        assert_eq!(f.findings.len(), 2);
+        assert_eq!(f.findings[0].objects, ["a.obj", "b.obj"]);
+        assert_eq!(f.findings[0].values, ["f", "a.cpp:1"]);
+        assert_eq!(f.findings[1].objects, ["a.obj", "b.obj"]);
+        assert_eq!(
+            f.findings[1].values,
+            ["RuntimeLibrary", "MD_DynamicRelease", "MT_StaticRelease"]
+        );
+        assert!(f.symbols.is_empty());
+    }
+
+    #[test]
+    fn mangled_arch_detection() {
+        assert_eq!(mangled_arch("??3@YAXPEAX_K@Z"), Some(Machine::X64));
+        assert_eq!(mangled_arch("??3@YAXPAXI@Z"), Some(Machine::X86));
+        assert_eq!(mangled_arch("?f@@YAXXZ"), None);
+    }
+}
