@@ -1,7 +1,7 @@
 //! The command line: clap's definitions (their doc comments are the `--help` text) and the
 //! conversion of the parsed arguments into the library's requests ([`lnkfix::commands::app`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -371,7 +371,7 @@ pub(crate) fn parse_machine(text: &str) -> Result<Machine, String> {
 #[derive(clap::Args)]
 pub(crate) struct DiagnoseArgs {
     /// The link log (link.exe or lld-link output, however wrapped), or `-` for stdin.
-    pub(crate) log: String,
+    pub(crate) log: PathBuf,
     #[command(flatten)]
     pub(crate) inputs: DiagnoseInputs,
     #[command(flatten)]
@@ -614,11 +614,11 @@ impl DiagnoseInputs {
     /// The diagnosis these arguments ask for (of `log`).
     pub(crate) fn request(
         &self,
-        log: &str,
+        log: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> DiagnoseRequest {
         DiagnoseRequest {
-            log: log.to_string(),
+            log: log.to_path_buf(),
             crt: self.crt.map(Flavour::from),
             rules: self.rules.clone(),
             read_limits: ReadLimits {
@@ -682,7 +682,7 @@ impl PatchArgs {
         PatchRequest {
             extension_py: self.file.clone().unwrap_or_default(),
             from: self.from.clone(),
-            diagnose: self.inputs.request(&self.from, env),
+            diagnose: self.inputs.request(Path::new(&self.from), env),
             literal_paths: self.literal_paths,
         }
     }
@@ -706,7 +706,7 @@ impl PatchArgs {
             target: self.target.clone(),
             configuration: self.configuration.clone(),
             from: self.from.clone(),
-            diagnose: self.inputs.request(&self.from, env),
+            diagnose: self.inputs.request(Path::new(&self.from), env),
         }
     }
 }

@@ -8,13 +8,14 @@ use crate::commands::explain::NotASymbol;
 use crate::commands::triage::TriageError;
 use crate::commands::zombies::ZombiesError;
 use crate::fix::patch::PatchError;
+use crate::output::terminal::path_text;
 use crate::rules::RuleError;
 
 /// Why a command could not produce its report.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{}: cannot read: {source}", path_text(path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -22,7 +23,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A file could not be written.
-    #[error("{path}: cannot write: {source}")]
+    #[error("{}: cannot write: {source}", path_text(path))]
     Write {
         /// The file.
         path: PathBuf,

@@ -1204,3 +1204,33 @@ fn since_past_the_clock_range_is_an_error_not_a_panic() {
         }
     }
 }
+
+/// A log whose path is not valid Unicode is read (clap hands it over as bytes): the report names
+/// it with the bytes escaped, and a missing one is an error that names it so, never U+FFFD.
+#[cfg(unix)]
+#[test]
+fn a_log_whose_path_is_not_unicode_is_read_and_named_with_its_bytes_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let root = tempfile::tempdir().unwrap();
+    let log = root.path().join(std::ffi::OsStr::from_bytes(b"link\xff.log"));
+    std::fs::write(&log, IMPORT_LOG_TEXT).unwrap();
+    let mut command = lnkfix_std();
+    command
+        .args(["diagnose", "--format", "json", "--no-cache", "--no-python"])
+        .arg(&log);
+    let output = finishes(command);
+    assert_eq!(output.status.code(), Some(1), "{}", all_text(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let name = json["log"].as_str().unwrap();
+    assert!(name.ends_with("link\\xff.log"), "{name}");
+    assert!(!json["symbols"].as_array().unwrap().is_empty(), "{json}");
+
+    let missing = root.path().join(std::ffi::OsStr::from_bytes(b"gone\xfe.log"));
+    let mut command = lnkfix_std();
+    command.args(["diagnose", "--no-cache"]).arg(&missing);
+    let output = finishes(command);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("gone\\xfe.log: cannot read"), "{stderr}");
+    assert!(!stderr.contains('\u{FFFD}'), "{stderr}");
+}

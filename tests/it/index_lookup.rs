@@ -106,7 +106,7 @@ fn same_answers_both_ways(dirs: Vec<PathBuf>, name: &str) {
     for log in &logs {
         for crt in std::iter::once(None).chain(Flavour::ALL.map(Some)) {
             let request = DiagnoseRequest {
-                log: log.to_string_lossy().into_owned(),
+                log: log.to_path_buf(),
                 crt,
                 search: search.clone(),
                 ..DiagnoseRequest::default()

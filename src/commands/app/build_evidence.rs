@@ -11,8 +11,8 @@ use crate::rules::RuleBook;
 
 /// Object files named by the log's references and findings that exist on disk (relative to the log's
 /// directory or the current one): their directives are evidence too.
-fn objects_named_in_log(log: &str, failure: &crate::read::symbols::LinkFailure) -> Vec<PathBuf> {
-    let base = Path::new(log).parent().map(PathBuf::from);
+fn objects_named_in_log(log: &Path, failure: &crate::read::symbols::LinkFailure) -> Vec<PathBuf> {
+    let base = log.parent().map(PathBuf::from);
     let mut out: Vec<PathBuf> = Vec::new();
     let named = failure
         .symbols
@@ -94,7 +94,7 @@ fn object_machines(objects: &Index) -> Vec<(String, crate::index::Machine)> {
 /// `--objects` directories and `--build-dir`.
 pub(super) struct BuildPlaces<'a> {
     /// The log's path.
-    pub log: &'a str,
+    pub log: &'a Path,
     /// The `--objects` directories.
     pub objects: &'a [PathBuf],
     /// The `--build-dir` directory.

@@ -22,8 +22,8 @@ use crate::rules::{Flavour, RuleBook};
 /// Everything `diagnose` (and `patch --from LOG`) reads.
 #[derive(Debug, Clone, Default)]
 pub struct DiagnoseRequest {
-    /// The log: a path, or `-` for standard input.
-    pub log: String,
+    /// The log: a path, or `-` for standard input. A path need not be valid Unicode.
+    pub log: PathBuf,
     /// A forced CRT flavour (`--crt`).
     pub crt: Option<Flavour>,
     /// Extra rule files, tried first.
@@ -207,7 +207,7 @@ pub(super) fn run_verification(
     };
     let diagnose_output = |path: &Path| {
         let mut round = round_request.clone();
-        round.log = path.to_string_lossy().into_owned();
+        round.log = path.to_path_buf();
         diagnose(&round, env)
             .map(|report| report.diagnosis)
             .map_err(|e| e.to_string())
@@ -217,14 +217,14 @@ pub(super) fn run_verification(
 
 /// Opens the log: standard input for `-`; a directory or an unreadable path is an error that
 /// names it.
-fn open_log(path: &str) -> Result<Box<dyn Read>, Error> {
-    if path == "-" {
+fn open_log(path: &Path) -> Result<Box<dyn Read>, Error> {
+    if is_stdin(path) {
         return Ok(Box::new(io::stdin()));
     }
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(Error::Log {
-                path: path.to_string(),
+                path: log_name(path),
                 reason: "is a directory, not a log file".into(),
             })
         }
@@ -247,14 +247,14 @@ fn open_log(path: &str) -> Result<Box<dyn Read>, Error> {
 /// The log's context for the problems (command lines, toolset banners, failure lines), read
 /// again from the log when a problem first cites it. Standard input was read once already: its
 /// context is empty.
-fn log_context<'a>(log: &'a str, max_line_bytes: usize, diagnosis: &Diagnosis) -> LazyContext<'a> {
-    if log == "-" {
+fn log_context<'a>(log: &'a Path, max_line_bytes: usize, diagnosis: &Diagnosis) -> LazyContext<'a> {
+    if is_stdin(log) {
         return LazyContext::ready(Default::default());
     }
     // Failure lines are looked for only when no record showed the failure.
     let failures = !crate::problems::link_failed(diagnosis);
     LazyContext::new(move || {
-        let file = crate::files::open::open_regular(Path::new(log))?;
+        let file = crate::files::open::open_regular(log)?;
         crate::problems::LogContext::read(file, max_line_bytes, None, failures)
     })
 }
@@ -267,9 +267,10 @@ fn verify_diagnosis(
     diagnosis: &Diagnosis,
     env: &Environment<'_>,
 ) -> Verification {
+    let name = log_name(&request.log);
     let subject = crate::fix::verify::Subject {
         log: Some(log_path),
-        log_name: &request.log,
+        log_name: &name,
         first_error_line: first_error_line(diagnosis),
         flags: diagnosis.link_flags.clone(),
         max_line_bytes: request.read_limits.max_line_bytes,
@@ -346,9 +347,9 @@ fn diagnose_in(
     let log = &request.log;
     // Verification reads the log a second time: standard input, a FIFO or a `/dev/fd/N` (which
     // cannot be read twice, or blocks when opened again) is kept in a temporary file.
-    let spooled = match (&request.verify, log.as_str()) {
-        (Some(_), "-") => Some(spool(&mut io::stdin().lock(), "-")?),
-        (Some(_), path) if !is_regular_file(path) => Some(spool(&mut open_log(path)?, path)?),
+    let spooled = match &request.verify {
+        Some(_) if is_stdin(log) => Some(spool(&mut io::stdin().lock(), log)?),
+        Some(_) if !is_regular_file(log) => Some(spool(&mut open_log(log)?, log)?),
         _ => None,
     };
     let mut failure = read_failure(request, spooled.as_ref())?;
@@ -356,7 +357,7 @@ fn diagnose_in(
     let mut options = DiagnoseOptions {
         object_machines: Vec::new(),
         crt: request.crt,
-        log_name: log.clone(),
+        log_name: log_name(log),
     };
 
     let mut warnings = Vec::new();
@@ -435,11 +436,11 @@ fn read_failure(
 ) -> Result<crate::read::symbols::LinkFailure, Error> {
     let log = &request.log;
     let reader = match spooled {
-        Some(file) => open_log(&file.path().to_string_lossy())?,
+        Some(file) => open_log(file.path())?,
         None => open_log(log)?,
     };
     crate::read::symbols::collect(reader, request.read_limits).map_err(|e| Error::Log {
-        path: log.clone(),
+        path: log_name(log),
         reason: format!("cannot read: {e}"),
     })
 }
@@ -465,9 +466,10 @@ fn attach_problems(
     };
     crate::problems::attach(diagnosis, &inputs);
     if let Some(e) = context.error() {
-        diagnosis
-            .warnings
-            .push(format!("{log}: cannot read it again for its context: {e}"));
+        diagnosis.warnings.push(format!(
+            "{}: cannot read it again for its context: {e}",
+            log_name(log)
+        ));
     }
 }
 
@@ -487,8 +489,11 @@ fn patch_preview(
     let verified = verify
         .filter(|v| v.ok)
         .map(|verification| verified_diagnosis(diagnosis, verification));
-    let plan =
-        patch::plan_from_diagnosis(verified.as_ref().unwrap_or(diagnosis), &request.log, false);
+    let plan = patch::plan_from_diagnosis(
+        verified.as_ref().unwrap_or(diagnosis),
+        &log_name(&request.log),
+        false,
+    );
     Ok(Some(PatchPreview {
         target: path.clone(),
         sha256: patch::sha256_hex(&original),
@@ -496,16 +501,27 @@ fn patch_preview(
     }))
 }
 
+/// Whether the log is standard input (`-`).
+fn is_stdin(log: &Path) -> bool {
+    log.as_os_str() == "-"
+}
+
+/// The log's name in reports and messages: its path as text, bytes that are no UTF-8 written
+/// `\xNN` (`-` for standard input).
+pub fn log_name(log: &Path) -> String {
+    crate::output::terminal::path_text(log).into_owned()
+}
+
 /// Whether `path` names a regular file (links followed): one that can be read a second time.
 /// Something that is not there is left to the first read to report.
-fn is_regular_file(path: &str) -> bool {
+fn is_regular_file(path: &Path) -> bool {
     std::fs::metadata(path).map_or(true, |m| m.is_file())
 }
 
 /// The log (`name`: `-` for standard input), read once and copied into a temporary file.
-fn spool(log: &mut dyn Read, name: &str) -> Result<tempfile::NamedTempFile, Error> {
+fn spool(log: &mut dyn Read, name: &Path) -> Result<tempfile::NamedTempFile, Error> {
     let failed = |source| Error::Read {
-        path: PathBuf::from(name),
+        path: name.to_path_buf(),
         source,
     };
     let mut file = tempfile::NamedTempFile::new().map_err(failed)?;

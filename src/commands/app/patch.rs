@@ -107,7 +107,7 @@ pub(super) fn diagnosis_for(
         }
         None => {
             let mut diagnose = diagnose_request.clone();
-            diagnose.log = from.to_string();
+            diagnose.log = PathBuf::from(from);
             diagnose.patch = None;
             let report = super::diagnose(&diagnose, env)?;
             (report.diagnosis, None, report.verify)
