@@ -14,6 +14,16 @@ fn lld_file(text: &str) -> Option<String> {
     (!file.is_empty() && !file.contains(' ')).then(|| file.to_string())
 }
 
+/// The offset of LNK1107's `cannot read at 0x86` (any language: the first hexadecimal number).
+fn read_offset(text: &str) -> Option<u64> {
+    let at = text.find("0x").or_else(|| text.find("0X"))?;
+    let digits: String = text[at + 2..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    u64::from_str_radix(&digits, 16).ok()
+}
+
 /// A path's file name without its extension (`C:\\deps\\zlib1.dll`: `zlib1`).
 fn file_stem(path: &str) -> &str {
     let name = path.rsplit(['\\', '/']).next().unwrap_or(path);
@@ -96,7 +106,14 @@ fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
             .contains("end of the file was unexpectedly encountered")
             || f.text.contains("truncated or malformed archive")
             || f.text.contains("string table empty");
-        let (cause, fix) = if cut_short && !named {
+        let lfs_pointer = !is_dll && read_offset(&f.text).is_some_and(|at| at < 0x200);
+        let (cause, fix) = if lfs_pointer {
+            let at = read_offset(&f.text).unwrap_or_default();
+            (
+                format!("{file} is only about {at} bytes long (the linker could not read past offset {at:#X}): a Git LFS pointer in place of the library (a clone without git-lfs, or a source archive downloaded as a zip), or a file cut short"),
+                format!("fetch the real {file}: install Git LFS and run git lfs pull in its repository (or clone it instead of downloading the zip), then link again"),
+            )
+        } else if cut_short && !named {
             (
                 format!("{file} is damaged or was cut short (the linker's message names no file): a build stopped while writing it, a full disk, a copy or download cut short"),
                 "delete the build's objects and libraries (a clean build) and link again; a prebuilt library that is still refused is the damaged one: download it again".to_string(),
@@ -265,5 +282,23 @@ mod tests {
         assert_eq!(p.kind, ProblemKind::CorruptInput);
         assert!(p.subjects.is_empty(), "{:?}", p.subjects);
         assert_eq!(p.summary, "an object or library of the link is damaged");
+    }
+
+    #[test]
+    fn a_library_unreadable_near_its_start_is_a_git_lfs_pointer() {
+        let d = diagnose("1>..\\deps\\img.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x84\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CorruptInput);
+        assert!(p.cause.contains("about 132 bytes"), "{}", p.cause);
+        assert!(p.fix.contains("git lfs pull"), "{}", p.fix);
+        // Far into the file: not a pointer.
+        let d = diagnose(
+            "big.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x1F3A00\n",
+        );
+        assert!(
+            !d.problems[0].fix.contains("git lfs"),
+            "{}",
+            d.problems[0].fix
+        );
     }
 }
