@@ -360,6 +360,11 @@ fn the_index_decides_what_the_log_cannot() {
     );
 }
 
+/// A real link of a damaged input: the linker, the input beside use.obj, the kind, the subject
+/// (none when lld-link's message names no file), and what the cause and the fix say.
+#[cfg(not(windows))]
+type DamagedLink<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, &'a str, &'a str);
+
 /// Real lld-link runs that end in the fatal kinds, made here from small C objects (clang 19 with
 /// `--target=x86_64-pc-windows-msvc`, no CRT): an object cut short, a static library cut short in
 /// the member the link needs, a file that is no object at all, and `-flto` bitcode of clang 19
@@ -396,8 +401,7 @@ fn real_links_of_damaged_inputs_and_newer_bitcode() {
     // Into the member's header: lld-link names the archive and the member it could not read.
     std::fs::write(dir.join("cut.lib"), &library[..200]).unwrap();
     std::fs::write(dir.join("notes.obj"), "these are notes, not an object\n").unwrap();
-    // (linker, the input beside use.obj, the kind, the subject, what the cause and fix say)
-    let cases: &[(&str, &str, &str, Option<&str>, &str, &str)] = &[
+    let cases: &[DamagedLink] = &[
         (
             "lld-link-19",
             "cut.obj",
