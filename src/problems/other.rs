@@ -113,7 +113,7 @@ fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
                 format!("{file} is only about {at} bytes long (the linker could not read past offset {at:#X}): a Git LFS pointer in place of the library (a clone without git-lfs, or a source archive downloaded as a zip), or a file cut short"),
                 format!("fetch the real {file}: install Git LFS and run git lfs pull in its repository (or clone it instead of downloading the zip), then link again"),
             )
-        } else if cut_short && !named {
+        } else if !named {
             (
                 format!("{file} is damaged or was cut short (the linker's message names no file): a build stopped while writing it, a full disk, a copy or download cut short"),
                 "delete the build's objects and libraries (a clean build) and link again; a prebuilt library that is still refused is the damaged one: download it again".to_string(),
@@ -277,11 +277,16 @@ mod tests {
             "lld-link: error: part.obj: The end of the file was unexpectedly encountered\n",
         );
         assert_eq!(d.problems[0].subjects, vec!["part.obj"]);
-        let d = diagnose("lld-link: error: getSectionName failed: #4: string table empty\n");
+        let d = diagnose("lld-link: error: string table empty\n");
         let p = &d.problems[0];
         assert_eq!(p.kind, ProblemKind::CorruptInput);
         assert!(p.subjects.is_empty(), "{:?}", p.subjects);
         assert_eq!(p.summary, "an object or library of the link is damaged");
+        // LNK1136 without a file (lib.exe's summary line): no made-up name in the fix.
+        let d = diagnose("fatal error LNK1136: invalid or corrupt file\n");
+        let p = &d.problems[0];
+        assert!(p.subjects.is_empty(), "{:?}", p.subjects);
+        assert!(p.fix.starts_with("delete the build's objects"), "{}", p.fix);
     }
 
     #[test]
