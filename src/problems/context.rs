@@ -54,6 +54,10 @@ pub struct LogContext {
     /// C1900, C1905):
     /// the line's text (up to 2,000 characters), first mentions.
     pub compiler_errors: Vec<Mention<String>>,
+    /// The errors of the tools the linker runs: rc.exe (`error RC2136 : ...`), mt.exe (`general
+    /// error c101008d: ...`), cvtres.exe (`CVT1100`); the line's text (up to 2,000 characters),
+    /// first mentions.
+    pub tool_errors: Vec<Mention<String>>,
     /// Assembler command lines and the object format they ask for (`nasm -f win32`: `win32`),
     /// first mention of each format: a generated object's machine is the format's.
     pub assembler_formats: Vec<Mention<String>>,
@@ -169,6 +173,9 @@ fn filter(failures: bool) -> &'static LineFilter {
             "C1047",
             "C1900",
             "C1905",
+            "error RC",
+            "general error c10",
+            "error CVT",
             "nasm",
             "yasm",
             "NASM",
@@ -378,6 +385,13 @@ impl LogContext {
                 text: short.clone(),
             });
         }
+        if self.tool_errors.len() < MAX_MENTIONS && is_tool_error(text) {
+            self.tool_errors.push(Mention {
+                value: text.trim().chars().take(2000).collect(),
+                line,
+                text: short.clone(),
+            });
+        }
         if failures && self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
             self.failure_lines.push(Mention {
                 value: short.clone(),
@@ -436,6 +450,16 @@ impl LogContext {
             .filter(|m| m.value.machine == machine)
             .collect()
     }
+}
+
+/// A line of rc.exe's, mt.exe's or cvtres.exe's own errors (`x.rc(2) : error RC2136 : ...`,
+/// `mt.exe : general error c101008d: ...`, `CVTRES : fatal error CVT1100: ...`).
+fn is_tool_error(text: &str) -> bool {
+    text.split("error RC")
+        .nth(1)
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        || text.contains("general error c10")
+        || text.contains("error CVT1")
 }
 
 #[cfg(test)]

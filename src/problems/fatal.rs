@@ -75,7 +75,8 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1143", CorruptInput, "{file} is invalid or corrupt: no symbol for a COMDAT section",
         "the object was written by a compiler the linker does not fully understand (another compiler's or a newer MSVC's object format), or was damaged",
         "rebuild {file} with the toolset that links it"),
-    entry("LNK1149", Other, "the output file is also an input",
+    // The problem is written by `output_is_input`, which tells an import library apart.
+    entry("LNK1149", Other, "the output {file} is also an input of the link",
         "the name given to /OUT: (or /IMPLIB:) is the name of a file the link reads, so the linker would overwrite its own input",
         "give the output another name, or rename the input"),
     entry("LNK1152", Other, "the linker cannot resolve undecorated names in the .def file",
@@ -117,6 +118,10 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1237", LtcgMismatch, "code generation introduced a reference to a symbol of a /GL module",
         "during link-time code generation the compiler called a helper defined in an object compiled with /GL; the link cannot resolve it after code generation",
         "compile the object that defines the helper without /GL (or link without /LTCG)"),
+    // The problem is written by `resource_twice`, which names both resource files.
+    entry("LNK1241", Other, "two compiled resource files in one link",
+        "a link takes one compiled resource (.res) input, or objects that cvtres.exe made from .res files; a second one came with another input",
+        "keep one resource file in the link"),
     entry("LNK1245", EntryPoint, "the subsystem is invalid",
         "/SUBSYSTEM names a subsystem the entry point or machine does not allow",
         "pass the subsystem the program is for: /SUBSYSTEM:CONSOLE or /SUBSYSTEM:WINDOWS"),
@@ -142,12 +147,19 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1301", LtcgMismatch, "/LTCG objects of managed code are not allowed with this /LTCG option",
         "objects compiled with /clr and /GL cannot be used with the profile-guided /LTCG options",
         "compile the /clr objects without /GL, or link with plain /LTCG"),
+    entry("LNK1306", EntryPoint, "the DLL entry point is compiled to managed code",
+        "the function /ENTRY names (DllMain or another) is in a file compiled with /clr, and a DLL's entry point runs under the loader lock, before the CLR can run managed code",
+        "compile the file that defines the entry point without /clr, or put the entry point between #pragma managed(push, off) and #pragma managed(pop)"),
     entry("LNK1313", Other, "native and pure managed modules cannot be linked together",
         "objects compiled with /clr:pure cannot be linked with native objects (or /clr objects that contain native code)",
         "compile every object with /clr, or none with /clr:pure"),
     entry("LNK1314", CorruptInput, "{file} has a corrupt or invalid symbol table",
         "the object's symbol table cannot be read: a damaged file, or another compiler's object format",
         "rebuild {file} with the toolset that links it"),
+    // The problem is written by `tool_failed`, which names the tool and cites its own error.
+    entry("LNK1327", ToolMissing, "{file}, which the linker runs, failed",
+        "the linker ran {file} (rc.exe for the resources it generates, mt.exe for the manifest) and that tool reported an error",
+        "fix what {file} reports above this line; if it reports nothing, repair the Windows SDK that holds {file}"),
 ];
 
 /// The catalogue row of a code.
@@ -164,10 +176,12 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             continue;
         };
         scan.claim(i);
-        out.push(if entry.kind == ImageTooLarge {
-            image_too_large(f, named_file(f), 16)
-        } else {
-            from_catalogue(scan, entry, f)
+        out.push(match entry.code {
+            "LNK1248" => image_too_large(f, named_file(f), 16),
+            "LNK1149" => output_is_input(f),
+            "LNK1241" => resource_twice(f),
+            "LNK1327" => tool_failed(scan, f),
+            _ => from_catalogue(scan, entry, f),
         });
     }
     for (i, f) in scan.unclaimed_lld("") {
@@ -252,6 +266,131 @@ fn cite_other_compiler(scan: &Scan<'_>, problem: &mut Problem) {
     }
 }
 
+/// LNK1149: the file both written and read. An import library is the usual case: a program or DLL
+/// whose import library (`/IMPLIB:`, or the name link.exe derives from the output's) has the name of
+/// a static library the same link reads, because two targets of the build share one output name.
+fn output_is_input(f: &Finding) -> Problem {
+    let file = named_file(f);
+    let name = file.as_deref().unwrap_or("the file");
+    let library = name.to_ascii_lowercase().ends_with(".lib");
+    let mut problem = if library {
+        Problem::new(
+            Other,
+            format!("the import library {name} would overwrite a library the link reads"),
+            format!("the program or DLL being linked writes its import library as {name} (/IMPLIB:, or the output's name with .lib), and {name} is also a static or import library on its link line: two targets of the build have the same output name"),
+            format!("give one of the two targets another output name (CMake OUTPUT_NAME or ARCHIVE_OUTPUT_NAME, the project's Target Name or Import Library setting), so that {name} is written by one target only"),
+        )
+    } else {
+        Problem::new(
+            Other,
+            format!("the output {name} is also an input of the link"),
+            format!("the name given to /OUT: is {name}, a file the link reads, so the linker would overwrite its own input"),
+            format!("give the output another name than {name}, or rename the input"),
+        )
+    };
+    problem.line(f.line);
+    if let Some(file) = file {
+        problem.subject(file);
+    }
+    problem
+}
+
+/// LNK1241: the resource file already in the link (the record's text) and the one that came
+/// second (the record's own file, often a `.res` member of a static library).
+fn resource_twice(f: &Finding) -> Problem {
+    let mut names: Vec<String> = f
+        .objects
+        .iter()
+        .filter(|o| *o != "LINK")
+        .map(|o| o.trim_start_matches(['|', ' ']).to_string())
+        .filter(|o| !o.is_empty())
+        .collect();
+    let text = f.text.as_str();
+    let first = text
+        .split_once("resource file ")
+        .map(|(_, rest)| rest.split(" already").next().unwrap_or(rest))
+        .map(|n| n.trim().trim_matches(|c| c == '\'' || c == '"').to_string())
+        .filter(|n| !n.is_empty());
+    names.extend(first.clone());
+    let in_library = names.iter().any(|n| n.contains(".lib("));
+    let both = match names.as_slice() {
+        [second, first, ..] => format!("{first} and {second}"),
+        [one] => one.clone(),
+        [] => "two resource files".into(),
+    };
+    let mut problem = Problem::new(
+        Other,
+        format!("two compiled resource files in one link: {both}"),
+        if in_library {
+            format!("a link takes one compiled resource (.res), and static libraries carry their own ({both}): each library was built with its version resource (.rc), and linking them together brings both")
+        } else {
+            format!("a link takes one compiled resource (.res) input, and {both} were both given (a .res file and an object cvtres.exe made from another, or the same resource twice)")
+        },
+        if in_library {
+            "build the static libraries without their .rc files (a version resource belongs to a DLL or program, not to a static library), or link only one of them".into()
+        } else {
+            "pass every resource to the linker as a .res file (it merges them), not as objects made by cvtres.exe, and each only once".into()
+        },
+    );
+    problem.line(f.line);
+    for name in names {
+        problem.subject(name);
+    }
+    problem
+}
+
+/// LNK1327: the tool that failed (`failure during running rc.exe`), and the tool's own error line
+/// before it when the log keeps one (`error RC2136`, `general error c101008d`).
+fn tool_failed(scan: &Scan<'_>, f: &Finding) -> Problem {
+    let tool = f
+        .text
+        .split_whitespace()
+        .find(|w| w.to_ascii_lowercase().ends_with(".exe"))
+        .map(|w| {
+            w.trim_matches(|c: char| c == '\'' || c == '"' || c == '.' && !w.ends_with(".exe"))
+        })
+        .map(str::to_string);
+    let name = tool.clone().unwrap_or_else(|| "a tool".into());
+    let mut problem = Problem::new(
+        ToolMissing,
+        format!("{name}, which the linker runs, failed"),
+        format!("the linker ran {name} (rc.exe for the resources it generates, mt.exe for the manifest) and that tool reported an error"),
+        format!("fix what {name} reports above this line; if it reports nothing, repair the Windows SDK that holds {name}"),
+    );
+    problem.line(f.line);
+    let context = scan.inputs.context.get();
+    let prefix = match name.to_ascii_lowercase().as_str() {
+        "rc.exe" => Some(" RC"),
+        "mt.exe" => Some("c10"),
+        _ => None,
+    };
+    if let Some(mention) = prefix.and_then(|p| {
+        context
+            .tool_errors
+            .iter()
+            .rev()
+            .find(|m| m.line < f.line && m.text.contains(p))
+    }) {
+        problem.cite(mention.line, &mention.text);
+        problem.cause = format!(
+            "the linker ran {name} and {name} failed with its own error (line {}: {})",
+            mention.line,
+            mention
+                .value
+                .find("error ")
+                .map_or(mention.value.as_str(), |at| &mention.value[at..])
+        );
+        problem.fix = format!(
+            "fix what {name} reports on line {}; the input it names is one the link generates from the linker options (/MANIFESTUAC:, /MANIFESTINPUT:, a resource the build passes)",
+            mention.line
+        );
+    }
+    if let Some(tool) = tool {
+        problem.subject(tool);
+    }
+    problem
+}
+
 /// The numbers in parentheses of an image-size record, in `radix` (link.exe writes hexadecimal,
 /// lld-link decimal): the size and the limit.
 fn sizes(text: &str, radix: u32) -> Vec<u64> {
@@ -302,6 +441,19 @@ fn image_too_large(f: &Finding, file: Option<String>, radix: u32) -> Problem {
     problem
 }
 
+/// The file an lld-link error names before its first `: ` (`kern.obj: Unknown attribute kind`,
+/// `x.lib(y.obj): ...`), when what is there is a file and not the start of a sentence.
+fn lld_named_file(text: &str) -> Option<String> {
+    let (head, _) = text.split_once(": ")?;
+    let head = head.trim();
+    let lower = head.to_ascii_lowercase();
+    let file_like = [".obj", ".o", ".lib", ".a", ".rlib", ".res"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+        || (lower.ends_with(')') && lower.contains(".lib("));
+    (file_like && !head.contains("(Producer")).then(|| head.to_string())
+}
+
 /// lld-link's fatal errors of the catalogue's kinds, recognised by their text.
 fn from_lld(f: &Finding) -> Option<Problem> {
     let text = f.text.as_str();
@@ -317,14 +469,27 @@ fn from_lld(f: &Finding) -> Option<Problem> {
         p.subject(file);
         p
     } else if text.contains("Producer: '") && text.contains("Reader: '") {
-        let file = file();
+        // lld-link names the file first (`kern.obj: Unknown attribute kind ...`), or not at all
+        // (`Opaque pointers are only supported in -opaque-pointers mode (Producer: ...)`).
+        let named = lld_named_file(text);
+        let file = named.clone().unwrap_or_else(|| "an object".into());
+        let versions = text
+            .rsplit('(')
+            .next()
+            .unwrap_or(text)
+            .trim_end_matches(')');
         let mut p = Problem::new(
             LtcgMismatch,
-            format!("{file} holds LLVM bitcode of a newer LLVM than this lld-link"),
-            format!("{file} was compiled with -flto (or /GL under clang-cl) by a newer clang than the lld-link that reads it: bitcode is read only by the same or a newer LLVM ({})", text.rsplit('(').next().unwrap_or(text).trim_end_matches(')')),
-            format!("link with the lld-link of the clang that built {file} (the same LLVM version), or rebuild it without -flto"),
+            format!("{file} holds LLVM bitcode of a newer LLVM than this lld-link ({versions})"),
+            format!("{file} was compiled with -flto (or /GL under clang-cl) by a newer clang than the lld-link that reads it: bitcode is read only by the same or a newer LLVM ({versions})"),
+            match &named {
+                Some(file) => format!("link with the lld-link of the clang that built {file} (the same LLVM version), or rebuild it without -flto"),
+                None => "link with the lld-link of the clang that compiled the objects (the Producer's LLVM version), or rebuild the -flto objects without -flto".into(),
+            },
         );
-        p.subject(file);
+        if let Some(file) = named {
+            p.subject(file);
+        }
         p
     } else if text.contains("exceeds maximum allowable size") {
         image_too_large(f, None, 10)
@@ -448,5 +613,74 @@ mod tests {
             "{}",
             d.problems[0].cause
         );
+    }
+
+    #[test]
+    fn an_import_library_named_like_an_input_and_two_resource_files() {
+        let d = diagnose("LINK : fatal error LNK1149: output filename matches input filename 'D:\\w\\build\\Debug\\server.lib'\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::Other);
+        assert!(
+            p.summary
+                .contains("import library D:\\w\\build\\Debug\\server.lib"),
+            "{}",
+            p.summary
+        );
+        assert!(p.fix.contains("OUTPUT_NAME"), "{}", p.fix);
+        assert_eq!(p.subjects, vec!["D:\\w\\build\\Debug\\server.lib"]);
+        let d = diagnose(
+            "LINK : fatal error LNK1149: output filename matches input filename 'tool.exe'\n",
+        );
+        assert_eq!(
+            d.problems[0].summary,
+            "the output tool.exe is also an input of the link"
+        );
+        let d = diagnose("|| core_s.lib(core.rc.res) : fatal error LNK1241: resource file gfx_s.lib(gfx.rc.res) already specified\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::Other);
+        for s in ["core_s.lib(core.rc.res)", "gfx_s.lib(gfx.rc.res)"] {
+            assert!(p.subjects.iter().any(|x| x == s), "{s}: {:?}", p.subjects);
+        }
+        assert!(p.fix.contains("without their .rc files"), "{}", p.fix);
+    }
+
+    #[test]
+    fn a_managed_dll_entry_and_a_tool_that_failed() {
+        let d = diagnose("LINK : fatal error LNK1306: DLL entry point function cannot be managed; compile to native\n");
+        assert_eq!(d.problems[0].kind, ProblemKind::EntryPoint);
+        assert!(d.problems[0].fix.contains("#pragma managed(push, off)"));
+        let d = diagnose("C:\\b\\lnk{0A}.tmp(2) : error RC2135 : file not found: app.manifest\nLINK : fatal error LNK1327: failure during running rc.exe\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::ToolMissing);
+        assert_eq!(p.summary, "rc.exe, which the linker runs, failed");
+        assert!(
+            p.cause
+                .contains("error RC2135 : file not found: app.manifest"),
+            "{}",
+            p.cause
+        );
+        assert_eq!(p.lines, vec![1, 2]);
+        assert_eq!(p.subjects, vec!["rc.exe"]);
+        // Without the tool's own line, the general cause.
+        let d = diagnose("LINK : fatal error LNK1327: failure during running mt.exe\n");
+        assert!(
+            d.problems[0].cause.contains("mt.exe for the manifest"),
+            "{}",
+            d.problems[0].cause
+        );
+    }
+
+    #[test]
+    fn newer_bitcode_without_a_file_name_names_no_file() {
+        let d = diagnose("lld-link-14: error: Opaque pointers are only supported in -opaque-pointers mode (Producer: 'LLVM19.1.7' Reader: 'LLVM 14.0.6')\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::LtcgMismatch);
+        assert!(p.subjects.is_empty(), "{:?}", p.subjects);
+        assert!(
+            p.summary.starts_with("an object holds LLVM bitcode"),
+            "{}",
+            p.summary
+        );
+        assert!(p.cause.contains("LLVM 14.0.6"), "{}", p.cause);
     }
 }

@@ -14,6 +14,16 @@ fn lld_file(text: &str) -> Option<String> {
     (!file.is_empty() && !file.contains(' ')).then(|| file.to_string())
 }
 
+/// The offset of LNK1107's `cannot read at 0x86` (any language: the first hexadecimal number).
+fn read_offset(text: &str) -> Option<u64> {
+    let at = text.find("0x").or_else(|| text.find("0X"))?;
+    let digits: String = text[at + 2..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    u64::from_str_radix(&digits, 16).ok()
+}
+
 /// A path's file name without its extension (`C:\\deps\\zlib1.dll`: `zlib1`).
 fn file_stem(path: &str) -> &str {
     let name = path.rsplit(['\\', '/']).next().unwrap_or(path);
@@ -59,14 +69,26 @@ fn mismatches(scan: &mut Scan<'_>) -> Vec<Problem> {
     out
 }
 
+/// lld-link's texts for a file it cannot read as an object or library: no known format, an object
+/// cut short (LLVM's object reader: `The end of the file was unexpectedly encountered`), an
+/// archive cut short or damaged, a file LLVM's reader rejects.
+const LLD_UNREADABLE: &[&str] = &[
+    "unknown file type",
+    "bad file type",
+    "The end of the file was unexpectedly encountered",
+    "truncated or malformed archive",
+    "The file was not recognized as a valid object file",
+    "Invalid data was encountered while parsing the file",
+    "string table empty",
+];
+
 /// LNK1107, LNK1136 and lld-link's unknown or bad file type: a file that is no object or library
 /// (a DLL, a corrupt or foreign archive).
 fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut unreadable = scan.unclaimed(&["LNK1107", "LNK1136"]);
     unreadable.extend(scan.unclaimed_lld("").into_iter().filter(|(_, f)| {
-        f.code == "lld-link error"
-            && (f.text.contains("unknown file type") || f.text.contains("bad file type"))
+        f.code == "lld-link error" && LLD_UNREADABLE.iter().any(|t| f.text.contains(t))
     }));
     for (i, f) in unreadable {
         scan.claim(i);
@@ -75,10 +97,33 @@ fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
             .chain(lld_file(&f.text))
             .chain(files(&f.text))
             .chain(f.objects.iter().cloned())
-            .next()
-            .unwrap_or_else(|| "a file".into());
+            .next();
+        let named = file.is_some();
+        let file = file.unwrap_or_else(|| "an object or library of the link".into());
         let is_dll = file.to_ascii_lowercase().ends_with(".dll");
-        let (cause, fix) = if is_dll {
+        let cut_short = f
+            .text
+            .contains("end of the file was unexpectedly encountered")
+            || f.text.contains("truncated or malformed archive")
+            || f.text.contains("string table empty");
+        let lfs_pointer = !is_dll && read_offset(&f.text).is_some_and(|at| at < 0x200);
+        let (cause, fix) = if lfs_pointer {
+            let at = read_offset(&f.text).unwrap_or_default();
+            (
+                format!("{file} is only about {at} bytes long (the linker could not read past offset {at:#X}): a Git LFS pointer in place of the library (a clone without git-lfs, or a source archive downloaded as a zip), or a file cut short"),
+                format!("fetch the real {file}: install Git LFS and run git lfs pull in its repository (or clone it instead of downloading the zip), then link again"),
+            )
+        } else if !named {
+            (
+                format!("{file} is damaged or was cut short (the linker's message names no file): a build stopped while writing it, a full disk, a copy or download cut short"),
+                "delete the build's objects and libraries (a clean build) and link again; a prebuilt library that is still refused is the damaged one: download it again".to_string(),
+            )
+        } else if cut_short {
+            (
+                format!("{file} ends before the data its headers announce: it was cut short or damaged (a build stopped while writing it, a full disk, a copy or download cut short, a Git LFS pointer)"),
+                format!("delete {file} and rebuild it (or download it again), then link again"),
+            )
+        } else if is_dll {
             let import = format!("{}.lib", file_stem(&file));
             (
                 format!("{file} is a DLL: the linker reads only objects and libraries, and a DLL is linked through its import library"),
@@ -92,12 +137,18 @@ fn unreadable_files(scan: &mut Scan<'_>) -> Vec<Problem> {
         };
         let mut problem = Problem::new(
             ProblemKind::CorruptInput,
-            format!("{file} is not an object or library the linker can read"),
+            if named {
+                format!("{file} is not an object or library the linker can read")
+            } else {
+                "an object or library of the link is damaged".into()
+            },
             cause,
             fix,
         );
         problem.line(f.line);
-        problem.subject(file);
+        if named {
+            problem.subject(file);
+        }
         out.push(problem);
     }
     out
@@ -209,5 +260,50 @@ mod tests {
         assert!(p.summary.contains("Visual Studio 2013"), "{}", p.summary);
         assert!(p.summary.contains("Visual Studio 2017"), "{}", p.summary);
         assert!(p.fix.contains("old.lib"), "{}", p.fix);
+    }
+
+    #[test]
+    fn lld_link_names_a_file_cut_short_or_none() {
+        let d = diagnose("lld-link: error: cut.lib: truncated or malformed archive (remaining size of archive too small for next archive member header for f.obj)\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CorruptInput);
+        assert_eq!(p.subjects, vec!["cut.lib"]);
+        assert!(
+            p.fix.starts_with("delete cut.lib and rebuild it"),
+            "{}",
+            p.fix
+        );
+        let d = diagnose(
+            "lld-link: error: part.obj: The end of the file was unexpectedly encountered\n",
+        );
+        assert_eq!(d.problems[0].subjects, vec!["part.obj"]);
+        let d = diagnose("lld-link: error: string table empty\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CorruptInput);
+        assert!(p.subjects.is_empty(), "{:?}", p.subjects);
+        assert_eq!(p.summary, "an object or library of the link is damaged");
+        // LNK1136 without a file (lib.exe's summary line): no made-up name in the fix.
+        let d = diagnose("fatal error LNK1136: invalid or corrupt file\n");
+        let p = &d.problems[0];
+        assert!(p.subjects.is_empty(), "{:?}", p.subjects);
+        assert!(p.fix.starts_with("delete the build's objects"), "{}", p.fix);
+    }
+
+    #[test]
+    fn a_library_unreadable_near_its_start_is_a_git_lfs_pointer() {
+        let d = diagnose("1>..\\deps\\img.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x84\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::CorruptInput);
+        assert!(p.cause.contains("about 132 bytes"), "{}", p.cause);
+        assert!(p.fix.contains("git lfs pull"), "{}", p.fix);
+        // Far into the file: not a pointer.
+        let d = diagnose(
+            "big.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x1F3A00\n",
+        );
+        assert!(
+            !d.problems[0].fix.contains("git lfs"),
+            "{}",
+            d.problems[0].fix
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! Logs of link failures other than unresolved symbols, ours (`tests/logs/failures/`, four per
-//! class) and the ones real people posted (`common::LogSet`), with the truth in `cases.jsonl`:
+//! class of the six, two per fatal kind) and the ones real people posted (`common::LogSet`), with the truth in `cases.jsonl`:
 //! the class and every file, object, member, symbol and value the errors name. Each is diagnosed
 //! as a user would (`lnkfix diagnose --format json`): the first problem must be the log's class,
 //! the problems must name the subjects, the exit code must be 1, and `triage` must answer the link
@@ -28,6 +28,17 @@ fn kind_of(class: &str) -> &str {
     match class {
         "duplicate" => "duplicate-symbol",
         other => other,
+    }
+}
+
+/// The triage row of a problem kind: the six classes and `unresolved` have their own
+/// (`link-crt-mismatch`); the fatal kinds (ltcg-mismatch, image-too-large, tool-missing, pdb,
+/// corrupt-input, other) answer with the link stage's general row.
+fn triage_row(kind: &str) -> String {
+    match kind {
+        "duplicate-symbol" | "crt-mismatch" | "machine-mismatch" | "cannot-open"
+        | "toolset-mismatch" | "entry-point" | "unresolved" => format!("link-{kind}"),
+        _ => "link-error".into(),
     }
 }
 
@@ -72,7 +83,7 @@ fn judge(
     }
     if right {
         let (triage, _) = run(&["triage", "--format", "json", &log]);
-        let row = format!("link-{want}");
+        let row = triage_row(want);
         if triage["stage"] != "link" || triage["rule"] != row.as_str() {
             failures.push(format!(
                 "{id}: triage {} {} (want link {row})",
@@ -161,7 +172,18 @@ fn every_class_of_the_failure_logs(set: LogSet) {
         dir.display(),
         report.join("\n")
     );
-    assert_eq!(count, 24, "{}: a failure set has 24 logs", dir.display());
+    // Ours: four logs of each of the six classes, then the fatal kinds (025-037); the posted
+    // set has the six classes only.
+    let want = match set {
+        LogSet::Ours => 37,
+        LogSet::Posted => 24,
+    };
+    assert_eq!(
+        count,
+        want,
+        "{}: a failure set has {want} logs",
+        dir.display()
+    );
     assert!(
         failures.is_empty(),
         "{} failing:\n{}",
@@ -265,4 +287,72 @@ fn other_failures(set: LogSet, cases: &[OtherFailure]) {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// A log of a fatal kind: its id, the kind, and what the cause and the fix must say (read from
+/// the log's own evidence where it holds it: the file, the tool, the compiler versions).
+type FatalCase<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+/// Our logs of the fatal kinds (025-037): the first problem's kind, cause and fix, and the text
+/// report's headline, cause and fix lines say the same as the JSON.
+const FATAL_CASES: &[FatalCase] = &[
+    ("025", "ltcg-mismatch", "than other objects such as C:\\work\\orbit\\Viewer\\obj\\Release64\\panel.obj", "rebuild C:\\work\\orbit\\vendor\\bin\\Release64\\geomkit.lib with the toolset that links it"),
+    ("026", "ltcg-mismatch", "relay.dir\\Release\\Session.obj was built by an older compiler", "rebuild relay.dir\\Release\\Session.obj"),
+    ("027", "image-too-large", "lib.exe writes an archive of at most 4 GB", "make src\\solver\\solver_core.lib smaller"),
+    ("028", "image-too-large", "2 GB for what the loader maps", "fewer GPU architectures"),
+    ("029", "tool-missing", "Windows SDK's bin directory", "developer prompt"),
+    ("030", "tool-missing", "(line 3: error RC2135 : file not found: probe.exe.manifest)", "fix what rc.exe reports on line 3"),
+    ("031", "pdb", "the file system refused the program database", "delete the .pdb"),
+    ("032", "pdb", "held by another process", "end mspdbsrv.exe"),
+    ("033", "corrupt-input", "only about 132 bytes long", "git lfs pull"),
+    ("034", "corrupt-input", "lzcore.dll is a DLL", "link the import library lzcore.lib"),
+    ("035", "corrupt-input", "vendor/noise.lib ends before the data its headers announce", "delete vendor/noise.lib and rebuild it"),
+    ("036", "other", "two targets of the build have the same output name", "OUTPUT_NAME"),
+    ("037", "other", "static libraries carry their own (FluxCore_static_64.lib(FluxCore.rc.res) and FluxCommon_static_64.lib(FluxCommon.rc.res))", "without their .rc files"),
+];
+
+#[test]
+fn the_fatal_kinds_give_their_cause_and_fix_in_json_and_text() {
+    let dir = common::failure_logs(LogSet::Ours).join("logs");
+    let mut failures = Vec::new();
+    for (id, kind, cause, fix) in FATAL_CASES {
+        let log = dir.join(format!("{id}.log"));
+        let log = log.to_string_lossy().into_owned();
+        let (json, code) = run(&["diagnose", "--format", "json", &log]);
+        let p = &json["problems"][0];
+        let (got_kind, got_cause, got_fix, summary) = (
+            p["kind"].as_str().unwrap_or("none"),
+            p["cause"].as_str().unwrap_or(""),
+            p["fix"].as_str().unwrap_or(""),
+            p["summary"].as_str().unwrap_or(""),
+        );
+        if code != 1 || got_kind != *kind {
+            failures.push(format!(
+                "{id}: exit {code}, kind {got_kind} (want 1, {kind})"
+            ));
+        }
+        if !got_cause.contains(cause) {
+            failures.push(format!("{id}: cause {got_cause:?} lacks {cause:?}"));
+        }
+        if !got_fix.contains(fix) {
+            failures.push(format!("{id}: fix {got_fix:?} lacks {fix:?}"));
+        }
+        let text = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+            .args(["diagnose", &log])
+            .output_retrying()
+            .expect("run lnkfix");
+        let text = String::from_utf8_lossy(&text.stdout).into_owned();
+        let headline = text.lines().next().unwrap_or("");
+        if !headline.starts_with("lnkfix: ") || !headline.ends_with(summary) {
+            failures.push(format!(
+                "{id}: headline {headline:?} is not the summary {summary:?}"
+            ));
+        }
+        for (label, value) in [("  cause: ", got_cause), ("  fix:   ", got_fix)] {
+            if !text.lines().any(|l| l == format!("{label}{value}")) {
+                failures.push(format!("{id}: no text line {label}{value:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

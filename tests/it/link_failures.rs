@@ -359,3 +359,112 @@ fn the_index_decides_what_the_log_cannot() {
         failures.join("\n")
     );
 }
+
+/// A real link of a damaged input: the linker, the input beside use.obj, the kind, the subject
+/// (none when lld-link's message names no file), and what the cause and the fix say.
+#[cfg(not(windows))]
+type DamagedLink<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, &'a str, &'a str);
+
+/// Real lld-link runs that end in the fatal kinds, made here from small C objects (clang 19 with
+/// `--target=x86_64-pc-windows-msvc`, no CRT): an object cut short, a static library cut short in
+/// the member the link needs, a file that is no object at all, and `-flto` bitcode of clang 19
+/// read by lld-link 14. Each log is lld-link's own output, diagnosed in the link's directory.
+/// Linux only: clang-19, lld-link-14 and lld-link-19 by those names.
+#[cfg(not(windows))]
+#[test]
+fn real_links_of_damaged_inputs_and_newer_bitcode() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let target = "--target=x86_64-pc-windows-msvc";
+    std::fs::write(
+        dir.join("use.c"),
+        "int helper(void);\nint main(void) { return helper(); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("helper.c"), "int helper(void) { return 7; }\n").unwrap();
+    common::run("clang-19", &[target, "-c", "use.c", "-o", "use.obj"], dir);
+    common::run(
+        "clang-19",
+        &[target, "-c", "helper.c", "-o", "helper.obj"],
+        dir,
+    );
+    common::run(
+        "clang-19",
+        &[target, "-flto", "-c", "helper.c", "-o", "lto.obj"],
+        dir,
+    );
+    common::run("llvm-lib-19", &["/out:helper.lib", "helper.obj"], dir);
+    let object = std::fs::read(dir.join("helper.obj")).unwrap();
+    std::fs::write(dir.join("cut.obj"), &object[..100]).unwrap();
+    let library = std::fs::read(dir.join("helper.lib")).unwrap();
+    // Into the member's header: lld-link names the archive and the member it could not read.
+    std::fs::write(dir.join("cut.lib"), &library[..200]).unwrap();
+    std::fs::write(dir.join("notes.obj"), "these are notes, not an object\n").unwrap();
+    let cases: &[DamagedLink] = &[
+        (
+            "lld-link-19",
+            "cut.obj",
+            "corrupt-input",
+            Some("cut.obj"),
+            "ends before the data its headers announce",
+            "delete cut.obj and rebuild it",
+        ),
+        (
+            "lld-link-19",
+            "cut.lib",
+            "corrupt-input",
+            Some("cut.lib"),
+            "ends before the data its headers announce",
+            "delete cut.lib and rebuild it",
+        ),
+        (
+            "lld-link-19",
+            "notes.obj",
+            "corrupt-input",
+            Some("notes.obj"),
+            "invalid or corrupt for this linker",
+            "replace notes.obj",
+        ),
+        (
+            "lld-link-14",
+            "lto.obj",
+            "ltcg-mismatch",
+            None,
+            "Reader: 'LLVM 14",
+            "link with the lld-link of the clang that compiled the objects",
+        ),
+    ];
+    for (linker, input, kind, subject, cause, fix) in cases {
+        let output = Command::new(linker)
+            .args([
+                "/nodefaultlib",
+                "/entry:main",
+                "/subsystem:console",
+                "/out:app.exe",
+                "use.obj",
+                input,
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|e| panic!("{linker} is required (install lld-14 and lld-19): {e}"));
+        assert!(
+            !output.status.success(),
+            "{linker} {input}: the link succeeded"
+        );
+        let log = format!("{input}.log");
+        std::fs::write(dir.join(&log), &output.stderr).unwrap();
+        let json = common::diagnose_json(dir, &[&log]);
+        let p = &json["problems"][0];
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(p["kind"], *kind, "{input}: {text}\n{p}");
+        let subjects = strings(&p["subjects"]);
+        match subject {
+            Some(s) => assert_eq!(subjects, vec![s.to_string()], "{input}: {text}"),
+            None => assert!(subjects.is_empty(), "{input}: {subjects:?}"),
+        }
+        let (got_cause, got_fix) = (p["cause"].as_str().unwrap(), p["fix"].as_str().unwrap());
+        assert!(got_cause.contains(cause), "{input}: {got_cause}\n{text}");
+        assert!(got_fix.contains(fix), "{input}: {got_fix}");
+    }
+}

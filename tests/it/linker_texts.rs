@@ -332,8 +332,8 @@ const EXCERPTS: &[Excerpt] = &[
         log: "1>..\\thirdparty\\opencv\\lib\\Release\\opencv_world400.lib : fatal error LNK1107: invalid or corrupt file: cannot read at 0x86\n",
         kind: ProblemKind::CorruptInput,
         subjects: &["..\\thirdparty\\opencv\\lib\\Release\\opencv_world400.lib"],
-        fix: &["replace"],
-        says: &["Git LFS pointer"],
+        fix: &["git lfs pull"],
+        says: &["Git LFS pointer", "about 134 bytes"],
     },
     Excerpt {
         // https://github.com/9176324/Shark/issues/31 (nmake): resource conversion failed.

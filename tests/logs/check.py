@@ -10,7 +10,8 @@ number, the first LNK1120 count must equal it.
 The failure set (DIR/logs/NNN.log with DIR/cases.jsonl): `lnkfix diagnose --format json LOG` must
 exit 1 with the case's class as the first problem's kind, every subject must be named (ASCII
 case-insensitively) by some problem, and `lnkfix triage --format json LOG` must give stage
-`link` and rule `link-<class>`.
+`link` and rule `link-<class>` (`link-error` for the classes without a row of their own:
+ltcg-mismatch, image-too-large, tool-missing, pdb, corrupt-input, other).
 
 Prints one line per log (`ok` or `FAIL` with the reasons) and exits 1 when any log fails.
 Standard library only.
@@ -26,6 +27,17 @@ HERE = Path(__file__).resolve().parent
 
 # The error class of a case -> the problem kind lnkfix reports for it.
 KIND = {"duplicate": "duplicate-symbol"}
+
+# The classes with a triage row of their own (`link-<kind>`); the others (ltcg-mismatch,
+# image-too-large, tool-missing, pdb, corrupt-input, other) answer with the link stage's general
+# row, `link-error`.
+OWN_ROW = {"duplicate-symbol", "crt-mismatch", "machine-mismatch", "cannot-open",
+           "toolset-mismatch", "entry-point", "unresolved"}
+
+# Every error class a case may have.
+CLASSES = {"duplicate", "crt-mismatch", "machine-mismatch", "cannot-open", "toolset-mismatch",
+           "entry-point", "ltcg-mismatch", "image-too-large", "tool-missing", "pdb",
+           "corrupt-input", "other"}
 
 
 def run(binary, args):
@@ -70,7 +82,10 @@ def check_unresolved(binary, case, log):
 def check_failure(binary, case, log):
     """The reasons a failure-set case fails (empty when it passes)."""
     cls = case["error_class"]
+    if cls not in CLASSES:
+        return [f"unknown error_class {cls}"]
     kind = KIND.get(cls, cls)
+    row = f"link-{kind}" if kind in OWN_ROW else "link-error"
     code, data, err = run(binary, ["diagnose", "--format", "json", str(log)])
     if data is None:
         return [f"diagnose gave no JSON (exit {code}): {err}"]
@@ -90,8 +105,8 @@ def check_failure(binary, case, log):
         reasons.append(f"triage gave no JSON (exit {code}): {err}")
     else:
         stage, rule = tri.get("stage"), tri.get("rule")
-        if stage != "link" or rule != f"link-{kind}":
-            reasons.append(f"triage {stage}/{rule} != link/link-{kind}")
+        if stage != "link" or rule != row:
+            reasons.append(f"triage {stage}/{rule} != link/{row}")
     return reasons
 
 
