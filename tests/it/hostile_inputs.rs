@@ -1212,7 +1212,9 @@ fn since_past_the_clock_range_is_an_error_not_a_panic() {
 fn a_log_whose_path_is_not_unicode_is_read_and_named_with_its_bytes_escaped() {
     use std::os::unix::ffi::OsStrExt;
     let root = tempfile::tempdir().unwrap();
-    let log = root.path().join(std::ffi::OsStr::from_bytes(b"link\xff.log"));
+    let log = root
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"link\xff.log"));
     std::fs::write(&log, IMPORT_LOG_TEXT).unwrap();
     let mut command = lnkfix_std();
     command
@@ -1225,7 +1227,9 @@ fn a_log_whose_path_is_not_unicode_is_read_and_named_with_its_bytes_escaped() {
     assert!(name.ends_with("link\\xff.log"), "{name}");
     assert!(!json["symbols"].as_array().unwrap().is_empty(), "{json}");
 
-    let missing = root.path().join(std::ffi::OsStr::from_bytes(b"gone\xfe.log"));
+    let missing = root
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"gone\xfe.log"));
     let mut command = lnkfix_std();
     command.args(["diagnose", "--no-cache"]).arg(&missing);
     let output = finishes(command);
