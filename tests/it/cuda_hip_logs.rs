@@ -240,6 +240,22 @@ fn x86_names_against_real_x64_libraries_are_a_machine_mismatch() {
 }
 
 #[test]
+fn visual_studio_libomp_answers_clang_openmp_names() {
+    let args = msvc_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let json = diagnose("168", &args);
+    for s in json["symbols"].as_array().unwrap() {
+        assert_eq!(s["family"], "openmp", "{s}");
+        assert!(
+            s["library_path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("libomp.lib")),
+            "{s}"
+        );
+    }
+}
+
+#[test]
 fn x86_cuda_build_against_cuda_12_says_build_for_x64() {
     let dir = cuda_dir().to_str().unwrap().to_string();
     let json = diagnose("173", &["--lib-dir", &dir]);
