@@ -93,6 +93,10 @@ pub struct Family {
     /// The library for each flavour (`None` when the library depends on the symbol, as for the
     /// Windows system libraries).
     pub libraries: Option<BTreeMap<Flavour, String>>,
+    /// Whether no library defines the family's names (another ABI, a build step's own output):
+    /// the report says so instead of "library unknown".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_library: bool,
 }
 
 /// How a rule matches a symbol.

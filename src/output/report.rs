@@ -264,6 +264,9 @@ fn write_groups(
                     symbol.not_exported_by.as_deref().unwrap_or_default()
                 ),
             ),
+            (None, None) if book.family(&symbol.family).is_some_and(|f| f.no_library) => {
+                (2, format!("{} (no library defines it)", symbol.family))
+            }
             (None, None) if symbol.family != "unknown" => {
                 (2, format!("{} (library unknown)", symbol.family))
             }

@@ -512,12 +512,43 @@ fn ecosystem_library(named: &[&crate::resolve::ResolvedSymbol]) -> Option<String
     });
     let first = libraries.next()?;
     let lower = first.to_ascii_lowercase();
-    let ours = (lower.starts_with("python3") && lower.ends_with(".lib")) || lower == "node.lib";
+    let ours = (lower.starts_with("python3") && lower.ends_with(".lib"))
+        || lower == "node.lib"
+        || is_cuda_library(&lower);
     (ours && libraries.all(|l| l == first)).then_some(first)
 }
 
-/// The fix of an x86/x64 mismatch against Python's or Node's own library, in its terms.
+/// Whether a library file name (lower case) is one of the CUDA toolkit's import or static
+/// libraries.
+fn is_cuda_library(lower: &str) -> bool {
+    const CUDA: &[&str] = &[
+        "cudart.lib",
+        "cudart_static.lib",
+        "cuda.lib",
+        "cublas.lib",
+        "cublaslt.lib",
+        "cufft.lib",
+        "curand.lib",
+        "cusparse.lib",
+        "cusolver.lib",
+        "nvrtc.lib",
+    ];
+    CUDA.contains(&lower)
+}
+
+/// The fix of an x86/x64 mismatch against Python's, Node's or CUDA's own library, in its terms.
 fn ecosystem_fix(library: &str, objects: Machine, libraries: Machine) -> String {
+    if is_cuda_library(&library.to_ascii_lowercase()) {
+        return if objects == Machine::X86 {
+            format!(
+                "build for {libraries}: CUDA 12 and later ship {libraries} libraries only (%CUDA_PATH%\\lib\\x64, no lib\\Win32), so an x86 build cannot link {library}: Platform x64 in Visual Studio, cmake -A x64, or the x64 Native Tools prompt for nvcc and the linker"
+            )
+        } else {
+            format!(
+                "link the {objects} {library} of %CUDA_PATH%\\lib\\x64 (the {libraries} one found is from lib\\Win32 of an older toolkit), or build for {libraries}"
+            )
+        };
+    }
     let node_arch = |m: Machine| {
         if m == Machine::X86 {
             "ia32".to_string()

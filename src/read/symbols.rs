@@ -174,6 +174,16 @@ fn mangled_arch(mangled: &str) -> Option<Machine> {
     x86.then_some(Machine::X86)
 }
 
+/// The machine a referencing function's MSVC-mangled name was compiled for, read from its type
+/// encoding only (after the first `@@`), so that no identifier is taken for a pointer code.
+fn reference_arch(mangled: &str) -> Option<Machine> {
+    if !mangled.starts_with('?') {
+        return None;
+    }
+    let at = mangled.find("@@")?;
+    mangled_arch(&format!("?{}", &mangled[at + 2..]))
+}
+
 fn is_c_identifier(text: &str) -> bool {
     let mut chars = text.chars();
     chars
@@ -306,6 +316,12 @@ impl Collector {
         match located.event {
             Event::Unresolved(record) => self.push_unresolved(record, line),
             Event::Referenced(reference) => {
+                // A referencing function mangled for one machine tells the object's machine.
+                if let Some(machine) = reference.function_name.as_deref().and_then(reference_arch) {
+                    if !self.failure.machines.contains(&machine) {
+                        self.failure.machines.push(machine);
+                    }
+                }
                 if let Some(i) = self.last {
                     add_reference(&mut self.failure.symbols[i], reference);
                 }
@@ -383,6 +399,11 @@ impl Collector {
             symbol.linkers.push(record.linker);
         }
         if let Some(reference) = record.reference {
+            if let Some(machine) = reference.function_name.as_deref().and_then(reference_arch) {
+                if !self.failure.machines.contains(&machine) {
+                    self.failure.machines.push(machine);
+                }
+            }
             if reference.object.as_deref() == Some("<root>") {
                 symbol.entry_point = true;
             }
@@ -584,6 +605,40 @@ mod tests {
         assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
         assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
         assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
+    }
+
+    #[test]
+    fn msbuild_win32_banner_makes_the_log_x86() {
+        let f = failure(
+            "1>------ Build started: Project: probe, Configuration: Debug Win32 ------\n\
+             1>probe.obj : error LNK2019: unresolved external symbol _RtlGetVersion referenced in function \"void __cdecl probe(void)\" (?probe@@YAXXZ)\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X86));
+        assert_eq!(f.symbols[0].lookup_name, "RtlGetVersion");
+        let f = failure(
+            "1>------ Build started: Project: probe, Configuration: Release x64 ------\n\
+             1>probe.obj : error LNK2019: unresolved external symbol _RtlGetVersion referenced in function \"void __cdecl probe(void)\" (?probe@@YAXXZ)\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X64));
+        assert_eq!(f.symbols[0].lookup_name, "_RtlGetVersion");
+    }
+
+    #[test]
+    fn referencing_function_mangling_tells_the_machine() {
+        // `QBE`: an x86 const member function; the identifier `QAB_init` is not read.
+        let f = failure(
+            "a.obj : error LNK2019: unresolved external symbol _xmlInit referenced in function \"public: int __thiscall P::get(void)const \" (?get@P@@QBEHXZ)\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X86));
+        assert_eq!(f.symbols[0].lookup_name, "xmlInit");
+        let f = failure(
+            "a.obj : error LNK2019: unresolved external symbol _xmlInit referenced in function \"void __cdecl QAB_init(void)\" (?QAB_init@@YAXXZ)\n",
+        );
+        assert_eq!(f.arch(), None);
+        assert_eq!(f.symbols[0].lookup_name, "_xmlInit");
+        assert_eq!(reference_arch("?f@@YAXPEAH@Z"), Some(Machine::X64));
+        assert_eq!(reference_arch("?f@@YAXPAH@Z"), Some(Machine::X86));
+        assert_eq!(reference_arch("f"), None);
     }
 
     #[test]

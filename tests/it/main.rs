@@ -18,6 +18,7 @@ mod citations;
 mod cli;
 mod cli_conventions;
 mod closed_loop;
+mod cuda_hip_logs;
 mod ecosystems;
 mod environment;
 mod examples;

@@ -359,6 +359,11 @@ const FILTER_NEEDLES: &[&str] = &[
     "undefined reference",
     "еразрешенный внешний символ",
     "LNK",
+    "Configuration: ",
+    "ostX86",
+    "ostX64",
+    "ostx86",
+    "ostx64",
 ];
 
 /// The line filter of [`FILTER_NEEDLES`]: a line with none of them is skipped unread. Every

@@ -36,10 +36,12 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
         let machine = c
             .name("m")
             .or_else(|| c.name("b"))
+            .or_else(|| c.name("c"))
+            .or_else(|| c.name("h"))
             .map(|m| m.as_str().to_ascii_lowercase());
         // The pattern names only machines `parse_arch` knows; anything else is skipped.
         let machine = machine.and_then(|m| match m.as_str() {
-            "80x86" => Some(Machine::X86),
+            "80x86" | "win32" => Some(Machine::X86),
             other => Machine::parse_arch(other),
         });
         if let Some(m) = machine {
@@ -122,7 +124,14 @@ fn crt_option_at(text: &str) -> Option<usize> {
 /// substrings the two patterns cannot match without.
 fn option_hints(line: &[u8]) -> (bool, bool) {
     const CRT: &[&str] = &["/M", "-M", "/L", "-L", "lib", "LIB", "Zl", "_DLL"];
-    const MACHINE: &[&str] = &["achine", "ACHINE", "Compiler Version"];
+    const MACHINE: &[&str] = &[
+        "achine",
+        "ACHINE",
+        "Compiler Version",
+        "Configuration: ",
+        "HostX",
+        "Hostx",
+    ];
     static HINTS: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
     // No needle of one kind starts inside a needle of the other, so non-overlapping matches
     // find both kinds whenever both occur.

@@ -216,7 +216,7 @@ pub(super) fn patterns() -> &'static Patterns {
         )
         .expect("pattern"),
         machine: Regex::new(
-            r"(?i)(?:[/-]machine:(?P<m>x86|x64|arm64ec|arm64|arm|i386|amd64)\b|Compiler Version [\d.]+ for (?P<b>80x86|x64|x86|ARM64))",
+            r"(?i)(?:[/-]machine:(?P<m>x86|x64|arm64ec|arm64|arm|i386|amd64)\b|Compiler Version [\d.]+ for (?P<b>80x86|x64|x86|ARM64)|started: Project: [^,]+, Configuration: [^ ]+ (?P<c>Win32|x64|ARM64)\b|\bHostx(?:86|64)[\\/]+(?P<h>x86|x64|arm64)[\\/]+)",
         )
         .expect("pattern"),
         object_token: Regex::new(

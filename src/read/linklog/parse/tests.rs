@@ -406,6 +406,23 @@ fn crt_options_on_command_lines() {
     assert!(parse("see C:/MD/readme").is_empty());
 }
 
+#[test]
+fn linker_path_and_msbuild_banner_name_the_machine() {
+    use crate::index::Machine;
+    let events =
+        parse(r#""C:\\VS\\VC\\Tools\\MSVC\\14.38\\bin\\HostX86\\x64\\link.exe" /nologo a.obj"#);
+    assert_eq!(events, [Event::Machine(Machine::X64)]);
+    let events = parse(r"C:\VS\bin\Hostx64\x86\link.exe /nologo a.obj");
+    assert_eq!(events, [Event::Machine(Machine::X86)]);
+    let events = parse("1>------ Build started: Project: p, Configuration: Debug Win32 ------");
+    assert_eq!(events, [Event::Machine(Machine::X86)]);
+    let events =
+        parse("------ Rebuild All started: Project: p, Configuration: Release ARM64 ------");
+    assert_eq!(events, [Event::Machine(Machine::Arm64)]);
+    // A directory named after a host without the target after it is not a machine.
+    assert!(parse(r"C:\tools\HostX64\readme.txt").is_empty());
+}
+
 /// The lines of a whole log, parsed in order with one parser (state carries between lines).
 fn parse_lines(log: &str) -> Vec<Event> {
     let mut parser = LineParser::new();
