@@ -243,11 +243,17 @@ fn describe(shown: &ShownName, limits: crate::demangle::DemangleLimits) -> Unres
         Some(_) => Some(Machine::X86),
         None => mangled_arch(&bare),
     };
+    // The demangler and the canonical form grow their text as they go: a log of many distinct
+    // names keeps them all, so each keeps only its length.
+    let mut demangled = demangled;
+    demangled.shrink_to_fit();
+    let mut canonical = demangle::canonical(&demangled);
+    canonical.shrink_to_fit();
     UnresolvedSymbol {
         name,
         display,
         linker_name,
-        canonical: demangle::canonical(&demangled),
+        canonical,
         demangled,
         import,
         lookup_name,
@@ -380,6 +386,7 @@ impl Collector {
         let symbol = &mut self.failure.symbols[index];
         symbol.reported += 1;
         if !symbol.linkers.contains(&record.linker) {
+            symbol.linkers.reserve_exact(1);
             symbol.linkers.push(record.linker);
         }
         if let Some(reference) = record.reference {
@@ -463,6 +470,11 @@ fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
     }
     // The bound first: a symbol referenced more often than that is not searched again.
     if symbol.references.len() < MAX_REFERENCES && !symbol.references.contains(&reference) {
+        // Most symbols have one reference: room for one, not the four a first push reserves
+        // (216 bytes a symbol in a log of many distinct names).
+        if symbol.references.capacity() == 0 {
+            symbol.references.reserve_exact(1);
+        }
         symbol.references.push(reference);
     }
 }
@@ -502,6 +514,29 @@ mod tests {
             Default::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_symbol_keeps_only_what_it_holds() {
+        let f = failure(concat!(
+            "a.obj : error LNK2019: unresolved external symbol \"void __cdecl ns::f(int)\" ",
+            "(?f@ns@@YAXH@Z) referenced in function main\n",
+            "b.obj : error LNK2019: unresolved external symbol \"void __cdecl ns::f(int)\" ",
+            "(?f@ns@@YAXH@Z) referenced in function g\n",
+            "c.obj : error LNK2019: unresolved external symbol c_name referenced in function h\n",
+        ));
+        let [cxx, c] = &f.symbols[..] else {
+            panic!("{:?}", f.symbols)
+        };
+        assert_eq!(cxx.demangled, "void __cdecl ns::f(int)");
+        assert_eq!(cxx.demangled.capacity(), cxx.demangled.len());
+        assert_eq!(cxx.canonical.capacity(), cxx.canonical.len());
+        assert_eq!(cxx.references.len(), 2);
+        assert_eq!(cxx.references[1].function.as_deref(), Some("g"));
+        assert_eq!(c.references.len(), 1);
+        assert_eq!(c.references.capacity(), 1);
+        assert_eq!(c.references[0].object.as_deref(), Some("c.obj"));
+        assert_eq!((c.linkers.len(), c.linkers.capacity()), (1, 1));
     }
 
     #[test]

@@ -68,7 +68,10 @@ pub(super) fn resolve_symbols(
         (unresolved.pop(), classes.pop(), matches.pop())
     {
         symbols.push(resolve_one(book, symbol, class, found, crt, on_disk));
-        if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
+        // Shrinking a large vector gives its tail pages back in place (`mremap`, no copy), so
+        // it is done every few thousand symbols: the inputs shrink as fast as the answers grow
+        // and the peak is the answers', not the answers' plus the inputs'.
+        if unresolved.capacity() - unresolved.len() >= 4096 {
             unresolved.shrink_to_fit();
             classes.shrink_to_fit();
             matches.shrink_to_fit();
