@@ -182,6 +182,13 @@ fn is_c_identifier(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')
 }
 
+/// `text` holding only its length: the demangler and the canonical form grow their text as they
+/// go, and a log of many distinct names keeps them all.
+fn exact(mut text: String) -> String {
+    text.shrink_to_fit();
+    text
+}
+
 /// Builds the symbol fields from what a record showed.
 fn describe(shown: &ShownName, limits: crate::demangle::DemangleLimits) -> UnresolvedSymbol {
     let mut display = shown.display.clone();
@@ -243,18 +250,12 @@ fn describe(shown: &ShownName, limits: crate::demangle::DemangleLimits) -> Unres
         Some(_) => Some(Machine::X86),
         None => mangled_arch(&bare),
     };
-    // The demangler and the canonical form grow their text as they go: a log of many distinct
-    // names keeps them all, so each keeps only its length.
-    let mut demangled = demangled;
-    demangled.shrink_to_fit();
-    let mut canonical = demangle::canonical(&demangled);
-    canonical.shrink_to_fit();
     UnresolvedSymbol {
         name,
         display,
         linker_name,
-        canonical,
-        demangled,
+        canonical: exact(demangle::canonical(&demangled)),
+        demangled: exact(demangled),
         import,
         lookup_name,
         x86_decoration,

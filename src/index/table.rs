@@ -528,12 +528,7 @@ pub(crate) fn write(
     // About two records per bucket: a lookup reads one small bucket.
     let bits = (usize::BITS - (total / 2).max(1).leading_zeros()).clamp(4, 26);
     let buckets = 1usize << bits;
-    let mut blocks = Vec::with_capacity(written.len());
-    let mut offset = 0u64;
-    for (_, _, block) in &written {
-        blocks.push((offset, block.len() as u64));
-        offset += block.len() as u64;
-    }
+    let blocks = block_places(&written);
     let bucket = |hash: u64| (hash >> (64 - bits)) as usize;
     // Counting sort of (file, record) by bucket, search order kept within a bucket; the
     // directory from the records' lengths.
@@ -594,6 +589,19 @@ pub(crate) fn write(
     atomic.commit()
 }
 
+/// Where each file's block of shared strings lies in the strings section (offset, length).
+fn block_places(written: &[(Vec<u8>, Vec<usize>, Vec<u8>)]) -> Vec<(u64, u64)> {
+    let mut offset = 0u64;
+    written
+        .iter()
+        .map(|(_, _, block)| {
+            let place = (offset, block.len() as u64);
+            offset += block.len() as u64;
+            place
+        })
+        .collect()
+}
+
 /// The header and the files section, with its checksum and padding.
 fn write_front(
     out: &mut Out,
@@ -652,7 +660,7 @@ mod tests {
         other.name = "d".into();
         other.machine = super::super::Machine::Unknown(0xfffe);
         let mut bytes = Vec::new();
-        let views = [&alias, &import, &other].map(|s| SymbolView::of(s));
+        let views = [&alias, &import, &other].map(SymbolView::of);
         let mut shared = Shared::default();
         for view in &views {
             write_record(&mut bytes, 0, view, &mut shared);
