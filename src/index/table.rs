@@ -22,9 +22,9 @@
 //!   name, member, DLL, alias target, export name, forwarder and source library), then the
 //!   checksum of the bucket (seeded with its number). Numbers are LEB128 varints; a string is
 //!   0 (absent) or its length plus one, then its bytes, except the member and the DLL: 0 or the
-//!   number plus one of a string of the file's block. A record is about 45 bytes where fixed
-//!   32-bit fields and inline members made it 160 (a file's thousands of records repeat a few
-//!   member and DLL names).
+//!   number plus one of a string of the file's block. For the MSVC + SDK set a record is 76
+//!   bytes on average where fixed 32-bit fields and inline members made it 161 (a file's
+//!   thousands of records repeat a few member and DLL names).
 //! - **Strings**, file by file: the file's distinct member and DLL names (each a varint length
 //!   and its bytes), then the block's checksum (seeded with the file's number). Read on the
 //!   first lookup that needs the file's block.
