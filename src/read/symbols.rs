@@ -192,6 +192,13 @@ fn is_c_identifier(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')
 }
 
+/// `text` holding only its length: the demangler and the canonical form grow their text as they
+/// go, and a log of many distinct names keeps them all.
+fn exact(mut text: String) -> String {
+    text.shrink_to_fit();
+    text
+}
+
 /// Builds the symbol fields from what a record showed.
 fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) -> UnresolvedSymbol {
     let mut display = shown.display.clone();
@@ -257,8 +264,8 @@ fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) ->
         name,
         display,
         linker_name,
-        canonical: demangle::canonical(&demangled),
-        demangled,
+        canonical: exact(demangle::canonical(&demangled)),
+        demangled: exact(demangled),
         import,
         lookup_name,
         x86_decoration,
@@ -396,6 +403,7 @@ impl Collector {
         let symbol = &mut self.failure.symbols[index];
         symbol.reported += 1;
         if !symbol.linkers.contains(&record.linker) {
+            symbol.linkers.reserve_exact(1);
             symbol.linkers.push(record.linker);
         }
         if let Some(reference) = record.reference {
@@ -484,6 +492,11 @@ fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
     }
     // The bound first: a symbol referenced more often than that is not searched again.
     if symbol.references.len() < MAX_REFERENCES && !symbol.references.contains(&reference) {
+        // Most symbols have one reference: room for one, not the four a first push reserves
+        // (216 bytes a symbol in a log of many distinct names).
+        if symbol.references.capacity() == 0 {
+            symbol.references.reserve_exact(1);
+        }
         symbol.references.push(reference);
     }
 }
@@ -523,6 +536,29 @@ mod tests {
             Default::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_symbol_keeps_only_what_it_holds() {
+        let f = failure(concat!(
+            "a.obj : error LNK2019: unresolved external symbol \"void __cdecl ns::f(int)\" ",
+            "(?f@ns@@YAXH@Z) referenced in function main\n",
+            "b.obj : error LNK2019: unresolved external symbol \"void __cdecl ns::f(int)\" ",
+            "(?f@ns@@YAXH@Z) referenced in function g\n",
+            "c.obj : error LNK2019: unresolved external symbol c_name referenced in function h\n",
+        ));
+        let [cxx, c] = &f.symbols[..] else {
+            panic!("{:?}", f.symbols)
+        };
+        assert_eq!(cxx.demangled, "void __cdecl ns::f(int)");
+        assert_eq!(cxx.demangled.capacity(), cxx.demangled.len());
+        assert_eq!(cxx.canonical.capacity(), cxx.canonical.len());
+        assert_eq!(cxx.references.len(), 2);
+        assert_eq!(cxx.references[1].function.as_deref(), Some("g"));
+        assert_eq!(c.references.len(), 1);
+        assert_eq!(c.references.capacity(), 1);
+        assert_eq!(c.references[0].object.as_deref(), Some("c.obj"));
+        assert_eq!((c.linkers.len(), c.linkers.capacity()), (1, 1));
     }
 
     #[test]

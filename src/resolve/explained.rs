@@ -92,7 +92,7 @@ fn mark_library_runtime(
         .iter_mut()
         .filter(|s| s.explained_by.is_none() && is_crt(s))
     {
-        s.explained_by = Some(Explained {
+        s.explained_by = Some(Box::new(Explained {
             kind: ExplainedKind::CrtMismatch,
             note: format!(
                 "only {library} asks for {} and through dllimport: {library} was built for the DLL C runtime",
@@ -102,7 +102,7 @@ fn mark_library_runtime(
             name_machine: None,
             library_machine: None,
             other_form: None,
-        });
+        }));
     }
 }
 
@@ -173,7 +173,7 @@ fn mark_machine(
     }
     for (i, form, library) in hits {
         let s = &mut symbols[i];
-        s.explained_by = Some(Explained {
+        s.explained_by = Some(Box::new(Explained {
             kind: ExplainedKind::MachineMismatch,
             note: format!(
                 "{} is the {name_machine} form of the name: the {library_machine} libraries searched define {form} ({library})",
@@ -183,7 +183,7 @@ fn mark_machine(
             name_machine: Some(name_machine),
             library_machine: Some(format!("{library_machine} ({library})")),
             other_form: Some(form),
-        });
+        }));
         if s.installed_lacks.take().is_some() {
             s.match_note = None;
         }
@@ -351,14 +351,14 @@ fn mark_toolset(
             } else {
                 format!("{name} existed only in the CRT before Visual Studio 2015: the code that references it was built with an older toolset, and no current library defines it")
             };
-            s.explained_by = Some(Explained {
+            s.explained_by = Some(Box::new(Explained {
                 kind: ExplainedKind::ToolsetMismatch,
                 note,
                 generation: Some(Generation::Older),
                 name_machine: None,
                 library_machine: None,
                 other_form: None,
-            });
+            }));
             continue;
         }
         if !is_newer_toolset_name(&name) {
@@ -368,14 +368,14 @@ fn mark_toolset(
         else {
             continue;
         };
-        s.explained_by = Some(Explained {
+        s.explained_by = Some(Box::new(Explained {
             kind: ExplainedKind::ToolsetMismatch,
             note,
             generation: Some(Generation::Newer),
             name_machine: None,
             library_machine: None,
             other_form: None,
-        });
+        }));
         if s.installed_lacks.take().is_some() {
             s.match_note = None;
         }

@@ -90,7 +90,7 @@ pub(super) fn note_log_evidence(
                 .iter()
                 .find(|l| l.library.eq_ignore_ascii_case(library))
             {
-                s.already_linked = Some(l.clone());
+                s.already_linked = Some(Box::new(l.clone()));
                 let note = format!(
                     "{} is already in the link (line {}: {}) and the name is still unresolved: the copy the linker used does not define it (another version, or another copy found first on the library path)",
                     l.library, l.line, l.evidence

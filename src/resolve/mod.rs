@@ -87,7 +87,7 @@ pub struct ResolvedSymbol {
     /// The log shows the answer's library already in the link (a member of it references
     /// something, or a linker warning names it): it is not offered again.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub already_linked: Option<LinkedLibrary>,
+    pub already_linked: Option<Box<LinkedLibrary>>,
     /// The rule names a library that is installed but does not define the name: the path of
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,7 +101,7 @@ pub struct ResolvedSymbol {
     /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
     /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub explained_by: Option<Explained>,
+    pub explained_by: Option<Box<Explained>>,
 }
 
 /// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
@@ -567,5 +567,64 @@ mod test_support {
             &DiagnoseOptions::default(),
             Some(&context),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A symbol with every field set, the rare ones (boxed to keep the common symbol small)
+    /// included, as `--format json` writes it.
+    fn every_field() -> serde_json::Value {
+        serde_json::json!({
+            "name": "?f@@YAXXZ", "display": "void __cdecl f(void)", "linker_name": "?f@@YAXXZ",
+            "demangled": "void __cdecl f(void)", "canonical": "void __cdecl f()", "import": true,
+            "lookup_name": "?f@@YAXXZ", "x86_decoration": {"convention": "stdcall", "bytes": 8},
+            "arch": "x86", "entry_point": true,
+            "references": [{"object": "a.obj", "function": "main", "function_name": "_main"}],
+            "reported": 3, "linkers": ["link-exe", "lld-link"], "first_line": 7,
+            "hints": [{"display": "void __cdecl f(int)", "decorated": "?f@@YAXH@Z"}],
+            "warning": "a warning", "family": "ucrt", "library": "ucrt.lib",
+            "library_path": "/l/ucrt.lib", "provider": "archive", "source": "table crt-chain",
+            "dll": "ucrtbase.dll", "member": "f.obj", "matched_name": "_f@8",
+            "match_note": "by demangled name",
+            "alternatives": [], "near_misses": [], "index_differs": "the archives say so",
+            "not_found_on_disk": true,
+            "libraries_by_flavour": {"static": "libucrt.lib", "dynamic": "ucrt.lib"},
+            "rulebook_differs": "the rule book says other",
+            "already_linked": {"library": "ucrt.lib", "line": 4, "evidence": "LNK4217 names it"},
+            "installed_lacks": "/l/old/ucrt.lib", "not_exported_by": "c10.lib",
+            "explained_by": {"kind": "machine-mismatch", "note": "x86 name",
+                "generation": "older", "name_machine": "x86", "library_machine": "x64 (ucrt.lib)",
+                "other_form": "f"},
+        })
+    }
+
+    #[test]
+    fn a_symbol_keeps_every_field_through_json() {
+        let value = every_field();
+        let symbol: ResolvedSymbol = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(
+            symbol.explained_by.as_ref().unwrap().other_form.as_deref(),
+            Some("f")
+        );
+        assert_eq!(symbol.already_linked.as_ref().unwrap().line, 4);
+        // Every key comes back, in the same place, with the same value.
+        let again = serde_json::to_string(&symbol).unwrap();
+        assert_eq!(again, serde_json::to_string(&value).unwrap());
+        let copy: ResolvedSymbol = serde_json::from_str(&again).unwrap();
+        assert_eq!(serde_json::to_string(&copy).unwrap(), again);
+    }
+
+    #[test]
+    fn a_symbol_is_small() {
+        // 300,000 distinct symbols live at once: the inline size is most of their memory (it
+        // was 784 bytes with the rare fields inline).
+        assert!(
+            std::mem::size_of::<ResolvedSymbol>() <= 672,
+            "{}",
+            std::mem::size_of::<ResolvedSymbol>()
+        );
     }
 }
