@@ -171,7 +171,47 @@ pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
     out.extend(other::find(&mut scan));
     out.extend(fatal::find(&mut scan));
     out.extend(unresolved::find(&mut scan));
+    warning_mismatch_after_unresolved(&mut out, diagnosis, inputs);
     out
+}
+
+/// A CRT mismatch that rests on LNK4098 alone (a warning: the link goes on) is not why a link
+/// with unresolved names failed when none of those names is a C runtime's: the unresolved
+/// names come first (they are the failure), the mismatch after them (it still needs fixing).
+fn warning_mismatch_after_unresolved(
+    problems: &mut Vec<Problem>,
+    diagnosis: &Diagnosis,
+    inputs: &Inputs<'_>,
+) {
+    let Some(unresolved) = problems
+        .iter()
+        .position(|p| p.kind == ProblemKind::Unresolved)
+    else {
+        return;
+    };
+    let any_crt_name = diagnosis
+        .symbols
+        .iter()
+        .any(|s| inputs.book.family(&s.family).is_some_and(|f| f.crt));
+    if any_crt_name {
+        return;
+    }
+    let only_warnings = |problem: &Problem| {
+        let codes: Vec<&str> = diagnosis
+            .findings
+            .iter()
+            .filter(|f| problem.lines.contains(&f.line))
+            .map(|f| f.code.as_str())
+            .collect();
+        !codes.is_empty() && codes.iter().all(|code| *code == "LNK4098")
+    };
+    let mismatches: Vec<usize> = (0..unresolved)
+        .filter(|&i| problems[i].kind == ProblemKind::CrtMismatch && only_warnings(&problems[i]))
+        .collect();
+    for (moved, index) in mismatches.into_iter().enumerate() {
+        let problem = problems.remove(index - moved);
+        problems.push(problem);
+    }
 }
 
 /// Codes of link.exe's fatal errors and errors are `LNK1nnn` and `LNK2nnn`; `LNK4nnn` are

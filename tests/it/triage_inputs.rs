@@ -264,12 +264,14 @@ fn unresolved_logs_are_link_stage_with_a_diagnosis(set: LogSet) {
         };
         // The class of each log's failure (cases.jsonl's fix_source): 093 cannot open
         // a Python library; 013 and 031 are prebuilt libraries from a newer toolset; 026 warns
-        // LNK4098 (a debug library in a release link), and so do 161 and 166 (LIBCMT beside a
-        // CUDA link, as posted); the rest are missing libraries.
+        // LNK4098 (a debug library in a release link) beside unresolved C runtime names; 161 and
+        // 166 warn LNK4098 too (LIBCMT beside a CUDA link, as posted), but none of their
+        // unresolved names is the C runtime's: they fail for the missing CUDA library, like the
+        // rest.
         let want_rule = match id.as_str() {
             "093" => "link-cannot-open",
             "013" | "031" => "link-toolset-mismatch",
-            "026" | "161" | "166" => "link-crt-mismatch",
+            "026" => "link-crt-mismatch",
             _ => "link-unresolved",
         };
         if report.stage != Stage::Link || report.rule.as_deref() != Some(want_rule) {
