@@ -689,7 +689,7 @@ fn majority(
     }
     if matches!(
         build_system,
-        Some(BuildSystem::TvmFfi | BuildSystem::Setuptools)
+        Some(BuildSystem::TvmFfi | BuildSystem::Setuptools | BuildSystem::TorchExtension)
     ) && tied.contains(&Flavour::Dynamic)
     {
         return Flavour::Dynamic;

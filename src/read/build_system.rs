@@ -18,7 +18,10 @@ pub enum BuildSystem {
     Cargo,
     /// node-gyp and gyp (`binding.gyp`, a `.gyp` target).
     NodeGyp,
-    /// setuptools / distutils, and torch's `cpp_extension`.
+    /// torch's `torch.utils.cpp_extension`: `CppExtension`/`CUDAExtension` with `BuildExtension`
+    /// in a `setup.py`, or the JIT `load()`/`load_inline()`.
+    TorchExtension,
+    /// setuptools / distutils (`Extension`, Cython, SWIG, pybind11's `Pybind11Extension`).
     Setuptools,
     /// meson.
     Meson,
@@ -35,7 +38,8 @@ impl BuildSystem {
             BuildSystem::TvmFfi => "tvm-ffi's JIT (extension.py + ninja)",
             BuildSystem::Cargo => "cargo",
             BuildSystem::NodeGyp => "node-gyp / gyp",
-            BuildSystem::Setuptools => "setuptools / torch cpp_extension",
+            BuildSystem::TorchExtension => "torch.utils.cpp_extension (CppExtension / load())",
+            BuildSystem::Setuptools => "setuptools",
             BuildSystem::Meson => "meson",
             BuildSystem::Cmake => "CMake",
             BuildSystem::Msbuild => "MSBuild",
@@ -44,7 +48,7 @@ impl BuildSystem {
 
     /// Markers in log lines, case-insensitive; the earlier systems win when several are seen
     /// (a CMake build drives MSBuild; a setuptools build may run ninja).
-    const MARKERS: [(BuildSystem, &'static [&'static str]); 7] = [
+    const MARKERS: [(BuildSystem, &'static [&'static str]); 8] = [
         (
             BuildSystem::TvmFfi,
             &["tvm_ffi", "tvm-ffi", "tvm_ffi_rocm_arch_list"],
@@ -70,13 +74,18 @@ impl BuildSystem {
             ],
         ),
         (
+            BuildSystem::TorchExtension,
+            &["cpp_extension", "torch_extensions", "buildextension"],
+        ),
+        (
             BuildSystem::Setuptools,
             &[
-                "cpp_extension.py",
                 "setup.py",
                 "setuptools",
                 "distutils",
                 "building '",
+                "running build_ext",
+                "cythonizing ",
             ],
         ),
         (
@@ -147,7 +156,9 @@ const SCAN_ORDER: &[&str] = &[
     "node-gyp",
     "the meson build system",
     "gyp info",
-    "cpp_extension.py",
+    "cpp_extension",
+    "torch_extensions",
+    "buildextension",
     "tvm-ffi",
     "cmake error",
     ".rlib(",
@@ -161,6 +172,8 @@ const SCAN_ORDER: &[&str] = &[
     "gyp-win-tool",
     "setuptools",
     "building '",
+    "running build_ext",
+    "cythonizing ",
 ];
 
 /// Every marker in one automaton, with the kind each belongs to: pattern `i` is the marker
@@ -398,6 +411,9 @@ pub fn runtime_setting(kind: Option<BuildSystem>, flavour: Flavour) -> String {
         Some(BuildSystem::Setuptools) => format!(
             "extra_compile_args=[\"{option}\"] in the Extension (setuptools compiles with /MD unless told otherwise)"
         ),
+        Some(BuildSystem::TorchExtension) => format!(
+            "extra_compile_args=[\"{option}\"] in the CppExtension/CUDAExtension (extra_cflags=[\"{option}\"] with load()); torch's libraries are /MD"
+        ),
         Some(BuildSystem::TvmFfi) => format!(
             "the compile flags in tvm_ffi/cpp/extension.py: {option} for cl and clang-cl, -fms-runtime-lib={clang} for clang and hipcc"
         ),
@@ -467,6 +483,7 @@ pub fn fix_lines(
         BuildSystem::Msbuild => msbuild_lines(&flags, flavour),
         BuildSystem::Cargo => cargo_lines(&flags, flavour),
         BuildSystem::Setuptools => setuptools_lines(&flags, flavour),
+        BuildSystem::TorchExtension => torch_extension_lines(&flags),
         BuildSystem::NodeGyp => node_gyp_lines(&flags, flavour),
         BuildSystem::Meson => meson_lines(&flags, flavour),
     }
@@ -579,21 +596,86 @@ fn setuptools_lines(flags: &SplitFlags<'_>, _flavour: Option<Flavour>) -> Vec<St
     let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
     if !names.is_empty() {
         out.push(format!(
-            "in the Extension (or torch's CppExtension/CUDAExtension): libraries=[{}]",
+            "in the Extension (setup.py or pyproject.toml's ext-modules): libraries=[{}]",
             quoted(&names)
         ));
     }
     if !dirs.is_empty() {
         out.push(format!("library_dirs=[{}]", quoted(dirs)));
-    } else if names.iter().any(|n| n.starts_with("python3")) {
+    } else if names.iter().any(|n| n.starts_with("python")) {
         // Python's own import library lives in <sys.base_prefix>\libs.
         out.push(
-            "library_dirs=[os.path.join(sys.base_prefix, \"libs\")] (where python3XX.lib is)"
+            "library_dirs=[os.path.join(sys.base_prefix, \"libs\")] (where the Python's pythonXY.lib is)"
                 .into(),
         );
     }
     if !others.is_empty() {
         out.push(format!("extra_link_args=[{}]", quoted(others)));
+    }
+    out
+}
+
+/// torch's `cpp_extension`: the `CppExtension`/`CUDAExtension`'s `libraries=`/`library_dirs=`
+/// in a `setup.py`, `extra_ldflags=` with the JIT `load()`; and what `BuildExtension` links by
+/// itself, since a torch library missing from such a link is a wrong extension class or a
+/// build without `BuildExtension`, not a list to extend.
+fn torch_extension_lines(flags: &SplitFlags<'_>) -> Vec<String> {
+    let SplitFlags {
+        dirs,
+        libraries,
+        others,
+    } = flags;
+    let mut out = Vec::new();
+    let names: Vec<&str> = libraries.iter().map(|l| stem(l)).collect();
+    let is = |n: &str, set: &[&str]| set.iter().any(|s| n.eq_ignore_ascii_case(s));
+    let cuda: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| is(n, &["torch_cuda", "c10_cuda", "torch_hip", "c10_hip"]))
+        .collect();
+    let own: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| is(n, &["c10", "torch", "torch_cpu", "torch_python"]))
+        .collect();
+    if !names.is_empty() {
+        out.push(format!(
+            "in setup.py's CppExtension/CUDAExtension(...): libraries=[{}]{}",
+            quoted(&names),
+            if dirs.is_empty() {
+                String::new()
+            } else {
+                format!(", library_dirs=[{}]", quoted(dirs))
+            }
+        ));
+        let ld: Vec<String> = dirs
+            .iter()
+            .map(|d| format!("/LIBPATH:{d}"))
+            .chain(libraries.iter().map(|l| l.to_string()))
+            .chain(others.iter().map(|o| o.to_string()))
+            .collect();
+        let ld: Vec<&str> = ld.iter().map(String::as_str).collect();
+        out.push(format!(
+            "with torch.utils.cpp_extension.load()/load_inline(): extra_ldflags=[{}]",
+            quoted(&ld)
+        ));
+    } else if !others.is_empty() {
+        out.push(format!(
+            "extra_link_args=[{}] in the CppExtension (extra_ldflags with load())",
+            quoted(others)
+        ));
+    }
+    if !cuda.is_empty() {
+        out.push(format!(
+            "{} come with CUDAExtension (or load() with with_cuda=True, or a .cu source), not CppExtension: build the extension as a CUDAExtension",
+            cuda.join(", ")
+        ));
+    }
+    if !own.is_empty() {
+        out.push(format!(
+            "BuildExtension and load() link {} themselves from torch/lib (torch.utils.cpp_extension.library_paths()): when they are still missing, the extension is not built by BuildExtension (cmdclass={{\"build_ext\": BuildExtension}}), or its headers are another torch's than the libraries",
+            own.join(", ")
+        ));
     }
     out
 }

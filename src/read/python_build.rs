@@ -22,11 +22,15 @@ pub struct PythonBuild {
     pub debug: bool,
     /// The log shows the limited API: `python3.lib` linked, or `Py_LIMITED_API` defined.
     pub limited: bool,
+    /// The log shows Python 2.7 (`python27.lib`, `Python27\libs`, `include\python2.7`,
+    /// `temp.win-amd64-2.7`, `cp27`) before any Python 3 version, or an import of a name only
+    /// Python 2 exports (`__imp_PyString_FromString`). `version_line` is its line.
+    pub python2: bool,
 }
 
 /// The patterns, compiled once. Each captures the version digits after `3` (and a `t`).
-fn patterns() -> &'static [Regex; 4] {
-    static PATTERNS: OnceLock<[Regex; 4]> = OnceLock::new();
+fn patterns() -> &'static [Regex; 5] {
+    static PATTERNS: OnceLock<[Regex; 5]> = OnceLock::new();
     PATTERNS.get_or_init(|| {
         [
             // python312.lib, python312_d.lib, python313t.lib, python312.dll
@@ -37,6 +41,9 @@ fn patterns() -> &'static [Regex; 4] {
             r"(?i)\bcp3(\d{1,2}t?)-(?:win|cp3)",
             // the limited API and debug markers
             r"(?i)(\bpython3\.lib\b|Py_LIMITED_API\b)|([/-]D_DEBUG\b|Py_DEBUG\b)",
+            // Python 2.7: python27.lib, python27_d.lib, Python27\libs, include\python2.7,
+            // build\temp.win-amd64-2.7, cp27-cp27m
+            r"(?i)\bpython27(_d)?\.(?:lib|dll)\b|\bpython27[\\/](?:libs|include|lib|pcbuild|pc)\b|\bpython2\.7\b|\.win(?:32|-amd64)-2\.7\b|\bcp27-",
         ]
         .map(|p| Regex::new(p).expect("the Python build patterns are valid"))
     })
@@ -52,11 +59,18 @@ impl PythonBuild {
                 .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
         };
         let pythonish = lower_has("python3") || lower_has("cp3");
+        let python2ish = lower_has("python2") || lower_has("-2.7") || lower_has("cp27");
         let markers = lower_has("py_") || lower_has("d_debug");
-        if !pythonish && !markers {
+        if !pythonish && !markers && !python2ish {
             return;
         }
-        let [lib, dir, tag, flags] = patterns();
+        let [lib, dir, tag, flags, two] = patterns();
+        if python2ish && self.version.is_none() {
+            if let Some(c) = two.captures(line) {
+                self.debug |= c.get(1).is_some();
+                self.set_python2(number, line);
+            }
+        }
         if pythonish {
             if let Some(c) = lib.captures(line) {
                 self.debug |= c.get(2).is_some();
@@ -77,17 +91,36 @@ impl PythonBuild {
         }
     }
 
+    /// Records Python 2.7 as the build's Python, unless a version was seen first.
+    pub fn set_python2(&mut self, number: u64, line: &str) {
+        if self.version.is_none() && !self.python2 {
+            self.python2 = true;
+            self.version_line = Some((number, line.trim().chars().take(160).collect()));
+        }
+    }
+
     /// Keeps the first version seen.
     fn set_version(&mut self, number: u64, line: &str, version: &str) {
-        if self.version.is_none() {
+        if self.version.is_none() && !self.python2 {
             self.version = Some(version.to_ascii_lowercase());
             self.version_line = Some((number, line.trim().chars().take(160).collect()));
         }
     }
 
     /// The import library of the interpreter the log shows (`python312.lib`,
-    /// `python312_d.lib` for a debug build), when it shows its version.
+    /// `python312_d.lib` for a debug build, `python27.lib` for Python 2), when it shows its
+    /// version.
     pub fn library(&self) -> Option<String> {
+        if self.python2 {
+            return Some(
+                if self.debug {
+                    "python27_d.lib"
+                } else {
+                    "python27.lib"
+                }
+                .into(),
+            );
+        }
         let version = self.version.as_deref()?;
         Some(if self.debug {
             format!("python3{version}_d.lib")
@@ -171,5 +204,24 @@ mod tests {
             read("x cp313t-win_amd64").library().as_deref(),
             Some("python313t.lib")
         );
+    }
+
+    /// Python 2.7 from the log's lines (its library, its folders, setuptools' build folder), a
+    /// Python 3 version seen first winning, and lines that only look like it.
+    #[test]
+    fn python2_from_the_log() {
+        let b = read("LINK /LIBPATH:C:\\Python27\\libs a.obj\n");
+        assert!(b.python2);
+        assert_eq!(b.library().as_deref(), Some("python27.lib"));
+        assert_eq!(b.version_line.as_ref().map(|l| l.0), Some(1));
+        let b = read("x\nbuild\\temp.win32-2.7\\Release\\a.obj\npython27_d.lib\n");
+        assert!(b.python2 && b.debug);
+        assert_eq!(b.library().as_deref(), Some("python27_d.lib"));
+        let b = read("-IC:\\Python312\\include\nC:\\Python27\\libs\n");
+        assert!(!b.python2);
+        assert_eq!(b.library().as_deref(), Some("python312.lib"));
+        let b = read("gcc-2.7 python2 cp270\n");
+        assert!(!b.python2);
+        assert_eq!(b.library(), None);
     }
 }

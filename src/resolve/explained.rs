@@ -150,13 +150,23 @@ fn mark_machine(
         Machine::X64 => (Machine::X86, Machine::X64),
         _ => return,
     };
-    if symbols
-        .iter()
-        .any(|s| s.provider.is_some_and(Answerer::on_disk))
-    {
+    let mut hits = machine_hits(symbols, context, arch, false);
+    // A name resolved as is stops the finding, unless its other machine's form is defined too
+    // and another name needs that form: an x86 `__imp__PyErr_Clear` read as is matches x64
+    // Python's private `_PyErr_Clear`, while the x86 reading (`PyErr_Clear`) is the public one
+    // that the other x86 names of the log agree with.
+    let resolved_as_is = |i: usize, s: &ResolvedSymbol| {
+        s.provider.is_some_and(Answerer::on_disk) && !hits.iter().any(|(h, _, _)| *h == i)
+    };
+    let collision_only = hits.len() >= 2
+        && hits
+            .iter()
+            .any(|(h, _, _)| !symbols[*h].provider.is_some_and(Answerer::on_disk));
+    if symbols.iter().enumerate().any(|(i, s)| {
+        resolved_as_is(i, s) || (!collision_only && s.provider.is_some_and(Answerer::on_disk))
+    }) {
         return;
     }
-    let mut hits = machine_hits(symbols, context, arch, false);
     let (mut name_machine, mut library_machine, mut arch) = (name_machine, library_machine, arch);
     if hits.is_empty() && arch == Machine::X64 {
         // x64 names against libraries of x86 only: the index was built for x64 (the log's

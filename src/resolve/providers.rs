@@ -609,7 +609,7 @@ fn int64_cause(w: &str, f: &str) -> Option<String> {
 }
 
 /// Definitions that almost match a symbol nothing defines (at most 3, best first, a library's
-/// name once; collected up to 8):
+/// name once; collected up to `MAX_COLLECTED`):
 /// the same name for another machine, only as `__imp_`, and names whose unqualified part is the
 /// same (C against C++, another signature, another scope), each with its likely cause.
 fn near_misses(
@@ -645,18 +645,26 @@ fn near_misses(
 /// Most near misses shown for one symbol.
 const MAX_NEAR_MISSES: usize = 3;
 
+/// Most near misses collected for one symbol before the best are kept: a function template's
+/// instantiations (`data_ptr<float>`, `data_ptr<int>`, ... `data_ptr<__int64>`) are many.
+const MAX_COLLECTED: usize = 32;
+
 /// How close a near miss is, by its cause: lower is closer.
 fn near_miss_rank(cause: &str) -> u8 {
     if cause.starts_with("only in a library for another machine")
         || cause.starts_with("only as __imp_")
     {
         0
-    } else if cause.starts_with("a C") {
-        2
-    } else if cause.starts_with("defined in another namespace") {
-        3
-    } else {
+    } else if cause.starts_with("long against") || cause.starts_with("__int64 against") {
         1
+    } else if cause.starts_with("another signature") {
+        3
+    } else if cause.starts_with("a C") {
+        4
+    } else if cause.starts_with("defined in another namespace") {
+        5
+    } else {
+        2
     }
 }
 
@@ -670,11 +678,11 @@ struct NearMisses<'i> {
 }
 
 impl NearMisses<'_> {
-    /// Adds a near miss, unless there are 8 already or this name of this library is listed.
+    /// Adds a near miss, unless there are `MAX_COLLECTED` already or this name of this library is listed.
     fn add(&mut self, found_name: &str, found: String, library: String, cause: String) {
         // An import library defines `X` and `__imp_X` for one function: one near miss.
         let bare = |n: &str| n.trim_start_matches("__imp_").to_string();
-        if self.out.len() < 8
+        if self.out.len() < MAX_COLLECTED
             && !self
                 .out
                 .iter()
@@ -753,7 +761,9 @@ impl NearMisses<'_> {
                 if demangle::canonical(&text) == symbol.canonical && import != symbol.import {
                     continue; // the same symbol through __imp_: a provider, not a near miss
                 }
-                if qualified_head(&text) == qualified_head(&symbol.demangled) {
+                if qualified_head(&text) == qualified_head(&symbol.demangled)
+                    || template_head(&text) == template_head(&symbol.demangled)
+                {
                     let cause = difference_cause(
                         &symbol.demangled,
                         &text,
@@ -839,6 +849,17 @@ pub fn itanium_qualified_name(name: &str) -> Option<Vec<String>> {
 }
 
 /// The qualified name without the return type and parameters (`ns::Class::f`).
+/// The qualified head with the last component's template arguments removed
+/// (`at::TensorBase::data_ptr<long>` → `at::TensorBase::data_ptr`): another instantiation of the
+/// same function template (`data_ptr<__int64>`) is the same function for a near miss.
+fn template_head(demangled: &str) -> String {
+    let head = qualified_head(demangled);
+    match (head.ends_with('>'), head.find('<')) {
+        (true, Some(at)) if !head[..at].ends_with("operator") => head[..at].to_string(),
+        _ => head,
+    }
+}
+
 fn qualified_head(demangled: &str) -> String {
     let canonical = demangle::canonical(demangled);
     let end = canonical.find('(').unwrap_or(canonical.len());

@@ -11,6 +11,7 @@ use crate::rules::names::python_libraries;
 /// Gives each Python C API name answered by the rule book (no library on disk defines it) the
 /// library of the interpreter the log shows, or says which libraries export it.
 pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild) {
+    let build = &with_python2_names(symbols, build);
     for s in symbols.iter_mut() {
         if s.provider.is_some_and(Answerer::on_disk) {
             note_other_version(s, build);
@@ -23,6 +24,10 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         let name = s.symbol.lookup_name.clone();
         let (library, note) = if s.family == "python-debug" {
             debug_answer(build)
+        } else if is_python2_name(s) && !build.python2 {
+            python2_port_answer(s)
+        } else if build.python2 {
+            python2_answer(build)
         } else {
             api_answer(&name, build)
         };
@@ -30,6 +35,73 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         s.dll = s.library.as_deref().map(|l| l.replace(".lib", ".dll"));
         s.match_note = Some(note);
     }
+}
+
+/// Whether the rule book named it as a name only Python 2 exports (rule `python2-api`).
+fn is_python2_name(s: &ResolvedSymbol) -> bool {
+    s.source
+        .as_deref()
+        .is_some_and(|r| r.contains("python2-api"))
+}
+
+/// The build with Python 2.7 recorded when the log shows no version but imports a name only
+/// Python 2 exports: `__imp_PyString_FromString` was declared by Python 2's headers, so the
+/// objects were compiled for Python 2.7 and every C API name in the log is python27.lib's.
+fn with_python2_names(symbols: &[ResolvedSymbol], build: &PythonBuild) -> PythonBuild {
+    let mut build = build.clone();
+    if build.version.is_some() || build.python2 {
+        return build;
+    }
+    if let Some(s) = symbols
+        .iter()
+        .filter(|s| s.provider == Some(Answerer::Rule))
+        .find(|s| is_python2_name(s) && s.symbol.import)
+    {
+        let shown = s.symbol.linker_name.as_deref().unwrap_or(&s.symbol.name);
+        build.set_python2(
+            s.symbol.first_line,
+            &format!("{shown}: an import of a name only Python 2 exports"),
+        );
+    }
+    build
+}
+
+/// A C API name in a build for Python 2.7.
+fn python2_answer(build: &PythonBuild) -> (Option<String>, String) {
+    let library = build.library().unwrap_or_else(|| "python27.lib".into());
+    let (line, text) = build
+        .version_line
+        .as_ref()
+        .map_or((0, ""), |(n, t)| (*n, t.as_str()));
+    (
+        Some(library.clone()),
+        format!(
+            "the objects are built for Python 2.7 (line {line}: {text}): {library}, in the libs folder of that Python 2.7 (C:\\Python27\\libs); Python 2 is no longer maintained: building for Python 3 needs the code ported"
+        ),
+    )
+}
+
+/// A name only Python 2 exports, referenced without dllimport or in a build for Python 3: the
+/// code calls an API Python 3 removed; no Python 3 library has it.
+fn python2_port_answer(s: &ResolvedSymbol) -> (Option<String>, String) {
+    let name = s.symbol.lookup_name.trim_start_matches('_');
+    let instead = if name.starts_with("PyString_") {
+        "PyBytes_* or PyUnicode_*"
+    } else if name.starts_with("PyInt_") {
+        "PyLong_*"
+    } else if name.starts_with("Py_InitModule") {
+        "PyModule_Create"
+    } else if name.starts_with("PyCObject_") {
+        "PyCapsule_*"
+    } else {
+        "its Python 3 replacement"
+    };
+    (
+        None,
+        format!(
+            "only Python 2 exports it (python27.dll); Python 3 removed it: port the code to {instead}, or build for Python 2.7 with its python27.lib"
+        ),
+    )
 }
 
 /// A library on disk of another Python version than the log builds for (`python311.lib` found,
@@ -137,6 +209,7 @@ mod tests {
             version_line: version.map(|_| (7, "cp3xx".to_string())),
             debug,
             limited,
+            python2: false,
         }
     }
 

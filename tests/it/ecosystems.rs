@@ -366,3 +366,117 @@ fn python_extension_links_with_the_flags() {
         String::from_utf8_lossy(&linked.stderr)
     );
 }
+
+/// An x86 Python build from a Win32 .vcxproj: no library without the libraries (no version in
+/// the log); against the x64 python312.lib the machine mismatch, although `__imp__PyErr_Clear`
+/// read as is names x64 Python's private `_PyErr_Clear`; against the x86 one, python312.lib.
+#[test]
+fn an_x86_python_build_against_x64_python_is_the_machine_mismatch() {
+    let (json, _dir) = diagnose(&our_log("143"), &[]);
+    let got = answers(&json);
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(
+        got.iter()
+            .all(|(_, family, library, _)| family == "python-c-api" && library == "-"),
+        "{got:?}"
+    );
+    let x64 = python_dir().join("x64");
+    let (json, _dir) = diagnose(&our_log("143"), &["--lib-dir", x64.to_str().unwrap()]);
+    for s in json["symbols"].as_array().unwrap() {
+        assert_eq!(s["explained_by"]["kind"], "machine-mismatch", "{s}");
+    }
+    let summary = json["problems"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("this build is x86; the python312.lib found is x64"),
+        "{summary}"
+    );
+    let x86 = python_dir().join("x86");
+    let (json, _dir) = diagnose(
+        &our_log("143"),
+        &["--arch", "x86", "--lib-dir", x86.to_str().unwrap()],
+    );
+    let got = answers(&json);
+    assert!(
+        got.iter()
+            .all(|(_, _, library, provider)| library == "python312.lib" && provider != "rule"),
+        "{got:?}"
+    );
+}
+
+/// Python 2.7: told by the names only Python 2 has (a Cython module, no version shown) or by
+/// the log's C:\Python27 lines; every C API name is then python27.lib's, said in setuptools
+/// terms. The same names without dllimport in a Python 3 build are code to port.
+#[test]
+fn python2_builds_get_python27_and_python2_names_in_python3_are_to_port() {
+    for id in ["144", "145"] {
+        let (json, _dir) = diagnose(&our_log(id), &[]);
+        let got = answers(&json);
+        assert!(
+            got.iter().all(
+                |(_, family, library, _)| family == "python-c-api" && library == "python27.lib"
+            ),
+            "{id}: {got:?}"
+        );
+        let note = json["symbols"][0]["match_note"].as_str().unwrap();
+        assert!(note.contains("built for Python 2.7"), "{id}: {note}");
+        assert_eq!(json["build_system"]["kind"], "setuptools", "{id}");
+        let fix = json["build_system"]["fix"].to_string();
+        assert!(fix.contains(r#"libraries=[\"python27\"]"#), "{id}: {fix}");
+        assert!(fix.contains("sys.base_prefix"), "{id}: {fix}");
+    }
+    let port = "-IC:\\Python312\\include\nm.obj : error LNK2019: unresolved external symbol PyString_FromString referenced in function f\nm.obj : error LNK2019: unresolved external symbol __imp_PyLong_FromLong referenced in function f\n";
+    let (json, _dir) = diagnose(port, &[]);
+    let got = answers(&json);
+    assert_eq!(got[0].2, "-", "{got:?}");
+    assert_eq!(got[1].2, "python312.lib", "{got:?}");
+    let note = json["symbols"][0]["match_note"].as_str().unwrap();
+    assert!(
+        note.contains("Python 3 removed it") && note.contains("PyBytes_"),
+        "{note}"
+    );
+}
+
+/// node-gyp logs: an ia32 build's x86 Node-API names are node.lib's, and against the x64
+/// node.lib the machine mismatch with node-gyp's --arch; a console-wrapped x64 log's names are
+/// read whole and answered in binding.gyp terms.
+#[test]
+fn node_gyp_logs_ia32_and_wrapped() {
+    let (json, _dir) = diagnose(&our_log("149"), &[]);
+    assert!(
+        answers(&json)
+            .iter()
+            .all(|(_, family, library, _)| family == "node" && library == "node.lib"),
+        "{json}"
+    );
+    assert_eq!(json["build_system"]["kind"], "node-gyp");
+    let x64 = node_dir().join("x64");
+    let (json, _dir) = diagnose(&our_log("149"), &["--lib-dir", x64.to_str().unwrap()]);
+    let problem = &json["problems"][0];
+    let summary = problem["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("this build is x86; the node.lib found is x64"),
+        "{summary}"
+    );
+    assert!(
+        problem["fix"].as_str().unwrap().contains("--arch=ia32"),
+        "{problem}"
+    );
+    let ia32 = node_dir().join("ia32");
+    let (json, _dir) = diagnose(
+        &our_log("149"),
+        &["--arch", "x86", "--lib-dir", ia32.to_str().unwrap()],
+    );
+    assert!(
+        answers(&json)
+            .iter()
+            .all(|(_, _, library, provider)| library == "node.lib" && provider != "rule"),
+        "{json}"
+    );
+    let (json, _dir) = diagnose(&our_log("150"), &[]);
+    let got = answers(&json);
+    let names: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+    assert_eq!(names, ["napi_get_new_target", "uv_default_loop"]);
+    assert!(got.iter().all(|g| g.2 == "node.lib"), "{got:?}");
+    let fix = json["build_system"]["fix"].to_string();
+    assert!(fix.contains(r#"\"libraries\": [\"node.lib\"]"#), "{fix}");
+}

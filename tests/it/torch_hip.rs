@@ -431,3 +431,115 @@ fn linking_against_the_real_c10_with_the_printed_flags_succeeds() {
     );
     assert!(d.join("ext.dll").is_file());
 }
+
+/// One of our logs (tests/logs/unresolved/NNN.log).
+fn our_log(id: &str) -> String {
+    let path = common::root().join(format!("tests/logs/unresolved/{id}.log"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// torch's Python bindings (THP*): torch_python.lib without the libraries, and against the real
+/// torch_python.lib an old THPVariable_Wrap signature is a near miss of the one it exports.
+#[test]
+fn thp_names_are_torch_python_and_an_old_signature_is_a_near_miss() {
+    let json = diagnose(&our_log("146"), &[]);
+    let got = libraries(&json);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.values().all(|l| l == "torch_python.lib"), "{got:?}");
+    assert_eq!(json["counts"]["lnk1120"][0], 2, "{json}");
+    let lib_dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&our_log("146"), &["--lib-dir", &lib_dir]);
+    let wrap = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"].as_str().unwrap().starts_with("?THPVariable_Wrap"))
+        .expect("THPVariable_Wrap is read");
+    assert_eq!(wrap["library"], "torch_python.lib", "{wrap}");
+    let miss = &wrap["near_misses"][0];
+    assert_eq!(miss["library"], "torch_python.lib", "{wrap}");
+    assert!(
+        miss["found"].as_str().unwrap().contains("at::TensorBase"),
+        "{miss}"
+    );
+}
+
+/// A torch BuildExtension build is told as such (kind `torch-extension`), and its fix is in
+/// cpp_extension's terms: CppExtension's libraries=, load()'s extra_ldflags, CUDAExtension for a
+/// c10::cuda name, and that BuildExtension links torch_cpu itself.
+#[test]
+fn a_cpp_extension_build_gets_the_fix_in_cpp_extension_terms() {
+    let json = diagnose(&our_log("147"), &[]);
+    assert_eq!(
+        libraries(&json).values().collect::<Vec<_>>(),
+        ["torch_cpu.lib", "c10_cuda.lib"]
+    );
+    let build = &json["build_system"];
+    assert_eq!(build["kind"], "torch-extension", "{build}");
+    assert!(
+        build["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("cpp_extension.py"),
+        "{build}"
+    );
+    let fix: Vec<&str> = build["fix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let has = |needle: &str| fix.iter().any(|l| l.contains(needle));
+    assert!(
+        has(r#"CppExtension/CUDAExtension(...): libraries=["c10_cuda", "torch_cpu"]"#),
+        "{fix:#?}"
+    );
+    assert!(
+        has(r#"extra_ldflags=["c10_cuda.lib", "torch_cpu.lib"]"#),
+        "{fix:#?}"
+    );
+    assert!(has("c10_cuda come with CUDAExtension"), "{fix:#?}");
+    assert!(
+        has("BuildExtension and load() link torch_cpu themselves"),
+        "{fix:#?}"
+    );
+    assert!(!has("c10_cuda themselves"), "{fix:#?}");
+    // The JIT load() log is a torch extension build too; a plain setuptools log is not.
+    assert_eq!(
+        diagnose(&our_log("148"), &[])["build_system"]["kind"],
+        "torch-extension"
+    );
+    assert_eq!(
+        diagnose(&our_log("145"), &[])["build_system"]["kind"],
+        "setuptools"
+    );
+}
+
+/// data_ptr<long> against the real torch_cpu.lib: the instantiation it exports is
+/// data_ptr<__int64>, the near miss said first with the long/int64_t fix.
+#[test]
+fn data_ptr_of_long_is_a_near_miss_of_data_ptr_of_int64() {
+    let json = diagnose(&our_log("148"), &[]);
+    assert_eq!(
+        libraries(&json).values().collect::<Vec<_>>(),
+        ["torch_cpu.lib"]
+    );
+    assert!(json["symbols"][0]["near_misses"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let lib_dir = torch_libs().to_str().unwrap().to_string();
+    let json = diagnose(&our_log("148"), &["--lib-dir", &lib_dir]);
+    let miss = &json["symbols"][0]["near_misses"][0];
+    assert_eq!(
+        miss["found_name"], "??$data_ptr@_J@TensorBase@at@@QEBAPEA_JXZ",
+        "{miss}"
+    );
+    assert!(
+        miss["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("long against __int64"),
+        "{miss}"
+    );
+}

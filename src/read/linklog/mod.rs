@@ -317,8 +317,9 @@ fn join(
 /// - link.exe records and the Error List (`LNK`nnnn), lld-link records (`lld`), the lines of
 ///   `>>> referenced by`, link.exe's hint block and clang's closing line;
 /// - U+240D, the glyph a pasted CR becomes (ESC and U+009B are the filter's bytes);
-/// - CRT options and machines (parse/command_line.rs); a Python repr holding a record holds one
-///   of the needles above;
+/// - CRT options and machines (parse/command_line.rs: `/machine:`, the compiler banner,
+///   node-gyp's `| win32 | ia32`, MSBuild's `Platform=Win32`); a Python repr holding a record
+///   holds one of the needles above;
 /// - GNU ld's unresolved symbol: not read, but reported as link output when nothing is found
 ///   (read_summary.rs);
 /// - the lenses' own anchors ([`lens::anchor_needles`]): lines that become records only through
@@ -364,6 +365,8 @@ const FILTER_NEEDLES: &[&str] = &[
     "ostX64",
     "ostx86",
     "ostx64",
+    "| win32 | ",
+    "Platform=",
 ];
 
 /// The line filter of [`FILTER_NEEDLES`]: a line with none of them is skipped unread. Every

@@ -211,7 +211,9 @@ pub fn edit_file(
         BuildSystem::Cmake => cmake::edit(path, source, target, change),
         BuildSystem::Msbuild => msbuild::edit(path, source, target, change),
         BuildSystem::Cargo => cargo::edit(path, source, target, change),
-        BuildSystem::Setuptools => setuptools::edit(path, source, target, change),
+        BuildSystem::Setuptools | BuildSystem::TorchExtension => {
+            setuptools::edit(path, source, target, change)
+        }
         BuildSystem::NodeGyp => node_gyp::edit(path, source, target, change),
         BuildSystem::Meson => meson::edit(path, source, target, change),
         BuildSystem::TvmFfi => Err(BuildEditError::Unsupported {
@@ -236,7 +238,7 @@ pub fn locate_place(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditE
             BuildSystem::Cmake => cmake::locate(input)?,
             BuildSystem::Msbuild => msbuild::locate(input)?,
             BuildSystem::Cargo => cargo::locate(input)?,
-            BuildSystem::Setuptools => setuptools::locate(input)?,
+            BuildSystem::Setuptools | BuildSystem::TorchExtension => setuptools::locate(input)?,
             BuildSystem::NodeGyp => node_gyp::locate(input)?,
             BuildSystem::Meson => meson::locate(input)?,
             BuildSystem::TvmFfi => None,

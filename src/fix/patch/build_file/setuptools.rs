@@ -260,10 +260,12 @@ fn wanted_lists(
 /// in `--build-dir` and the three directories above it, else beside the log, else the first
 /// `pyproject.toml` there that lists `ext-modules`. `Ok(None)` when none is found.
 pub fn locate(input: &LocateInput<'_>) -> Result<Option<Place>, BuildEditError> {
-    if input
-        .recognised
-        .is_some_and(|r| r.kind != BuildSystem::Setuptools)
-    {
+    if input.recognised.is_some_and(|r| {
+        !matches!(
+            r.kind,
+            BuildSystem::Setuptools | BuildSystem::TorchExtension
+        )
+    }) {
         return Ok(None);
     }
     let extension = input.log.lines().rev().find_map(extension_of_line);

@@ -12,6 +12,9 @@ use super::{is_pattern_space, patterns, CrtOption, Event};
 pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
     let p = patterns();
     let bytes = line.as_bytes();
+    if let Some(m) = build_platform(bytes) {
+        events.push(Event::Machine(m));
+    }
     let maybe_option = memchr::memchr2(b'/', b'-', bytes).is_some();
     if !maybe_option {
         return;
@@ -48,6 +51,48 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
             events.push(Event::Machine(m));
         }
     }
+}
+
+/// The machine a build tool's own line names: node-gyp's `gyp info using node@V | win32 | ia32`
+/// (the `--arch` it builds for) and MSBuild's `Platform=Win32`/`Platform=x64` property, as
+/// node-gyp and `msbuild /p:` pass it.
+fn build_platform(bytes: &[u8]) -> Option<Machine> {
+    /// A word after the marker, and the machine it names.
+    type Arch = (&'static [u8], Machine);
+    const ARCH_AFTER: &[(&[u8], &[Arch])] = &[
+        (
+            b"| win32 | ",
+            &[
+                (b"ia32", Machine::X86),
+                (b"x64", Machine::X64),
+                (b"arm64", Machine::Arm64),
+            ],
+        ),
+        (
+            b"Platform=",
+            &[
+                (b"Win32", Machine::X86),
+                (b"x86", Machine::X86),
+                (b"x64", Machine::X64),
+                (b"ARM64", Machine::Arm64),
+            ],
+        ),
+    ];
+    for (marker, arches) in ARCH_AFTER {
+        let Some(at) = memchr::memmem::find(bytes, marker) else {
+            continue;
+        };
+        let rest = &bytes[at + marker.len()..];
+        for (word, machine) in *arches {
+            let ends = rest
+                .get(word.len())
+                .is_none_or(|b| !b.is_ascii_alphanumeric() && *b != b'_');
+            if rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word) && ends {
+                return Some(*machine);
+            }
+        }
+    }
+    None
 }
 
 /// The CRT options on a command line and where each match ends, as `crt_option.captures_iter`

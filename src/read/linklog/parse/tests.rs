@@ -423,6 +423,37 @@ fn linker_path_and_msbuild_banner_name_the_machine() {
     assert!(parse(r"C:\tools\HostX64\readme.txt").is_empty());
 }
 
+/// The machine node-gyp and MSBuild name on their own lines: `| win32 | ia32` and
+/// `Platform=Win32` are x86, `| win32 | x64` x64; other words after them are not machines.
+#[test]
+fn build_tool_lines_name_the_machine() {
+    use crate::index::Machine;
+    let rows = [
+        (
+            "gyp info using node@20.11.1 | win32 | ia32",
+            Some(Machine::X86),
+        ),
+        (
+            "gyp info using node@18.19.0 | win32 | x64",
+            Some(Machine::X64),
+        ),
+        (
+            "gyp info spawn args   '/p:Configuration=Release;Platform=Win32'",
+            Some(Machine::X86),
+        ),
+        ("msbuild a.sln /p:Platform=x64", Some(Machine::X64)),
+        ("gyp info using node@18.19.0 | win32 | x640", None),
+        ("Platform=Win32s", None),
+    ];
+    for (line, want) in rows {
+        let got = parse(line).into_iter().find_map(|e| match e {
+            Event::Machine(m) => Some(m),
+            _ => None,
+        });
+        assert_eq!(got, want, "{line}");
+    }
+}
+
 /// The lines of a whole log, parsed in order with one parser (state carries between lines).
 fn parse_lines(log: &str) -> Vec<Event> {
     let mut parser = LineParser::new();
