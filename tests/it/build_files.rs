@@ -465,16 +465,7 @@ const MESON_BUILD: &str = "project('fastpkg', 'c')\npy = import('python').find_i
 /// meson 1.12.1 from PyPI, fetched once into the test cache.
 #[cfg(not(windows))]
 fn meson_site() -> PathBuf {
-    let output = Command::new("bash")
-        .arg(crate::common::root().join("tests/fixtures/fetch_meson.sh"))
-        .output()
-        .expect("cannot run bash tests/fixtures/fetch_meson.sh");
-    assert!(
-        output.status.success(),
-        "tests/fixtures/fetch_meson.sh failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+    crate::common::fetched("fetch_meson.sh")
 }
 
 /// Every string value below a JSON syntax tree node.

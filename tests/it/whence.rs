@@ -51,17 +51,7 @@ fn triton() -> &'static Path {
         if cfg!(windows) {
             return prepared_dir("whence-triton.txt", "tests/fixtures/fetch_triton.sh");
         }
-        let output = std::process::Command::new("bash")
-            .arg(common::root().join("tests/fixtures/fetch_triton.sh"))
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .expect("cannot run bash tests/fixtures/fetch_triton.sh");
-        assert!(
-            output.status.success(),
-            "tests/fixtures/fetch_triton.sh failed ({}); it needs python3 with pip and the network the first time",
-            output.status
-        );
-        PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+        common::fetched("fetch_triton.sh")
     })
 }
 
