@@ -181,6 +181,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             "LNK1149" => output_is_input(f),
             "LNK1241" => resource_twice(f),
             "LNK1327" => tool_failed(scan, f),
+            "LNK1218" => warning_as_error(scan, entry, f),
             _ => from_catalogue(scan, entry, f),
         });
     }
@@ -335,6 +336,71 @@ fn resource_twice(f: &Finding) -> Problem {
     problem.line(f.line);
     for name in names {
         problem.subject(name);
+    }
+    problem
+}
+
+/// What to do about a linker warning that `/WX` made fatal, for the warnings that stop such links.
+fn warning_fix(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "LNK4217" | "LNK4286" => "a symbol the link defines is declared __declspec(dllimport): compile its users with the library's static-linking define (or link the DLL's import library instead of its static library)",
+        "LNK4099" => "a library's debug information (its .pdb) is missing: put the .pdb beside the library, or /ignore:4099 (it only loses debug information)",
+        "LNK4098" => "two C runtimes meet: build every object and library with one /MD or /MT option",
+        "LNK4006" => "a symbol is defined twice and the first definition is used: remove one definition",
+        "LNK4221" => "an object defines no public symbol: drop it from the library, or ignore the warning with /ignore:4221",
+        "LNK4075" => "two options disagree (e.g. /INCREMENTAL with /OPT:REF or /LTCG): drop one of them",
+        "LNK4044" => "an option is not a linker option: remove it, or pass it to the compiler it belongs to",
+        "LNK4197" => "a symbol is exported twice (a __declspec(dllexport) and a .def entry or /EXPORT): keep one",
+        _ => return None,
+    })
+}
+
+/// LNK1218: the warnings before it that `/WX` turned into errors, each with its fix when known.
+fn warning_as_error(scan: &Scan<'_>, entry: &Entry, f: &Finding) -> Problem {
+    let mut problem = from_catalogue(scan, entry, f);
+    let warnings: Vec<&Finding> = scan
+        .diagnosis
+        .findings
+        .iter()
+        .filter(|w| w.line < f.line && w.code.starts_with("LNK4") && w.code.len() == 7)
+        .collect();
+    if warnings.is_empty() {
+        return problem;
+    }
+    let mut codes: Vec<&str> = Vec::new();
+    for w in &warnings {
+        if !codes.contains(&w.code.as_str()) {
+            codes.push(&w.code);
+        }
+    }
+    // A library without its PDBs can warn hundreds of times: the first few lines stand for all.
+    const SHOWN: usize = 8;
+    for w in warnings.iter().take(SHOWN) {
+        problem.line(w.line);
+    }
+    for code in &codes {
+        problem.subject(*code);
+    }
+    let mut lines: Vec<String> = warnings
+        .iter()
+        .take(SHOWN)
+        .map(|w| w.line.to_string())
+        .collect();
+    if warnings.len() > SHOWN {
+        lines.push(format!("and {} more", warnings.len() - SHOWN));
+    }
+    problem.summary = format!("a warning was treated as an error ({})", codes.join(", "));
+    problem.cause = format!(
+        "/WX turns the linker's warnings into errors: {} (line {}) stopped the link",
+        codes.join(", "),
+        lines.join(", ")
+    );
+    let fixes: Vec<String> = codes
+        .iter()
+        .filter_map(|code| warning_fix(code).map(|fix| format!("{code}: {fix}")))
+        .collect();
+    if !fixes.is_empty() {
+        problem.fix = format!("{}; or link without /WX", fixes.join("; "));
     }
     problem
 }
@@ -613,6 +679,25 @@ mod tests {
             "{}",
             d.problems[0].cause
         );
+    }
+
+    #[test]
+    fn a_warning_made_fatal_by_wx_is_named_with_its_fix() {
+        let d = diagnose("a.obj : warning LNK4217: symbol 'foo' defined in 'b.obj' is imported by 'a.obj' in function 'main'\nLINK : error LNK1218: warning treated as error; no output file generated\n");
+        let p = d
+            .problems
+            .iter()
+            .find(|p| p.summary.starts_with("a warning was treated"))
+            .unwrap();
+        assert!(p.summary.contains("LNK4217"), "{}", p.summary);
+        assert!(p.cause.contains("(line 1)"), "{}", p.cause);
+        assert!(p.fix.contains("dllimport"), "{}", p.fix);
+        assert_eq!(p.lines, vec![1, 2]);
+        // With no warning before it, the general answer.
+        let d =
+            diagnose("LINK : error LNK1218: warning treated as error; no output file generated\n");
+        assert_eq!(d.problems[0].summary, "a warning was treated as an error");
+        assert!(d.problems[0].fix.contains("fix the warning above"));
     }
 
     #[test]
