@@ -10,6 +10,10 @@
 //! makes our owned [`LibrarySymbol`]s only for the names someone looks up (benches/README.md).
 //! With a cache, the records of each file are kept per file (`cache`), and [`Index::open`] answers
 //! from one lookup table of the whole set (`table`), reading only the names asked.
+//!
+//! Which files are indexed is decided first: [`discover`] finds the link environment's library
+//! directories (flags, `LIB`, the VC/SDK/HIP layouts, the user's Python, conda and CUDA), asking
+//! the Python interpreter through [`interpreter`].
 
 mod cache;
 mod coff;

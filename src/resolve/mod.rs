@@ -5,6 +5,9 @@
 //! symbol's answer (`answer.rs`; entry points in `entry_point.rs`), what the log shows already
 //! linked (`linked.rs`), the names another failure class explains (`explained.rs`), the verdict
 //! (`verdict.rs`), the linker arguments (`flags.rs`) and the warnings (`warnings.rs`).
+//! [`providers`] matches a name against the library index (exact, dllimport, x86 decorations,
+//! demangled forms, near misses) and ranks what it finds; [`toolsets`] holds the MSVC toolset
+//! facts the answers and problems use.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
