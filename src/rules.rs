@@ -566,6 +566,12 @@ impl RuleBook {
         self.families.get(id)
     }
 
+    /// Whether the family with this id is one of the C runtime's (its `crt` flag); an unknown id
+    /// is not.
+    pub fn is_crt_family(&self, id: &str) -> bool {
+        self.family(id).is_some_and(|f| f.crt)
+    }
+
     /// Every rule, in matching order.
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {
         self.rules.iter().map(|r| &r.rule)

@@ -192,7 +192,7 @@ fn warning_mismatch_after_unresolved(
     let any_crt_name = diagnosis
         .symbols
         .iter()
-        .any(|s| inputs.book.family(&s.family).is_some_and(|f| f.crt));
+        .any(|s| inputs.book.is_crt_family(&s.family));
     if any_crt_name {
         return;
     }

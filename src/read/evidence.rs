@@ -364,9 +364,7 @@ fn symbol_evidence(
     class: Option<&Classification>,
     evidence: &mut Vec<Evidence>,
 ) {
-    let crt = class
-        .and_then(|c| book.family(&c.family))
-        .is_some_and(|f| f.crt);
+    let crt = class.is_some_and(|c| book.is_crt_family(&c.family));
     if symbol.import && crt {
         evidence.push(Evidence {
             source: EvidenceSource::DllimportCrtSymbol,

@@ -109,9 +109,7 @@ fn family_from_provider(
         return "hip-runtime".into();
     }
     match class {
-        Some(c) if !book.family(&c.family).is_some_and(|f| f.crt) && c.family != "dll-import" => {
-            c.family.clone()
-        }
+        Some(c) if !book.is_crt_family(&c.family) && c.family != "dll-import" => c.family.clone(),
         _ if provider.dll.is_some() => {
             if class.is_some_and(|c| c.family == "windows-system") {
                 "windows-system".into()
@@ -188,7 +186,7 @@ fn from_provider(
             )
         });
     // With the flavour unknown, a CRT symbol keeps the best provider of each linkage.
-    let crt_family = book.family(&family).is_some_and(|f| f.crt);
+    let crt_family = book.is_crt_family(&family);
     let libraries_by_flavour = (crt_family && crt.flavour.is_none())
         .then(|| libraries_by_linkage(book, providers, crt))
         .flatten();

@@ -52,7 +52,7 @@ fn mark_library_runtime(
     if link_is_dynamic {
         return;
     }
-    let is_crt = |s: &ResolvedSymbol| book.family(&s.family).is_some_and(|f| f.crt);
+    let is_crt = |s: &ResolvedSymbol| book.is_crt_family(&s.family);
     let left = symbols.iter().filter(|s| s.explained_by.is_none()).count();
     let crt: Vec<&ResolvedSymbol> = symbols
         .iter()
@@ -337,7 +337,7 @@ fn mark_toolset(
     context: Option<&SearchContext<'_>>,
 ) {
     use crate::resolve::toolsets::{is_newer_toolset_name, is_pre_2015_name, Generation};
-    let crt_family = |family: &str| book.family(family).is_some_and(|f| f.crt);
+    let crt_family = |family: &str| book.is_crt_family(family);
     // A CRT name that is no toolset's says the chain itself is missing.
     let plain_crt = symbols
         .iter()

@@ -77,11 +77,6 @@ pub(super) struct FlagInputs<'a, 'c> {
     pub(super) crt: &'a CrtDecision,
 }
 
-/// Whether a symbol's family is a CRT one.
-fn is_crt_symbol(book: &RuleBook, s: &ResolvedSymbol) -> bool {
-    book.family(&s.family).is_some_and(|f| f.crt)
-}
-
 /// The link line for one flavour: non-CRT libraries as found, then the CRT part (the whole
 /// chain when it is absent, else each symbol's library in that flavour).
 fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
@@ -92,7 +87,7 @@ fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
         verdict_kind,
         crt,
     } = *inputs;
-    let is_crt = |s: &ResolvedSymbol| is_crt_symbol(book, s);
+    let is_crt = |s: &ResolvedSymbol| book.is_crt_family(&s.family);
     let mut line = LinkLine::default();
     for s in symbols
         .iter()
@@ -158,7 +153,7 @@ pub(super) fn link_flags(
     let needs_crt = inputs
         .symbols
         .iter()
-        .any(|s| is_crt_symbol(inputs.book, s) && library_helps(s));
+        .any(|s| inputs.book.is_crt_family(&s.family) && library_helps(s));
     match flavour {
         Some(f) => (flags_for(inputs, Some(f)), None),
         None if needs_crt => {

@@ -111,7 +111,7 @@ pub(super) fn note_log_evidence(
                 let library = s.library.clone().unwrap_or_default();
                 // A third-party library's namespace (a CRT name the installed CRT lacks is a
                 // toolset difference, said as such).
-                let crt = book.family(&s.family).is_some_and(|f| f.crt);
+                let crt = book.is_crt_family(&s.family);
                 if !crt && s.source.as_deref().is_some_and(|r| book.is_scope_rule(r)) {
                     if s.near_misses.is_empty() {
                         not_exported(s, library, path);

@@ -5,7 +5,7 @@ use crate::rules::{Flavour, RuleBook};
 
 /// Families that count as "plain CRT/system" for the rule book's >50% rule.
 fn is_crt_or_system(book: &RuleBook, family: &str) -> bool {
-    family == "windows-system" || book.family(family).is_some_and(|f| f.crt)
+    family == "windows-system" || book.is_crt_family(family)
 }
 
 /// The counts the verdict is decided on, over the names no other problem explains.
@@ -31,9 +31,7 @@ impl Tally {
             crt_or_system: counted()
                 .filter(|s| is_crt_or_system(book, &s.family))
                 .count(),
-            crt_only: counted()
-                .filter(|s| book.family(&s.family).is_some_and(|f| f.crt))
-                .count(),
+            crt_only: counted().filter(|s| book.is_crt_family(&s.family)).count(),
             unknown: counted().filter(|s| s.family == "unknown").count(),
             entry_points: counted().filter(|s| s.family == "entry-point").count(),
         }

@@ -367,6 +367,91 @@ pub fn split_command(text: &str) -> Vec<String> {
     words
 }
 
+/// Options whose value names a file the link writes (it need not exist yet; its directory does).
+const OUTPUT_OPTIONS: &[&str] = &[
+    "out",
+    "implib",
+    "pdb",
+    "ilk",
+    "map",
+    "pgd",
+    "manifestfile",
+    "idlout",
+    "tlbout",
+    "winmdfile",
+    "pdbstripped",
+];
+
+/// Puts back together the paths that an echo without quotes took apart at their spaces (CMake's
+/// `LINK: command "..."` prints `/out:C:\My Project\x.dll` as it is). Words are joined only when
+/// the disk decides: the words after the first are neither options nor files of their own, and
+/// the joined path exists (an input, a `/LIBPATH:` directory) or, for an option naming an output,
+/// its directory does (and holds the space). The longest such join wins, so `C:\Program Files
+/// (x86)\...` is not cut at the shorter `C:\Program Files` that also exists.
+fn rejoin_split_paths(
+    words: Vec<String>,
+    directory: &Path,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let full = |value: &str| directory.join(crate::index::discover::native_path(value));
+    let exists = |value: &str| !value.is_empty() && full(value).exists();
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let word = &words[i];
+        let (value_at, output) = option_value(word);
+        let value = &word[value_at..];
+        let mut best = None;
+        if !value.is_empty() && !value.starts_with('@') && !exists(value) {
+            let mut candidate = value.to_string();
+            for (j, next) in words.iter().enumerate().take(i + 8).skip(i + 1) {
+                if is_option(next) || next.starts_with('@') || exists(next) {
+                    break;
+                }
+                candidate.push(' ');
+                candidate.push_str(next);
+                let fits = exists(&candidate)
+                    || (output
+                        && candidate.rfind(['/', '\\']).is_some_and(|slash| {
+                            slash > value.len() && exists(&candidate[..slash])
+                        }));
+                if fits {
+                    best = Some((j, candidate.clone()));
+                }
+            }
+        }
+        match best {
+            Some((last, value)) => {
+                notes.push(format!(
+                    "joined `{value}`, which the log's command shows unquoted, at its spaces"
+                ));
+                out.push(format!("{}{value}", &word[..value_at]));
+                i = last + 1;
+            }
+            None => {
+                out.push(word.clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Where the value of `word` starts (after `/name:` for an option with a value, 0 for a plain
+/// word; `word.len()` for an option without one), and whether the option names an output.
+fn option_value(word: &str) -> (usize, bool) {
+    if !is_option(word) {
+        return (0, false);
+    }
+    match word.find(':') {
+        Some(colon) => {
+            let name = word[1..colon].to_ascii_lowercase();
+            (colon + 1, OUTPUT_OPTIONS.contains(&name.as_str()))
+        }
+        None => (word.len(), false),
+    }
+}
+
 /// Whether `text` is a command that is, or holds, a known linker or driver (inside `cmd /C` or a
 /// wrapper too).
 pub fn names_a_program(text: &str) -> bool {
@@ -612,6 +697,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     };
     let mut first_rejection = None;
     let mut chosen = None;
+    let mut quoted = false;
     for segment in &segments {
         if let Some(target) = cd_target(segment) {
             directory = directory.join(crate::index::discover::native_path(&target));
@@ -627,6 +713,7 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
             });
             continue;
         }
+        quoted = segment.contains('"');
         match find_program(&words, 0) {
             Some(found) => {
                 chosen = Some(found);
@@ -661,6 +748,9 @@ pub fn parse(text: &str, context: &ParseContext<'_>) -> Result<LinkCommand, Reje
     }
     refuse(&program)?;
     let driver = program_driver(&program).unwrap_or(Driver::Linker);
+    if !quoted {
+        words = rejoin_split_paths(words, &directory, &mut notes);
+    }
     let arguments = read_arguments(words, context, &directory, &mut notes)?;
     let command = LinkCommand {
         program,
@@ -735,6 +825,46 @@ mod tests {
             any_program: false,
             bounds: crate::fix::verify::Bounds::default(),
         }
+    }
+
+    #[test]
+    fn paths_an_unquoted_echo_split_at_spaces_are_joined_by_what_exists() {
+        let root = std::env::temp_dir().join(format!("lnkfix-rejoin-{}", std::process::id()));
+        let project = root.join("My Project");
+        let libs = root.join("Program Files (x86)").join("Lib");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&libs).unwrap();
+        // `Program Files` also exists: the longest join that exists wins over the shorter one.
+        std::fs::create_dir_all(root.join("Program Files")).unwrap();
+        std::fs::write(project.join("a.obj"), b"").unwrap();
+        std::fs::write(root.join("b.obj"), b"").unwrap();
+        let r = root.display().to_string();
+        let text = format!(
+            "lld-link /nologo /out:{r}/My Project/t.dll {r}/My Project/a.obj {r}/b.obj \
+             /LIBPATH:{r}/Program Files (x86)/Lib kernel32.lib /pdb:{r}/nowhere at all/t.pdb"
+        );
+        let command = parse(&text, &context(&root)).unwrap();
+        assert_eq!(
+            command.words(),
+            [
+                "/nologo".to_string(),
+                format!("/out:{r}/My Project/t.dll"),
+                format!("{r}/My Project/a.obj"),
+                format!("{r}/b.obj"),
+                format!("/LIBPATH:{r}/Program Files (x86)/Lib"),
+                "kernel32.lib".to_string(),
+                // No directory of that name: left as the log has it.
+                format!("/pdb:{r}/nowhere"),
+                "at".to_string(),
+                "all/t.pdb".to_string(),
+            ]
+        );
+        assert!(command.notes.iter().any(|n| n.contains("unquoted")));
+        // A quoted command is taken as quoted: nothing is joined.
+        let quoted = format!("lld-link \"/out:{r}/x.dll\" {r}/My Project/a.obj");
+        let command = parse(&quoted, &context(&root)).unwrap();
+        assert_eq!(command.words().len(), 3);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
