@@ -32,6 +32,9 @@ pub enum ProblemKind {
     ImageTooLarge,
     /// A tool the linker runs cannot be started (LNK1158: `rc.exe`, `cvtres.exe`, `mt.exe`).
     ToolMissing,
+    /// A tool the linker runs started and failed (LNK1327: `failure during running rc.exe`,
+    /// LNK1123: cvtres.exe, LNK1240: MIDL).
+    ToolFailed,
     /// The program database cannot be read or written (LNK1200, LNK1201, LNK1318, ...).
     Pdb,
     /// An input that is no valid object or library (LNK1107, LNK1136, LNK1143, ...).
@@ -54,6 +57,7 @@ impl ProblemKind {
             ProblemKind::LtcgMismatch => "ltcg-mismatch",
             ProblemKind::ImageTooLarge => "image-too-large",
             ProblemKind::ToolMissing => "tool-missing",
+            ProblemKind::ToolFailed => "tool-failed",
             ProblemKind::Pdb => "pdb",
             ProblemKind::CorruptInput => "corrupt-input",
             ProblemKind::Other => "other",
@@ -73,6 +77,7 @@ impl ProblemKind {
             ProblemKind::LtcgMismatch => "link-time code generation",
             ProblemKind::ImageTooLarge => "image too large",
             ProblemKind::ToolMissing => "tool missing",
+            ProblemKind::ToolFailed => "tool failed",
             ProblemKind::Pdb => "program database",
             ProblemKind::CorruptInput => "corrupt input",
             ProblemKind::Other => "link failure",

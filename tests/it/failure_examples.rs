@@ -32,8 +32,8 @@ fn kind_of(class: &str) -> &str {
 }
 
 /// The triage row of a problem kind: the six classes and `unresolved` have their own
-/// (`link-crt-mismatch`); the fatal kinds (ltcg-mismatch, image-too-large, tool-missing, pdb,
-/// corrupt-input, other) answer with the link stage's general row.
+/// (`link-crt-mismatch`); the fatal kinds (ltcg-mismatch, image-too-large, tool-missing,
+/// tool-failed, pdb, corrupt-input, other) answer with the link stage's general row.
 fn triage_row(kind: &str) -> String {
     match kind {
         "duplicate-symbol" | "crt-mismatch" | "machine-mismatch" | "cannot-open"
@@ -172,10 +172,10 @@ fn every_class_of_the_failure_logs(set: LogSet) {
         dir.display(),
         report.join("\n")
     );
-    // Ours: four logs of each of the six classes, then the fatal kinds (025-037); the posted
+    // Ours: four logs of each of the six classes, then the fatal kinds (025-041); the posted
     // set has the six classes only.
     let want = match set {
-        LogSet::Ours => 37,
+        LogSet::Ours => 41,
         LogSet::Posted => 24,
     };
     assert_eq!(
@@ -293,7 +293,7 @@ fn other_failures(set: LogSet, cases: &[OtherFailure]) {
 /// the log's own evidence where it holds it: the file, the tool, the compiler versions).
 type FatalCase<'a> = (&'a str, &'a str, &'a str, &'a str);
 
-/// Our logs of the fatal kinds (025-037): the first problem's kind, cause and fix, and the text
+/// Our logs of the fatal kinds (025-041): the first problem's kind, cause and fix, and the text
 /// report's headline, cause and fix lines say the same as the JSON.
 const FATAL_CASES: &[FatalCase] = &[
     ("025", "ltcg-mismatch", "than other objects such as C:\\work\\orbit\\Viewer\\obj\\Release64\\panel.obj", "rebuild C:\\work\\orbit\\vendor\\bin\\Release64\\geomkit.lib with the toolset that links it"),
@@ -301,7 +301,7 @@ const FATAL_CASES: &[FatalCase] = &[
     ("027", "image-too-large", "lib.exe writes an archive of at most 4 GB", "make src\\solver\\solver_core.lib smaller"),
     ("028", "image-too-large", "2 GB for what the loader maps", "fewer GPU architectures"),
     ("029", "tool-missing", "Windows SDK's bin directory", "developer prompt"),
-    ("030", "tool-missing", "(line 3: error RC2135 : file not found: probe.exe.manifest)", "fix what rc.exe reports on line 3"),
+    ("030", "tool-failed", "(line 3: error RC2135 : file not found: probe.exe.manifest)", "fix what rc.exe reports on line 3"),
     ("031", "pdb", "the file system refused the program database", "delete the .pdb"),
     ("032", "pdb", "held by another process", "end mspdbsrv.exe"),
     ("033", "corrupt-input", "only about 132 bytes long", "git lfs pull"),
@@ -309,6 +309,10 @@ const FATAL_CASES: &[FatalCase] = &[
     ("035", "corrupt-input", "vendor/noise.lib ends before the data its headers announce", "delete vendor/noise.lib and rebuild it"),
     ("036", "other", "two targets of the build have the same output name", "OUTPUT_NAME"),
     ("037", "other", "static libraries carry their own (FluxCore_static_64.lib(FluxCore.rc.res) and FluxCommon_static_64.lib(FluxCommon.rc.res))", "without their .rc files"),
+    ("038", "other", "a function compiled to managed code", "remove ?clamp@@$$J0YANNNN@Z from ChartsNet.def"),
+    ("039", "other", "given /MANIFESTINPUT without /MANIFEST:EMBED", "add /MANIFEST:EMBED"),
+    ("040", "other", "the object compiled with /Yc (stdafx.obj)", "link stdafx.obj"),
+    ("041", "tool-failed", "being used by another process", "close what holds the image mt.exe writes into"),
 ];
 
 #[test]

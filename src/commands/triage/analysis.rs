@@ -139,6 +139,7 @@ pub(super) fn row_of_problem(diagnosis: &Diagnosis) -> Option<&'static str> {
         ProblemKind::LtcgMismatch
         | ProblemKind::ImageTooLarge
         | ProblemKind::ToolMissing
+        | ProblemKind::ToolFailed
         | ProblemKind::Pdb
         | ProblemKind::CorruptInput
         | ProblemKind::Other => return None,

@@ -141,6 +141,9 @@ fn rule_description(id: &str) -> String {
         "problem/tool-missing" => {
             "A tool the linker runs (rc.exe, cvtres.exe, mt.exe) cannot be started".into()
         }
+        "problem/tool-failed" => {
+            "A tool the linker runs (rc.exe, mt.exe, cvtres.exe, MIDL) started and failed".into()
+        }
         "problem/pdb" => "The program database cannot be read or written".into(),
         "problem/corrupt-input" => {
             "An input that is no valid object or library for this linker".into()
@@ -173,6 +176,7 @@ mod tests {
             "problem/ltcg-mismatch",
             "problem/image-too-large",
             "problem/tool-missing",
+            "problem/tool-failed",
             "problem/pdb",
             "problem/corrupt-input",
             "unresolved-symbol",
