@@ -172,10 +172,10 @@ fn every_class_of_the_failure_logs(set: LogSet) {
         dir.display(),
         report.join("\n")
     );
-    // Ours: four logs of each of the six classes, then the fatal kinds (025-041); the posted
+    // Ours: four logs of each of the six classes, then the fatal kinds (025-041) and 042; the posted
     // set has the six classes only.
     let want = match set {
-        LogSet::Ours => 41,
+        LogSet::Ours => 42,
         LogSet::Posted => 24,
     };
     assert_eq!(
@@ -293,7 +293,7 @@ fn other_failures(set: LogSet, cases: &[OtherFailure]) {
 /// the log's own evidence where it holds it: the file, the tool, the compiler versions).
 type FatalCase<'a> = (&'a str, &'a str, &'a str, &'a str);
 
-/// Our logs of the fatal kinds (025-041): the first problem's kind, cause and fix, and the text
+/// Our logs of the fatal kinds (025-041) and a machine mismatch behind CMake's platform (042): the first problem's kind, cause and fix, and the text
 /// report's headline, cause and fix lines say the same as the JSON.
 const FATAL_CASES: &[FatalCase] = &[
     ("025", "ltcg-mismatch", "than other objects such as C:\\work\\orbit\\Viewer\\obj\\Release64\\panel.obj", "rebuild C:\\work\\orbit\\vendor\\bin\\Release64\\geomkit.lib with the toolset that links it"),
@@ -313,6 +313,7 @@ const FATAL_CASES: &[FatalCase] = &[
     ("039", "other", "given /MANIFESTINPUT without /MANIFEST:EMBED", "add /MANIFEST:EMBED"),
     ("040", "other", "the object compiled with /Yc (stdafx.obj)", "link stdafx.obj"),
     ("041", "tool-failed", "being used by another process", "close what holds the image mt.exe writes into"),
+    ("042", "machine-mismatch", "CMake's Visual Studio 16 2019 generator made the Visual Studio projects for Win32 (-A Win32 on line 1)", "configure a new build directory for x64: cmake -S <source> -B <new build directory> -G \"Visual Studio 16 2019\" -A x64"),
 ];
 
 #[test]
