@@ -39,6 +39,9 @@ pub enum ProblemKind {
     Pdb,
     /// An input that is no valid object or library (LNK1107, LNK1136, LNK1143, ...).
     CorruptInput,
+    /// A library's functions declared `__declspec(dllimport)` while its static library is
+    /// linked (LNK4217/LNK4286 beside unresolved `__imp_` names of the same library).
+    DllimportMismatch,
     /// Another failure lnkfix recognises.
     Other,
 }
@@ -60,6 +63,7 @@ impl ProblemKind {
             ProblemKind::ToolFailed => "tool-failed",
             ProblemKind::Pdb => "pdb",
             ProblemKind::CorruptInput => "corrupt-input",
+            ProblemKind::DllimportMismatch => "dllimport-mismatch",
             ProblemKind::Other => "other",
         }
     }
@@ -80,6 +84,7 @@ impl ProblemKind {
             ProblemKind::ToolFailed => "tool failed",
             ProblemKind::Pdb => "program database",
             ProblemKind::CorruptInput => "corrupt input",
+            ProblemKind::DllimportMismatch => "dllimport mismatch",
             ProblemKind::Other => "link failure",
         }
     }
