@@ -182,7 +182,8 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
     problem
 }
 
-/// The cause and the fix of modules of another machine, by what the modules are.
+/// The cause and the fix of modules of another machine, by what the modules are. Long because
+/// it is one branch per kind of module, tried in order; each branch is its two sentences.
 fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) -> (String, String) {
     let first = &sides[0];
     let (module_m, target_m) = (first.module_machine.0, first.target_machine.0);

@@ -164,6 +164,7 @@ fn unclaimed_imports(scan: &Scan<'_>) -> Vec<(usize, LocalImport)> {
 /// The dllimport mismatch behind unresolved `__imp_` names: a library's functions declared
 /// `__declspec(dllimport)` while its static library is linked. The names it explains are
 /// recorded in `scan.explained`, so that the unresolved-symbols problem leaves them out.
+/// Long because the problem's sentences name every side (library, importers, names, define).
 pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     let imports: Vec<(usize, LocalImport)> = unclaimed_imports(scan)
         .into_iter()
@@ -408,7 +409,8 @@ pub(super) fn misspelt_libpath(scan: &mut Scan<'_>, problems: &mut [Problem]) {
 }
 
 /// The warnings of the findings no problem explains, each with its fix: local imports, ignored
-/// options, missing PDBs. They do not make the link failed.
+/// options, missing PDBs. They do not make the link failed. Long because it is one short block
+/// per warning code, each writing its own sentence.
 pub(super) fn notes(scan: &Scan<'_>, problems: &[Problem]) -> Vec<String> {
     let cited = |line: u64| problems.iter().any(|p| p.lines.contains(&line));
     let findings: Vec<&Finding> = scan
