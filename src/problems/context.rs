@@ -61,6 +61,12 @@ pub struct LogContext {
     /// Assembler command lines and the object format they ask for (`nasm -f win32`: `win32`),
     /// first mention of each format: a generated object's machine is the format's.
     pub assembler_formats: Vec<Mention<String>>,
+    /// CMake's Visual Studio generators (`-- Building for: Visual Studio 17 2022`, `-G "Visual
+    /// Studio 15 2017 Win64"`), first mention of each: the generator's platform is the link's.
+    pub generators: Vec<Mention<String>>,
+    /// The platform directories a Visual Studio project writes into (`Win32\Release\`,
+    /// `x64\Debug\`), first mention of each machine.
+    pub platform_dirs: Vec<Mention<MachineMention>>,
 }
 
 /// A log's context, read from the log the first time a problem asks for it: most diagnoses (a
@@ -179,6 +185,9 @@ fn filter(failures: bool) -> &'static LineFilter {
             "nasm",
             "yasm",
             "NASM",
+            "x64\\",
+            "x64/",
+            "ARM64\\",
         ];
         if failures {
             needles.extend([
@@ -221,6 +230,25 @@ fn machine_patterns() -> &'static [Regex] {
         .iter()
         .map(|p| Regex::new(p).expect("machine pattern"))
         .collect()
+    })
+}
+
+/// CMake's Visual Studio generator on a CMake line: `Building for:`, `-G`, `CMAKE_GENERATOR`,
+/// `Generator:`.
+fn generator_pattern() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"(?i)(?:Building for:|-G\s*"?|CMAKE_GENERATOR(?::\w+)?\s*=\s*"?|Generator:?\s*"?)\s*(?P<g>Visual Studio \d{1,2}(?: \d{4})?(?: Win64| ARM64| ARM)?)"#)
+            .expect("generator pattern")
+    })
+}
+
+/// A Visual Studio project's platform directory (`build\Win32\Release\`, `x64\Debug\`).
+fn platform_dir_pattern() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"(?i)(?:^|[\s"'\\/])(?P<m>Win32|x64|ARM64)[\\/](?:Debug|Release|RelWithDebInfo|MinSizeRel)[\\/]"#)
+            .expect("platform directory pattern")
     })
 }
 
@@ -376,6 +404,7 @@ impl LogContext {
                 });
             }
         }
+        self.scan_generator(text, line, &short);
         if ["C1047", "C1900", "C1905"].iter().any(|c| text.contains(c))
             && self.compiler_errors.len() < MAX_MENTIONS
         {
@@ -438,6 +467,44 @@ impl LogContext {
                     value,
                     line,
                     text: short.clone(),
+                });
+            }
+        }
+    }
+
+    /// Notes a CMake Visual Studio generator and a platform directory the line shows.
+    fn scan_generator(&mut self, text: &str, line: u64, short: &str) {
+        if let Some(c) = generator_pattern().captures(text) {
+            let generator = c["g"].to_string();
+            if self.generators.len() < MAX_MENTIONS
+                && !self.generators.iter().any(|m| m.value == generator)
+            {
+                self.generators.push(Mention {
+                    value: generator,
+                    line,
+                    text: short.to_string(),
+                });
+            }
+        }
+        if let Some(c) = platform_dir_pattern().captures(text) {
+            let Some(machine) = machine_of_word(&c["m"]) else {
+                return;
+            };
+            if self.platform_dirs.len() < MAX_MENTIONS
+                && !self
+                    .platform_dirs
+                    .iter()
+                    .any(|m| m.value.machine == machine)
+            {
+                self.platform_dirs.push(Mention {
+                    value: MachineMention {
+                        machine,
+                        shown_by: c[0]
+                            .trim_start_matches(['"', '\'', ' ', '\\', '/'])
+                            .to_string(),
+                    },
+                    line,
+                    text: short.to_string(),
                 });
             }
         }

@@ -44,7 +44,9 @@ const fn entry(
     }
 }
 
-use ProblemKind::{CorruptInput, EntryPoint, ImageTooLarge, LtcgMismatch, Other, Pdb, ToolMissing};
+use ProblemKind::{
+    CorruptInput, EntryPoint, ImageTooLarge, LtcgMismatch, Other, Pdb, ToolFailed, ToolMissing,
+};
 
 /// The fatal errors of link.exe that no other module claims, in code order.
 const CATALOGUE: &[Entry] = &[
@@ -63,7 +65,7 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1113", CorruptInput, "{file} has an invalid machine type",
         "the file's header names no machine this linker knows: a damaged file, or one from another platform's toolchain",
         "rebuild {file} for this platform with MSVC or LLVM"),
-    entry("LNK1123", ToolMissing, "the conversion of resources to COFF failed",
+    entry("LNK1123", ToolFailed, "the conversion of resources to COFF failed",
         "cvtres.exe, which the linker runs to convert compiled resources, failed: the classic case is Visual Studio 2010's cvtres.exe after .NET Framework 4.5 replaced it; an incremental link of a damaged .res does the same",
         "install Visual Studio 2010 SP1 (or use a newer toolset); otherwise rebuild the .res file and link with /INCREMENTAL:NO"),
     entry("LNK1127", CorruptInput, "the library {file} is corrupt",
@@ -72,6 +74,9 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1140", Pdb, "too many modules for the program database",
         "a PDB of the old format holds at most 4,096 modules (64K in newer toolsets), and this link has more",
         "link with a newer toolset, or split the image into DLLs"),
+    entry("LNK1141", Other, "the exports file (.exp) of the DLL could not be built",
+        "the linker could not write the exports file: an error before this line says why (an EXPORTS entry of the .def file that names nothing the objects define, a syntax error in the .def file or an /EXPORT: option)",
+        "fix the error before this line (the .def entry or /EXPORT: option it names), then link again"),
     entry("LNK1143", CorruptInput, "{file} is invalid or corrupt: no symbol for a COMDAT section",
         "the object was written by a compiler the linker does not fully understand (another compiler's or a newer MSVC's object format), or was damaged",
         "rebuild {file} with the toolset that links it"),
@@ -85,6 +90,9 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1158", ToolMissing, "the linker cannot run {file}",
         "link.exe runs rc.exe and cvtres.exe (resources) and mt.exe (manifests) from PATH; they are in the Windows SDK's bin directory, which a shell that is not a developer prompt lacks (a build started from a plain terminal, an IDE's own terminal, a CI step without vcvars)",
         "run the build from the Visual Studio developer prompt (vcvars64.bat), or put the Windows SDK's bin\\<version>\\x64 directory on PATH"),
+    entry("LNK1164", Other, "a section's alignment is larger than /ALIGN",
+        "an object asks for a section alignment (__declspec(align(N)) data, an assembler's ALIGN) larger than the /ALIGN value given to the linker",
+        "raise /ALIGN to at least that alignment (a power of 2), or drop /ALIGN"),
     entry("LNK1165", Other, "the link failed because of fixup errors",
         "a relocation cannot be applied: code refers to a symbol too far away or of the wrong kind (mixing /LARGEADDRESSAWARE:NO with large images, hand-written assembly)",
         "read the LNK2xxx fixup errors before this line; they name the object and symbol to rebuild or fix"),
@@ -106,22 +114,42 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1210", Other, "the incremental link state is full",
         "the .ilk file of an incremental link exceeded its internal size limit",
         "link with /INCREMENTAL:NO, or delete the .ilk file and link again"),
+    entry("LNK1211", Other, "the precompiled header's debug types are missing: {file} is not linked",
+        "objects compiled with /Yu and /Z7 refer to the debug types kept in the object compiled with /Yc ({file}), and that object is not in the link: it is in a static library no name pulled it from, or another /Yc compile overwrote it",
+        "link {file} (the object compiled with /Yc, such as pch.obj or stdafx.obj); for a static library, compile the header with /Yl<name> so that every user of the library pulls it in, or use /Zi instead of /Z7"),
+    entry("LNK1215", Other, "a .NET metadata operation failed (/clr)",
+        "merging the metadata of /clr objects failed in the .NET runtime: a managed type of one name defined differently in two objects, or a linker and .NET runtime of different installations",
+        "give every /clr object one definition of each managed type (a clean rebuild after changing a type), and repair the Visual Studio installation if it persists"),
     entry("LNK1218", Other, "a warning was treated as an error",
         "/WX turns the linker's warnings into errors, and a warning above this line stopped the link",
         "fix the warning above this line, or link without /WX"),
+    // The problem is written by `option_requires`, which names both options.
+    entry("LNK1220", Other, "a linker option needs another one",
+        "an option was given without the option it requires (/MANIFESTINPUT: needs /MANIFEST:EMBED)",
+        "add the option the message names, or remove the one that needs it"),
     entry("LNK1221", EntryPoint, "the subsystem cannot be inferred",
         "no entry point the linker knows (main, wmain, WinMain, wWinMain, DllMain) tells whether this is a console or a windows program",
         "pass /SUBSYSTEM:CONSOLE or /SUBSYSTEM:WINDOWS, or define the entry point the subsystem needs"),
     entry("LNK1223", CorruptInput, "{file} is invalid or corrupt",
         "the file's sections or symbol table cannot be read: a damaged file, or one another compiler wrote in a form the linker rejects",
         "rebuild {file} with the toolset that links it"),
+    entry("LNK1224", Other, "the image base address is invalid",
+        "/BASE (or a .def file's BASE=) names an address that is not a multiple of 64 KB, or that does not fit the image's machine (over 32 bits for an x86 image)",
+        "give /BASE an address aligned to 64 KB (its last four hexadecimal digits 0000) that fits the machine, or drop /BASE"),
     entry("LNK1237", LtcgMismatch, "code generation introduced a reference to a symbol of a /GL module",
         "during link-time code generation the compiler called a helper defined in an object compiled with /GL; the link cannot resolve it after code generation",
         "compile the object that defines the helper without /GL (or link without /LTCG)"),
+    entry("LNK1240", ToolFailed, "MIDL, which the linker runs for embedded IDL, failed",
+        "code with IDL attributes (attributed ATL: [module], [coclass]) is compiled by MIDL at link time, and MIDL reported errors",
+        "fix the MIDL errors above this line (/IDLOUT: keeps the IDL the attributes make), and check that the Windows SDK's midl.exe is on PATH"),
     // The problem is written by `resource_twice`, which names both resource files.
     entry("LNK1241", Other, "two compiled resource files in one link",
         "a link takes one compiled resource (.res) input, or objects that cvtres.exe made from .res files; a second one came with another input",
         "keep one resource file in the link"),
+    // The problem is written by `invalid_export`, which names the export and the .def file.
+    entry("LNK1242", Other, "an export name is invalid",
+        "an EXPORTS entry of the .def file (or an /EXPORT: option) names a symbol that cannot be exported: a character no C/C++ identifier has (a '.', a '-'), or a function compiled to managed code (/clr: $$J or $$F in its decorated name)",
+        "correct the name in the .def file (an export can be renamed: public=internal); export native functions only"),
     entry("LNK1245", EntryPoint, "the subsystem is invalid",
         "/SUBSYSTEM names a subsystem the entry point or machine does not allow",
         "pass the subsystem the program is for: /SUBSYSTEM:CONSOLE or /SUBSYSTEM:WINDOWS"),
@@ -129,18 +157,27 @@ const CATALOGUE: &[Entry] = &[
     entry("LNK1248", ImageTooLarge, "the image would be too large",
         "a PE image or a static library would exceed its size limit",
         "make it smaller, or split it"),
+    entry("LNK1256", Other, "the assembly step of the /clr link (ALINK) failed",
+        "a part of the assembly's version is 65535 (the largest allowed is 65534), the key container named for strong-name signing is missing, or Alink.dll is of another version than the linker",
+        "keep every part of AssemblyVersion at 65534 or less and check the key container (sn.exe); otherwise repair the Visual Studio installation"),
     entry("LNK1257", LtcgMismatch, "link-time code generation failed",
         "the compiler's back end failed while generating code for /GL objects at link time; the line before this one says why (C1047: objects or libraries built by another compiler version)",
         "rebuild every /GL object and library with the toolset that links them, or build the prebuilt library without /GL"),
     entry("LNK1264", Other, "/LTCG was given but nothing needs code generation",
         "/LTCG:INCREMENTAL (or a profile-guided /LTCG option) needs objects compiled with /GL, and none is",
         "link without /LTCG, or compile with /GL"),
+    entry("LNK1277", Other, "an input of the profile-guided link was not in the instrumented link",
+        "/LTCG:PGOPTIMIZE needs the same inputs, at the same paths, as the /LTCG:PGINSTRUMENT link whose .pgd file it reads; an input's path changed (another LIB, a moved library)",
+        "link with /LTCG:PGINSTRUMENT again, rerun the training runs, then link with /LTCG:PGOPTIMIZE (or restore LIB to what the instrumented link had)"),
     entry("LNK1279", CorruptInput, "{file} holds invalid exception data (.pdata)",
         "the object's unwind data is invalid: hand-written assembly without proper unwind directives, or a damaged file",
         "rebuild {file}; for assembly, declare the unwind data with the assembler's frame directives"),
     entry("LNK1285", Pdb, "the program database is corrupt",
         "the PDB the link reads or updates is damaged (a build stopped while writing it)",
         "delete the .pdb (and .ilk) files and link again"),
+    entry("LNK1287", EntryPoint, "the managed entry point has an invalid signature",
+        "the entry point of a /clr image must return void or int and take nothing or an array of String",
+        "declare it as int main() or int main(array<System::String^>^ args)"),
     entry("LNK1296", ToolMissing, "the linker cannot load one of its DLLs",
         "a DLL of the toolset (mspdbcore.dll, c2.dll for /LTCG) is missing or of another version: a broken or half-updated Visual Studio install, or a PATH that mixes two toolsets",
         "repair the Visual Studio installation, and run the link from its own developer prompt"),
@@ -157,9 +194,15 @@ const CATALOGUE: &[Entry] = &[
         "the object's symbol table cannot be read: a damaged file, or another compiler's object format",
         "rebuild {file} with the toolset that links it"),
     // The problem is written by `tool_failed`, which names the tool and cites its own error.
-    entry("LNK1327", ToolMissing, "{file}, which the linker runs, failed",
+    entry("LNK1327", ToolFailed, "{file}, which the linker runs, failed",
         "the linker ran {file} (rc.exe for the resources it generates, mt.exe for the manifest) and that tool reported an error",
         "fix what {file} reports above this line; if it reports nothing, repair the Windows SDK that holds {file}"),
+    entry("LNK1332", Other, "Windows Runtime types are imported by one module and defined in another",
+        "C++/CX types are defined in one module of the link and imported (from a .winmd) in another; the LNK2039 lines before this one name each type",
+        "fix each LNK2039 above: take each type from one place (the project that defines it, or its .winmd, not both)"),
+    entry("LNK1352", Other, "/MERGE separates two sections that must stay together",
+        "a /MERGE option sends one of two sections that must end up in one section (.tls and .stls, for example) into another",
+        "remove or correct the /MERGE option that names these sections"),
 ];
 
 /// The catalogue row of a code.
@@ -181,6 +224,8 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             "LNK1149" => output_is_input(f),
             "LNK1241" => resource_twice(f),
             "LNK1327" => tool_failed(scan, f),
+            "LNK1220" => option_requires(f).unwrap_or_else(|| from_catalogue(scan, entry, f)),
+            "LNK1242" => invalid_export(f).unwrap_or_else(|| from_catalogue(scan, entry, f)),
             "LNK1218" => warning_as_error(scan, entry, f),
             _ => from_catalogue(scan, entry, f),
         });
@@ -405,6 +450,69 @@ fn warning_as_error(scan: &Scan<'_>, entry: &Entry, f: &Finding) -> Problem {
     problem
 }
 
+/// LNK1220: `'MANIFESTINPUT' requires '/MANIFEST:EMBED' specification`, the option given and
+/// the one it needs (`None`: the record names neither).
+fn option_requires(f: &Finding) -> Option<Problem> {
+    let named = quoted(&f.text);
+    let option = |o: &String| {
+        if o.starts_with('/') {
+            o.clone()
+        } else {
+            format!("/{o}")
+        }
+    };
+    let [given, needed, ..] = named.as_slice() else {
+        return None;
+    };
+    let (given, needed) = (option(given), option(needed));
+    let mut problem = Problem::new(
+        Other,
+        format!("{given} needs {needed}"),
+        format!("the link was given {given} without {needed}, which it requires"),
+        format!("add {needed} to the link (MSBuild: Manifest Tool, Embed Manifest: Yes; with CMake, list the .manifest file among the target's sources instead of passing {given}: yourself), or remove {given}"),
+    );
+    problem.subject(given);
+    problem.subject(needed);
+    problem.line(f.line);
+    Some(problem)
+}
+
+/// LNK1242: `'?f@@$$J0YANN@Z' is an invalid export symbol name`, in the .def file the record
+/// names; a managed function's name (`$$J`, `$$F`: compiled with /clr) has its own cause
+/// (`None`: the record quotes no name).
+fn invalid_export(f: &Finding) -> Option<Problem> {
+    let name = quoted(&f.text).into_iter().next()?;
+    let def = f
+        .objects
+        .iter()
+        .find(|o| o.to_ascii_lowercase().ends_with(".def"))
+        .cloned();
+    let place = def
+        .as_deref()
+        .map_or("the .def file".to_string(), str::to_string);
+    let managed = name.contains("$$J") || name.contains("$$F");
+    let mut problem = Problem::new(
+        Other,
+        format!("{name} in {place} cannot be exported"),
+        if managed {
+            format!("{name} is a function compiled to managed code (/clr: $$J or $$F in its decorated name), and a DLL exports only native functions; a .def file generated from every object's symbols (CMake's WINDOWS_EXPORT_ALL_SYMBOLS) lists it all the same")
+        } else {
+            format!("{name}, an EXPORTS entry of {place}, has a character no exported name may have (only what a C/C++ identifier allows, with @ and ?)")
+        },
+        if managed {
+            format!("remove {name} from {place}: export native wrappers of the managed code (compiled without /clr, or between #pragma managed(push, off) and #pragma managed(pop)), or generate {place} only from objects compiled without /clr")
+        } else {
+            format!("correct {name} in {place} (an export can be renamed: public=internal)")
+        },
+    );
+    problem.line(f.line);
+    problem.subject(name);
+    if let Some(def) = def {
+        problem.subject(def);
+    }
+    Some(problem)
+}
+
 /// LNK1327: the tool that failed (`failure during running rc.exe`), and the tool's own error line
 /// before it when the log keeps one (`error RC2136`, `general error c101008d`).
 fn tool_failed(scan: &Scan<'_>, f: &Finding) -> Problem {
@@ -418,7 +526,7 @@ fn tool_failed(scan: &Scan<'_>, f: &Finding) -> Problem {
         .map(str::to_string);
     let name = tool.clone().unwrap_or_else(|| "a tool".into());
     let mut problem = Problem::new(
-        ToolMissing,
+        ToolFailed,
         format!("{name}, which the linker runs, failed"),
         format!("the linker ran {name} (rc.exe for the resources it generates, mt.exe for the manifest) and that tool reported an error"),
         format!("fix what {name} reports above this line; if it reports nothing, repair the Windows SDK that holds {name}"),
@@ -446,10 +554,17 @@ fn tool_failed(scan: &Scan<'_>, f: &Finding) -> Problem {
                 .find("error ")
                 .map_or(mention.value.as_str(), |at| &mention.value[at..])
         );
-        problem.fix = format!(
-            "fix what {name} reports on line {}; the input it names is one the link generates from the linker options (/MANIFESTUAC:, /MANIFESTINPUT:, a resource the build passes)",
-            mention.line
-        );
+        problem.fix = if mention.value.contains("used by another process") {
+            format!(
+                "close what holds the image {name} writes into (line {}: the program still running, a debugger, an antivirus scan of the build directory) and link again",
+                mention.line
+            )
+        } else {
+            format!(
+                "fix what {name} reports on line {}; the input it names is one the link generates from the linker options (/MANIFESTUAC:, /MANIFESTINPUT:, a resource the build passes)",
+                mention.line
+            )
+        };
     }
     if let Some(tool) = tool {
         problem.subject(tool);
@@ -736,7 +851,7 @@ mod tests {
         assert!(d.problems[0].fix.contains("#pragma managed(push, off)"));
         let d = diagnose("C:\\b\\lnk{0A}.tmp(2) : error RC2135 : file not found: app.manifest\nLINK : fatal error LNK1327: failure during running rc.exe\n");
         let p = &d.problems[0];
-        assert_eq!(p.kind, ProblemKind::ToolMissing);
+        assert_eq!(p.kind, ProblemKind::ToolFailed);
         assert_eq!(p.summary, "rc.exe, which the linker runs, failed");
         assert!(
             p.cause
@@ -767,5 +882,57 @@ mod tests {
             p.summary
         );
         assert!(p.cause.contains("LLVM 14.0.6"), "{}", p.cause);
+    }
+
+    #[test]
+    fn an_invalid_export_an_option_that_needs_another_and_a_missing_pch_object() {
+        let d = diagnose("Net.def : fatal error LNK1242: '?clamp@@$$J0YANNNN@Z' is an invalid export symbol name\n");
+        let p = &d.problems[0];
+        assert_eq!(p.kind, ProblemKind::Other);
+        assert_eq!(p.subjects, vec!["?clamp@@$$J0YANNNN@Z", "Net.def"]);
+        assert!(p.cause.contains("managed code"), "{}", p.cause);
+        assert!(
+            p.fix.contains("remove ?clamp@@$$J0YANNNN@Z from Net.def"),
+            "{}",
+            p.fix
+        );
+        // A name with a character no identifier has is corrected, not removed.
+        let d =
+            diagnose("x.def : fatal error LNK1242: 'my.func' is an invalid export symbol name\n");
+        assert!(
+            d.problems[0].fix.starts_with("correct my.func in x.def"),
+            "{}",
+            d.problems[0].fix
+        );
+        let d = diagnose("LINK : fatal error LNK1220: 'MANIFESTINPUT' requires '/MANIFEST:EMBED' specification\n");
+        let p = &d.problems[0];
+        assert_eq!(p.summary, "/MANIFESTINPUT needs /MANIFEST:EMBED");
+        assert!(p.fix.starts_with("add /MANIFEST:EMBED"), "{}", p.fix);
+        let d = diagnose("LINK : fatal error LNK1211: precompiled type information not found; 'stdafx.obj' not linked or overwritten\n");
+        let p = &d.problems[0];
+        assert!(p.fix.starts_with("link stdafx.obj"), "{}", p.fix);
+        assert_eq!(p.subjects, vec!["stdafx.obj"]);
+    }
+
+    #[test]
+    fn a_tool_that_ran_and_failed_is_not_a_missing_tool() {
+        for log in [
+            "LINK : fatal error LNK1327: failure during running rc.exe\n",
+            "LINK : fatal error LNK1123: failure during conversion to COFF: file invalid or corrupt\n",
+            "LINK : fatal error LNK1240: failed to compile IDL content\n",
+        ] {
+            assert_eq!(diagnose(log).problems[0].kind, ProblemKind::ToolFailed, "{log}");
+        }
+        assert_eq!(
+            diagnose("LINK : fatal error LNK1158: cannot run 'rc.exe'\n").problems[0].kind,
+            ProblemKind::ToolMissing
+        );
+        // mt.exe cannot write into an image another process holds: the holder is the fix.
+        let d = diagnose("mt.exe : general error c101008d: Failed to write the updated manifest to the resource of file \"a.exe\". The process cannot access the file because it is being used by another process.\nLINK : fatal error LNK1327: failure during running mt.exe\n");
+        assert!(
+            d.problems[0].fix.starts_with("close what holds"),
+            "{}",
+            d.problems[0].fix
+        );
     }
 }

@@ -155,6 +155,13 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
         problem.subject(s.target_machine.1.clone());
     }
     cite_intended(scan, &mut problem, &[module_m, target_m]);
+    if problem.cause.starts_with("CMake's ") {
+        if let Some(platform) = cmake_platform(scan, target_m) {
+            for (line, text) in &platform.lines {
+                problem.cite(*line, text);
+            }
+        }
+    }
     if let Some(search) = scan.inputs.search {
         for s in sides {
             let Some(library) = library_file(&s.module) else {
@@ -175,7 +182,8 @@ fn from_records(scan: &Scan<'_>, sides: &[Side]) -> Problem {
     problem
 }
 
-/// The cause and the fix of modules of another machine, by what the modules are.
+/// The cause and the fix of modules of another machine, by what the modules are. Long because
+/// it is one branch per kind of module, tried in order; each branch is its two sentences.
 fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) -> (String, String) {
     let first = &sides[0];
     let (module_m, target_m) = (first.module_machine.0, first.target_machine.0);
@@ -183,12 +191,37 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
     let objects_only = sides
         .iter()
         .all(|s| library_file(&s.module).is_none() && !s.module.contains('('));
+    let cmake = (!toolset_library)
+        .then(|| cmake_platform(scan, target_m))
+        .flatten();
     if is_arm64ec_rejection(scan, first) {
         (
             format!(
                 "an ARM64EC link takes {module_m} code by design (ARM64X libraries hold both), and this lld-link rejects it"
             ),
             "link with MSVC's link.exe (for Rust: -C linker=link.exe, or the default linker of the *-pc-windows-msvc target) until lld-link's ARM64EC support accepts the library".into(),
+        )
+    } else if let Some(platform) = cmake {
+        let names: Vec<String> = modules.iter().map(|m| file_name(m).to_string()).collect();
+        (
+            format!(
+                "CMake's {} generator made the Visual Studio projects for {} ({}), so the link is for {target_m}, while {} {} {module_m}: a Visual Studio generator's platform is fixed when its build directory is first configured",
+                platform.generator,
+                platform_name(target_m),
+                platform.shown_by,
+                join_words(&names),
+                if names.len() == 1 { "is" } else { "are" },
+            ),
+            format!(
+                "configure a new build directory for {module_m}: cmake -S <source> -B <new build directory>{} -A {} (an existing build directory keeps the platform it was first configured with: delete it, or at least its CMakeCache.txt); or, to stay with {target_m}, link the {target_m} build of {}",
+                if platform.generator_name == "Visual Studio" {
+                    String::new()
+                } else {
+                    format!(" -G \"{}\"", platform.generator_name)
+                },
+                platform_name(module_m),
+                join_words(&names)
+            ),
         )
     } else if let Some(python) = modules.iter().find(|m| is_python_library(m)) {
         let python = file_name(python);
@@ -246,6 +279,100 @@ fn records_cause_and_fix(scan: &Scan<'_>, sides: &[Side], modules: &[String]) ->
             ),
         )
     }
+}
+
+/// The `-A` platform of a Visual Studio generator for `machine` (`Win32` for x86).
+fn platform_name(machine: Machine) -> String {
+    match machine {
+        Machine::X86 => "Win32".into(),
+        Machine::X64 => "x64".into(),
+        Machine::Arm64 => "ARM64".into(),
+        Machine::Arm64ec => "ARM64EC".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A CMake Visual Studio generator and what shows the platform it chose.
+struct CmakePlatform {
+    /// The generator as the log shows it (`Visual Studio 15 2017`).
+    generator: String,
+    /// The generator's name for `-G`, without the old platform suffix (`Win64`, `ARM`).
+    generator_name: String,
+    /// What shows the platform (`-A Win32 on line 2`, `the default platform of ...`).
+    shown_by: String,
+    /// The lines that show it.
+    lines: Vec<(u64, String)>,
+}
+
+/// The platform a CMake Visual Studio generator chose, when the log shows the generator and
+/// that platform is `target`: `-A`, `CMAKE_GENERATOR_PLATFORM`, a generator name with `Win64`,
+/// the compiler CMake found (`Hostx64/x86`), a `Win32\Release\` directory, or the generator's
+/// default (Win32 before Visual Studio 2019, the host's x64 since).
+fn cmake_platform(scan: &Scan<'_>, target: Machine) -> Option<CmakePlatform> {
+    let context = scan.inputs.context.get();
+    let generator = context.generators.first();
+    let name = generator.map_or("Visual Studio", |g| g.value.as_str());
+    let generator_name = ["Win64", "ARM64", "ARM"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name)
+        .trim()
+        .to_string();
+    let mut lines: Vec<(u64, String)> =
+        generator.iter().map(|g| (g.line, g.text.clone())).collect();
+    let explicit = context.machines.iter().find(|m| {
+        let shown = m.value.shown_by.to_ascii_lowercase();
+        m.value.machine == target
+            && (shown.starts_with("-a")
+                || shown.contains("generator_platform")
+                || shown.starts_with("platform")
+                || (shown.starts_with("host") && m.text.starts_with("--")))
+    });
+    let dir = context
+        .platform_dirs
+        .iter()
+        .find(|m| m.value.machine == target);
+    // Without the generator's line only CMake's own options say it is CMake's platform.
+    let cmake_option = explicit.is_some_and(|m| {
+        let shown = m.value.shown_by.to_ascii_lowercase();
+        shown.starts_with("-a") || shown.contains("generator_platform")
+    });
+    if generator.is_none() && !cmake_option {
+        return None;
+    }
+    let shown_by = if let Some(m) = explicit.or(dir) {
+        lines.push((m.line, m.text.clone()));
+        format!("{} on line {}", m.value.shown_by, m.line)
+    } else {
+        let version: u32 = name
+            .split_whitespace()
+            .nth(2)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let default = if name.ends_with("Win64") {
+            Machine::X64
+        } else if name.ends_with("ARM64") {
+            Machine::Arm64
+        } else if version > 0 && version < 16 {
+            Machine::X86
+        } else {
+            Machine::X64
+        };
+        let other_shown = context
+            .machines
+            .iter()
+            .any(|m| m.value.shown_by.to_ascii_lowercase().starts_with("-a"));
+        if default != target || other_shown {
+            return None;
+        }
+        format!("the platform {name} chooses when -A is not given")
+    };
+    Some(CmakePlatform {
+        generator: name.to_string(),
+        generator_name,
+        shown_by,
+        lines,
+    })
 }
 
 /// Whether lld-link rejected x64 or ARM64 code in an ARM64EC link, which takes it by design.
@@ -315,9 +442,6 @@ fn generated_or_link_side(
         .filter(|m| m.value.machine == target_m)
         .map(|m| m.value.shown_by.as_str())
         .collect();
-    if let Some(told) = cmake_platform(&for_target, modules, module_m, target_m) {
-        return Some(told);
-    }
     let code_for_module = for_module.iter().any(|m| !is_environment(m));
     let target_by_environment =
         !for_target.is_empty() && for_target.iter().all(|m| is_environment(m));
@@ -338,37 +462,6 @@ fn generated_or_link_side(
         format!(
             "link for {module_m}, not a rebuild of the objects: run the build from {} (a build driven by Python: a {module_m} Python), so that the linker and its libraries are the {module_m} ones",
             prompt(module_m)
-        ),
-    ))
-}
-
-/// A CMake build directory configured for the link's machine (`-A Win32`): every target of it
-/// links for that machine, and the objects of the other came from elsewhere.
-fn cmake_platform(
-    for_target: &[&str],
-    modules: &[String],
-    module_m: Machine,
-    target_m: Machine,
-) -> Option<(String, String)> {
-    let platform = for_target.iter().find(|m| {
-        let lower = m.to_ascii_lowercase();
-        lower.starts_with("-a ") || lower.contains("cmake_generator_platform")
-    })?;
-    let wanted = match module_m {
-        Machine::X86 => "Win32".to_string(),
-        Machine::X64 => "x64".to_string(),
-        Machine::Arm64 => "ARM64".to_string(),
-        other => other.to_string(),
-    };
-    Some((
-        format!(
-            "the CMake build directory was configured for {target_m} ({platform}), so its link is for {target_m}, while {} {} built for {module_m}",
-            join_words(modules),
-            if modules.len() == 1 { "was" } else { "were" },
-        ),
-        format!(
-            "configure a new build directory for {module_m} (cmake -A {wanted}; the platform of a build directory cannot change), or build {} for {target_m}",
-            join_words(modules)
         ),
     ))
 }
@@ -689,12 +782,67 @@ mod tests {
              vendor.obj : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86'\n",
         );
         let p = &d.problems[0];
-        assert!(p.cause.contains("-A Win32"), "{}", p.cause);
+        assert!(p.cause.contains("-A Win32 on line 1"), "{}", p.cause);
         assert!(
-            p.fix
-                .starts_with("configure a new build directory for x64 (cmake -A x64"),
+            p.fix.starts_with(
+                "configure a new build directory for x64: cmake -S <source> -B <new build directory> -G \"Visual Studio 17 2022\" -A x64"
+            ),
             "{}",
             p.fix
+        );
+        // The generator's own line and the compiler CMake found, with no -A: a library.
+        let d = diagnose(
+            "-- Building for: Visual Studio 17 2022\n\
+             -- Check for working CXX compiler: C:/VS/VC/Tools/MSVC/14.38.33130/bin/Hostx64/x86/cl.exe - skipped\n\
+             core.lib(core.obj) : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86'\n",
+        );
+        let p = &d.problems[0];
+        assert!(p.cause.starts_with("CMake's Visual Studio 17 2022 generator made the Visual Studio projects for Win32 (Hostx64/x86/ on line 2)"), "{}", p.cause);
+        assert!(p.fix.contains("-A x64"), "{}", p.fix);
+        assert_eq!(p.lines, vec![1, 2, 3]);
+        // Visual Studio 15 2017 without Win64 makes Win32 projects: the default is the cause.
+        let d = diagnose(
+            "cmake .. -G \"Visual Studio 15 2017\"\n\
+             LINK : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86' [C:\\b\\app.vcxproj]\n",
+        );
+        assert!(
+            d.problems[0]
+                .cause
+                .contains("the platform Visual Studio 15 2017 chooses when -A is not given"),
+            "{}",
+            d.problems[0].cause
+        );
+        // The reverse: x86 libraries in an x64 build: -A Win32.
+        let d = diagnose(
+            "-- Building for: Visual Studio 16 2019\n\
+             C:\\deps\\lib\\zlib.lib : fatal error LNK1112: module machine type 'x86' conflicts with target machine type 'x64'\n",
+        );
+        assert!(
+            d.problems[0].fix.contains("-A Win32"),
+            "{}",
+            d.problems[0].fix
+        );
+        // A plain MSBuild project's Platform, or the compiler of a ninja build: not CMake's.
+        for shown in [
+            "Building 'app.vcxproj' with Configuration=Release;Platform=Win32\n",
+            "-- Check for working CXX compiler: C:/VS/bin/Hostx64/x86/cl.exe - skipped\n",
+        ] {
+            let d = diagnose(&format!("{shown}core.lib(core.obj) : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86'\n"));
+            assert!(
+                !d.problems[0].cause.starts_with("CMake's"),
+                "{}",
+                d.problems[0].cause
+            );
+        }
+        // ninja, no Visual Studio generator: not this answer.
+        let d = diagnose(
+            "-- Building for: NMake Makefiles\n\
+             core.lib(core.obj) : fatal error LNK1112: module machine type 'x64' conflicts with target machine type 'x86'\n",
+        );
+        assert!(
+            !d.problems[0].cause.starts_with("CMake's"),
+            "{}",
+            d.problems[0].cause
         );
     }
 

@@ -25,6 +25,9 @@
 //! - [`fatal`]: every other fatal error of link.exe and lld-link, from a catalogue (link-time
 //!   code generation across compiler versions, an image over 4 GB, a tool that cannot run, a
 //!   program database, an invalid input, ...);
+//! - `warnings`: LNK4217/LNK4286 beside unresolved `__imp_` names of the same library (a
+//!   dllimport mismatch), a misspelt `/LIBPATH:` (LNK4044) behind a library that cannot be
+//!   opened; the warnings no problem explains, with their fixes;
 //! - `unresolved`: the rest of the unresolved symbols, with the resolver's verdict and flags.
 
 pub mod cannot_open;
@@ -39,6 +42,7 @@ pub mod problem;
 pub(crate) mod text;
 pub mod toolset;
 mod unresolved;
+mod warnings;
 
 pub use context::{LazyContext, LogContext, MachineMention, Mention};
 pub use problem::{CrtRow, Problem, ProblemKind};
@@ -77,6 +81,9 @@ pub(crate) struct Scan<'a> {
     pub(crate) inputs: &'a Inputs<'a>,
     /// For each of `diagnosis.findings`: whether a problem already explains it.
     pub(crate) claimed: Vec<bool>,
+    /// Unresolved names a problem before the unresolved-symbols one explains (a dllimport
+    /// mismatch's `__imp_` names).
+    pub(crate) explained: Vec<String>,
 }
 
 impl<'a> Scan<'a> {
@@ -137,7 +144,8 @@ impl<'a> Scan<'a> {
 /// Finds the problems of a diagnosis and records them in it, with whether the link failed. Call
 /// after [`Diagnosis::set_build_system`], so that fixes are written in the build system's terms.
 pub fn attach(diagnosis: &mut Diagnosis, inputs: &Inputs<'_>) {
-    let problems = find(diagnosis, inputs);
+    let (problems, notes) = find_with_warnings(diagnosis, inputs);
+    diagnosis.warnings.extend(notes);
     diagnosis.link_failed = !problems.is_empty()
         || link_failed(diagnosis)
         || !inputs.context.get().failure_lines.is_empty();
@@ -156,10 +164,17 @@ pub fn attach(diagnosis: &mut Diagnosis, inputs: &Inputs<'_>) {
 
 /// Every problem of a diagnosis, most fundamental first.
 pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
+    find_with_warnings(diagnosis, inputs).0
+}
+
+/// Every problem of a diagnosis, most fundamental first, and the warnings no problem explains,
+/// each with its fix ([`warnings`]).
+fn find_with_warnings(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> (Vec<Problem>, Vec<String>) {
     let mut scan = Scan {
         diagnosis,
         inputs,
         claimed: vec![false; diagnosis.findings.len()],
+        explained: Vec::new(),
     };
     let mut out = Vec::new();
     out.extend(machine::find(&mut scan));
@@ -170,9 +185,12 @@ pub fn find(diagnosis: &Diagnosis, inputs: &Inputs<'_>) -> Vec<Problem> {
     out.extend(entry_point::find(&mut scan));
     out.extend(other::find(&mut scan));
     out.extend(fatal::find(&mut scan));
+    out.extend(warnings::find(&mut scan));
     out.extend(unresolved::find(&mut scan));
+    warnings::misspelt_libpath(&mut scan, &mut out);
     warning_mismatch_after_unresolved(&mut out, diagnosis, inputs);
-    out
+    let notes = warnings::notes(&scan, &out);
+    (out, notes)
 }
 
 /// A CRT mismatch that rests on LNK4098 alone (a warning: the link goes on) is not why a link

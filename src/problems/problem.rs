@@ -32,10 +32,16 @@ pub enum ProblemKind {
     ImageTooLarge,
     /// A tool the linker runs cannot be started (LNK1158: `rc.exe`, `cvtres.exe`, `mt.exe`).
     ToolMissing,
+    /// A tool the linker runs started and failed (LNK1327: `failure during running rc.exe`,
+    /// LNK1123: cvtres.exe, LNK1240: MIDL).
+    ToolFailed,
     /// The program database cannot be read or written (LNK1200, LNK1201, LNK1318, ...).
     Pdb,
     /// An input that is no valid object or library (LNK1107, LNK1136, LNK1143, ...).
     CorruptInput,
+    /// A library's functions declared `__declspec(dllimport)` while its static library is
+    /// linked (LNK4217/LNK4286 beside unresolved `__imp_` names of the same library).
+    DllimportMismatch,
     /// Another failure lnkfix recognises.
     Other,
 }
@@ -54,8 +60,10 @@ impl ProblemKind {
             ProblemKind::LtcgMismatch => "ltcg-mismatch",
             ProblemKind::ImageTooLarge => "image-too-large",
             ProblemKind::ToolMissing => "tool-missing",
+            ProblemKind::ToolFailed => "tool-failed",
             ProblemKind::Pdb => "pdb",
             ProblemKind::CorruptInput => "corrupt-input",
+            ProblemKind::DllimportMismatch => "dllimport-mismatch",
             ProblemKind::Other => "other",
         }
     }
@@ -73,8 +81,10 @@ impl ProblemKind {
             ProblemKind::LtcgMismatch => "link-time code generation",
             ProblemKind::ImageTooLarge => "image too large",
             ProblemKind::ToolMissing => "tool missing",
+            ProblemKind::ToolFailed => "tool failed",
             ProblemKind::Pdb => "program database",
             ProblemKind::CorruptInput => "corrupt input",
+            ProblemKind::DllimportMismatch => "dllimport mismatch",
             ProblemKind::Other => "link failure",
         }
     }

@@ -10,7 +10,11 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     let left: Vec<&crate::resolve::ResolvedSymbol> = d
         .symbols
         .iter()
-        .filter(|s| s.explained_by.is_none() && s.family != "entry-point")
+        .filter(|s| {
+            s.explained_by.is_none()
+                && s.family != "entry-point"
+                && !scan.explained.contains(&s.symbol.name)
+        })
         .collect();
     let summary_only = left.is_empty() && !d.counts.lnk1120.is_empty() && d.symbols.is_empty();
     if left.is_empty() && !summary_only {

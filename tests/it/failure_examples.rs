@@ -32,8 +32,8 @@ fn kind_of(class: &str) -> &str {
 }
 
 /// The triage row of a problem kind: the six classes and `unresolved` have their own
-/// (`link-crt-mismatch`); the fatal kinds (ltcg-mismatch, image-too-large, tool-missing, pdb,
-/// corrupt-input, other) answer with the link stage's general row.
+/// (`link-crt-mismatch`); the fatal kinds (ltcg-mismatch, image-too-large, tool-missing,
+/// tool-failed, pdb, corrupt-input, other) answer with the link stage's general row.
 fn triage_row(kind: &str) -> String {
     match kind {
         "duplicate-symbol" | "crt-mismatch" | "machine-mismatch" | "cannot-open"
@@ -172,10 +172,10 @@ fn every_class_of_the_failure_logs(set: LogSet) {
         dir.display(),
         report.join("\n")
     );
-    // Ours: four logs of each of the six classes, then the fatal kinds (025-037); the posted
+    // Ours: four logs of each of the six classes, then the fatal kinds (025-041) and 042-044; the posted
     // set has the six classes only.
     let want = match set {
-        LogSet::Ours => 37,
+        LogSet::Ours => 44,
         LogSet::Posted => 24,
     };
     assert_eq!(
@@ -293,7 +293,8 @@ fn other_failures(set: LogSet, cases: &[OtherFailure]) {
 /// the log's own evidence where it holds it: the file, the tool, the compiler versions).
 type FatalCase<'a> = (&'a str, &'a str, &'a str, &'a str);
 
-/// Our logs of the fatal kinds (025-037): the first problem's kind, cause and fix, and the text
+/// Our logs of the fatal kinds (025-041), a machine mismatch behind CMake's platform (042), a
+/// dllimport mismatch told by warnings (043) and a misspelt /LIBPATH (044): the first problem's kind, cause and fix, and the text
 /// report's headline, cause and fix lines say the same as the JSON.
 const FATAL_CASES: &[FatalCase] = &[
     ("025", "ltcg-mismatch", "than other objects such as C:\\work\\orbit\\Viewer\\obj\\Release64\\panel.obj", "rebuild C:\\work\\orbit\\vendor\\bin\\Release64\\geomkit.lib with the toolset that links it"),
@@ -301,7 +302,7 @@ const FATAL_CASES: &[FatalCase] = &[
     ("027", "image-too-large", "lib.exe writes an archive of at most 4 GB", "make src\\solver\\solver_core.lib smaller"),
     ("028", "image-too-large", "2 GB for what the loader maps", "fewer GPU architectures"),
     ("029", "tool-missing", "Windows SDK's bin directory", "developer prompt"),
-    ("030", "tool-missing", "(line 3: error RC2135 : file not found: probe.exe.manifest)", "fix what rc.exe reports on line 3"),
+    ("030", "tool-failed", "(line 3: error RC2135 : file not found: probe.exe.manifest)", "fix what rc.exe reports on line 3"),
     ("031", "pdb", "the file system refused the program database", "delete the .pdb"),
     ("032", "pdb", "held by another process", "end mspdbsrv.exe"),
     ("033", "corrupt-input", "only about 132 bytes long", "git lfs pull"),
@@ -309,6 +310,13 @@ const FATAL_CASES: &[FatalCase] = &[
     ("035", "corrupt-input", "vendor/noise.lib ends before the data its headers announce", "delete vendor/noise.lib and rebuild it"),
     ("036", "other", "two targets of the build have the same output name", "OUTPUT_NAME"),
     ("037", "other", "static libraries carry their own (FluxCore_static_64.lib(FluxCore.rc.res) and FluxCommon_static_64.lib(FluxCommon.rc.res))", "without their .rc files"),
+    ("038", "other", "a function compiled to managed code", "remove ?clamp@@$$J0YANNNN@Z from ChartsNet.def"),
+    ("039", "other", "given /MANIFESTINPUT without /MANIFEST:EMBED", "add /MANIFEST:EMBED"),
+    ("040", "other", "the object compiled with /Yc (stdafx.obj)", "link stdafx.obj"),
+    ("041", "tool-failed", "being used by another process", "close what holds the image mt.exe writes into"),
+    ("042", "machine-mismatch", "CMake's Visual Studio 16 2019 generator made the Visual Studio projects for Win32 (-A Win32 on line 1)", "configure a new build directory for x64: cmake -S <source> -B <new build directory> -G \"Visual Studio 16 2019\" -A x64"),
+    ("043", "dllimport-mismatch", "(__imp_tiles_render and __imp_tiles_layer_count), which only a DLL's import library defines", "likely TILES_STATIC defined"),
+    ("044", "cannot-open", "link.exe ignored /LIBPATHC:\\sdk\\zmq\\lib (line 3, LNK4044", "write the option as /LIBPATH:C:\\sdk\\zmq\\lib"),
 ];
 
 #[test]
@@ -355,4 +363,59 @@ fn the_fatal_kinds_give_their_cause_and_fix_in_json_and_text() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A link that succeeded with warnings (`tests/logs/warnings/001.log`): no problem, exit code 0
+/// (the log shows no failed link), and each warning with its fix: a compiler option given to the
+/// linker (LNK4044), a library's missing PDB (LNK4099, three lines, one warning), the static C
+/// runtime's name imported by a /MD library and a project's own name imported (LNK4217).
+#[test]
+fn a_link_that_succeeded_with_warnings_exits_0_and_gives_their_fixes() {
+    let log = common::root()
+        .join("tests/logs/warnings/001.log")
+        .to_string_lossy()
+        .into_owned();
+    let (json, code) = run(&["diagnose", "--format", "json", &log]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["link_failed"], false);
+    assert_eq!(json["problems"].as_array().map(Vec::len), Some(0), "{json}");
+    let warnings: Vec<&str> = json["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (starts, says) in [
+        (
+            "LNK4044 (line 7)",
+            "/EHsc, a compiler option given to the linker; fix: pass it to the compiler",
+        ),
+        (
+            "LNK4099 (lines 8, 9 and 10)",
+            "put yamlcpp.pdb beside yamlcpp.lib",
+        ),
+        ("LNK4217 (line 11)", "one runtime option (/MD, or /MT)"),
+        ("LNK4217 (line 12)", "<TARGET>_EXPORTS"),
+    ] {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with(starts) && w.contains(says)),
+            "{starts} / {says}: {warnings:#?}"
+        );
+    }
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["diagnose", &log])
+        .output_retrying()
+        .expect("run lnkfix");
+    assert_eq!(text.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with("lnkfix: no link failure in the log"),
+        "{text}"
+    );
+    assert!(
+        text.contains("warning: LNK4099 (lines 8, 9 and 10)"),
+        "{text}"
+    );
 }

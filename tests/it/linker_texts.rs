@@ -339,7 +339,7 @@ const EXCERPTS: &[Excerpt] = &[
         // https://github.com/9176324/Shark/issues/31 (nmake): resource conversion failed.
         source: "9176324/Shark#31",
         log: "   Creating library D:\\vsproject\\Labs\\Shark\\Build\\Bins\\AMD64\\Sea.lib and object D:\\vsproject\\Labs\\Shark\\Build\\Bins\\AMD64\\Sea.exp\nLINK : fatal error LNK1123: failure during conversion to COFF: file invalid or corrupt\nNMAKE : fatal error U1077: 'link.exe' : return code '0x463'\n",
-        kind: ProblemKind::ToolMissing,
+        kind: ProblemKind::ToolFailed,
         subjects: &[],
         fix: &["/INCREMENTAL:NO"],
         says: &["cvtres.exe"],

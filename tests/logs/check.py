@@ -11,7 +11,8 @@ The failure set (DIR/logs/NNN.log with DIR/cases.jsonl): `lnkfix diagnose --form
 exit 1 with the case's class as the first problem's kind, every subject must be named (ASCII
 case-insensitively) by some problem, and `lnkfix triage --format json LOG` must give stage
 `link` and rule `link-<class>` (`link-error` for the classes without a row of their own:
-ltcg-mismatch, image-too-large, tool-missing, pdb, corrupt-input, other).
+ltcg-mismatch, image-too-large, tool-missing, tool-failed, pdb, corrupt-input,
+dllimport-mismatch, other).
 
 Prints one line per log (`ok` or `FAIL` with the reasons) and exits 1 when any log fails.
 Standard library only.
@@ -29,15 +30,15 @@ HERE = Path(__file__).resolve().parent
 KIND = {"duplicate": "duplicate-symbol"}
 
 # The classes with a triage row of their own (`link-<kind>`); the others (ltcg-mismatch,
-# image-too-large, tool-missing, pdb, corrupt-input, other) answer with the link stage's general
+# image-too-large, tool-missing, tool-failed, pdb, corrupt-input, dllimport-mismatch, other) answer with the link stage's general
 # row, `link-error`.
 OWN_ROW = {"duplicate-symbol", "crt-mismatch", "machine-mismatch", "cannot-open",
            "toolset-mismatch", "entry-point", "unresolved"}
 
 # Every error class a case may have.
 CLASSES = {"duplicate", "crt-mismatch", "machine-mismatch", "cannot-open", "toolset-mismatch",
-           "entry-point", "ltcg-mismatch", "image-too-large", "tool-missing", "pdb",
-           "corrupt-input", "other"}
+           "entry-point", "ltcg-mismatch", "image-too-large", "tool-missing", "tool-failed", "pdb",
+           "corrupt-input", "dllimport-mismatch", "other"}
 
 
 def run(binary, args):

@@ -134,11 +134,14 @@ pub(super) fn row_of_problem(diagnosis: &Diagnosis) -> Option<&'static str> {
         ProblemKind::CannotOpen => "link-cannot-open",
         ProblemKind::ToolsetMismatch => "link-toolset-mismatch",
         ProblemKind::EntryPoint => "link-entry-point",
+        // Its unresolved `__imp_` names matched the unresolved row; the cause is another.
+        ProblemKind::DllimportMismatch => "link-error",
         // No row of their own: triage answers with the link stage's general row, and the
         // diagnosis it carries names the problem.
         ProblemKind::LtcgMismatch
         | ProblemKind::ImageTooLarge
         | ProblemKind::ToolMissing
+        | ProblemKind::ToolFailed
         | ProblemKind::Pdb
         | ProblemKind::CorruptInput
         | ProblemKind::Other => return None,

@@ -141,6 +141,12 @@ fn rule_description(id: &str) -> String {
         "problem/tool-missing" => {
             "A tool the linker runs (rc.exe, cvtres.exe, mt.exe) cannot be started".into()
         }
+        "problem/tool-failed" => {
+            "A tool the linker runs (rc.exe, mt.exe, cvtres.exe, MIDL) started and failed".into()
+        }
+        "problem/dllimport-mismatch" => {
+            "A library declared __declspec(dllimport) while its static library is linked".into()
+        }
         "problem/pdb" => "The program database cannot be read or written".into(),
         "problem/corrupt-input" => {
             "An input that is no valid object or library for this linker".into()
@@ -173,6 +179,8 @@ mod tests {
             "problem/ltcg-mismatch",
             "problem/image-too-large",
             "problem/tool-missing",
+            "problem/tool-failed",
+            "problem/dllimport-mismatch",
             "problem/pdb",
             "problem/corrupt-input",
             "unresolved-symbol",
