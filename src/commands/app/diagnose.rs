@@ -367,9 +367,10 @@ fn diagnose_in(
         build_dir: request.build_dir.as_deref(),
     };
     let evidence = build_evidence(&places, &book, &failure, &mut options, &mut warnings);
+    let machine = log_machine(&failure);
     let owned = given.is_none().then(|| {
         let mut search = request.search.clone();
-        search.options.link_machine = link_machine(&failure.findings);
+        search.options.link_machine = machine.as_ref().map(|(m, _)| *m);
         search.search(env)
     });
     let nothing = SearchDone::default();
@@ -378,6 +379,12 @@ fn diagnose_in(
     let searched = search.searched.as_ref();
     if let Some(s) = searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
+        let arch = request.search.options.arch;
+        if let Some((machine, why)) = machine.filter(|(m, _)| *m == s.index.arch() && *m != arch) {
+            warnings.push(format!(
+                "the library layouts were searched for {machine}, the log's machine ({why}), not {arch}: --arch {arch} searches {arch}'s directories"
+            ));
+        }
     }
     let mut diagnosis = resolve_failure(
         failure,
@@ -427,6 +434,21 @@ fn link_machine(findings: &[crate::read::linklog::Finding]) -> Option<crate::ind
                 .get(1)
                 .map(|(machine, _)| *machine)
         })
+}
+
+/// The link's machine as the log shows it, and what shows it: the target of a machine-type
+/// conflict, else the one machine of its command lines, toolset paths, build banners and names.
+fn log_machine(failure: &crate::read::symbols::LinkFailure) -> Option<(crate::index::Machine, String)> {
+    if let Some(machine) = link_machine(&failure.findings) {
+        return Some((machine, "a machine-type conflict names it the target".into()));
+    }
+    let machine = failure.arch()?;
+    let why = if failure.machines.contains(&machine) {
+        "a command line, toolset path, build banner or mangled referencing function names it"
+    } else {
+        "its names carry that machine's decoration or mangling"
+    };
+    Some((machine, why.into()))
 }
 
 /// Reads the log (or standard input, spooled when it must be read again) in one pass.
