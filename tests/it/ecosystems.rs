@@ -391,6 +391,41 @@ fn an_x86_python_build_against_x64_python_is_the_machine_mismatch() {
     );
 }
 
+/// Logs whose only x86 evidence is the mangling of the referencing functions: references and
+/// pointers without `E` (`ABV`, `AAV`, `AAH`; x64 has `AEBV`). The `_` of the C names is then x86
+/// decoration: `curl_easy_init` is looked up, and the x86 Python import against the real x64
+/// python312.lib is the machine mismatch, not "the installed python312.lib lacks it".
+#[test]
+fn x86_pointer_mangling_alone_makes_the_log_x86() {
+    let (json, _dir) = diagnose(&our_log("176"), &[]);
+    let names: Vec<&str> = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["lookup_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["curl_easy_init", "curl_easy_setopt", "curl_easy_cleanup"]);
+    let x64 = python_dir().join("x64");
+    let (json, _dir) = diagnose(&our_log("177"), &["--lib-dir", x64.to_str().unwrap()]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["lookup_name"], "PyUnicode_FromStringAndSize");
+    assert_eq!(s["explained_by"]["kind"], "machine-mismatch", "{s}");
+    assert!(s.get("installed_lacks").is_none(), "{s}");
+    let summary = json["problems"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("this build is x86; the python312.lib found is x64"),
+        "{summary}"
+    );
+    // The x86 library answers it.
+    let x86 = python_dir().join("x86");
+    let (json, _dir) = diagnose(
+        &our_log("177"),
+        &["--arch", "x86", "--lib-dir", x86.to_str().unwrap()],
+    );
+    assert_eq!(json["symbols"][0]["provider"], "archive");
+    assert_eq!(json["symbols"][0]["library"], "python312.lib");
+}
+
 /// Python 2.7: told by the names only Python 2 has (a Cython module, no version shown) or by
 /// the log's C:\Python27 lines; every C API name is then python27.lib's, said in setuptools
 /// terms. The same names without dllimport in a Python 3 build are code to port.
