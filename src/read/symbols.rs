@@ -98,6 +98,13 @@ pub struct LinkFailure {
     /// The Python build the log shows (version, debug, limited API), learnt in the same pass.
     #[serde(default)]
     pub python: crate::read::python_build::PythonBuild,
+    /// Libraries named on linker command lines, first mention of each (by name ignoring case).
+    #[serde(default)]
+    pub link_line_libraries: Vec<crate::read::linklog::LinkLineLibrary>,
+    /// Torch versions the log shows (libtorch paths of include and library options,
+    /// collect_env's `PyTorch version:`), first mention of each.
+    #[serde(default)]
+    pub torch_versions: Vec<crate::read::linklog::TorchVersion>,
 }
 
 impl LinkFailure {
@@ -300,6 +307,9 @@ pub struct Collector {
 /// ones tell the machine, and a huge log must not parse every one.
 const MAX_POINTER_PARSES: usize = 256;
 
+/// Bound on the distinct libraries kept from the log's linker command lines.
+const MAX_LINK_LINE_LIBRARIES: usize = 1024;
+
 /// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
 const MAX_REFERENCES: usize = 64;
 
@@ -394,6 +404,24 @@ impl Collector {
             Event::Machine(machine) => {
                 if !self.failure.machines.contains(&machine) {
                     self.failure.machines.push(machine);
+                }
+            }
+            Event::LinkLineLibrary(library) => {
+                let libraries = &mut self.failure.link_line_libraries;
+                let known = libraries
+                    .iter()
+                    .any(|l| l.library.eq_ignore_ascii_case(&library.library));
+                if !known && libraries.len() < MAX_LINK_LINE_LIBRARIES {
+                    libraries.push(library);
+                }
+            }
+            Event::TorchVersion(version) => {
+                let versions = &mut self.failure.torch_versions;
+                let known = versions
+                    .iter()
+                    .any(|v| v.version == version.version && v.of == version.of);
+                if !known && versions.len() < 16 {
+                    versions.push(version);
                 }
             }
             Event::DefinedAt { object, source } => {
@@ -742,6 +770,37 @@ mod tests {
             "a.obj : error LNK2001: unresolved external symbol \"void __cdecl log_line(class Line const &)\" (?log_line@@YAXABVLine@@@Z)\n",
         );
         assert_eq!(f.symbols[0].arch, Some(Machine::X86));
+    }
+
+    #[test]
+    fn link_lines_name_their_libraries_and_torch_paths_their_versions() {
+        let f = failure(
+            "PyTorch version: 2.15.0+cpu\n\
+             cl /c -IC:\\deps\\libtorch-win-shared-with-deps-2.3.1+cpu\\libtorch\\include a.cpp\n\
+             C:\\VS\\bin\\Hostx64\\x64\\link.exe /nologo /OUT:a.exe /IMPLIB:a.lib /DEFAULTLIB:oldnames.lib a.obj \"C:\\Program Files\\x\\lib\\z.lib\" /LIBPATH:C:\\lt\\libtorch-2.15.0\\lib c10.lib -lm @rsp.lib\n\
+             a.obj : error LNK2019: unresolved external symbol f referenced in function main\n",
+        );
+        let libraries: Vec<&str> = f
+            .link_line_libraries
+            .iter()
+            .map(|l| l.library.as_str())
+            .collect();
+        // Options (`/OUT:`, `/IMPLIB:`, `/DEFAULTLIB:`) and response files are not libraries;
+        // a quoted path with a space is cut but keeps its file name.
+        assert_eq!(libraries, ["Files\\x\\lib\\z.lib", "c10.lib"]);
+        let versions: Vec<(&str, &str)> = f
+            .torch_versions
+            .iter()
+            .map(|v| (v.version.as_str(), v.of.as_str()))
+            .collect();
+        assert_eq!(
+            versions,
+            [
+                ("2.15.0+cpu", "installed"),
+                ("2.3.1+cpu", "headers"),
+                ("2.15.0", "libraries")
+            ]
+        );
     }
 
     #[test]

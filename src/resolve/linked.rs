@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Answerer, ResolvedSymbol, SearchContext};
 use crate::index::discover;
+use crate::read::linklog::TorchVersion;
 use crate::read::symbols::LinkFailure;
 use crate::rules::RuleBook;
 
@@ -33,8 +34,9 @@ fn library_in(text: &str) -> Option<String> {
 
 /// The libraries the log shows already in the link: the library part of a referencing
 /// `lib.lib(member.obj)`, and libraries named by linker warnings that only a linked library
-/// produces (LNK4217, LNK4286, LNK4006, LNK2005). `/DEFAULTLIB` options are not counted: a
-/// `/NODEFAULTLIB` elsewhere may cancel them.
+/// produces (LNK4217, LNK4286, LNK4006, LNK2005), and the libraries a linker command line before
+/// the errors names. `/DEFAULTLIB` options are not counted: a `/NODEFAULTLIB` elsewhere may cancel
+/// them.
 pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
     let mut out: Vec<LinkedLibrary> = Vec::new();
     let mut add = |library: String, line: u64, evidence: &str| {
@@ -55,6 +57,15 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
                     "a member of it references an unresolved symbol",
                 );
             }
+        }
+    }
+    // A library the link command names, on a line before an unresolved record (the command a
+    // wrapper echoes before the linker's output).
+    let last_record = failure.symbols.iter().map(|s| s.first_line).max();
+    for named in &failure.link_line_libraries {
+        if last_record.is_some_and(|last| named.line < last) {
+            let file = named.library.rsplit(['\\', '/']).next().unwrap_or(&named.library);
+            add(file.to_string(), named.line, "the link command line names it");
         }
     }
     for finding in &failure.findings {
@@ -82,6 +93,7 @@ pub(super) fn note_log_evidence(
     linked: &[LinkedLibrary],
     context: Option<&SearchContext<'_>>,
     book: &RuleBook,
+    torch_versions: &[TorchVersion],
 ) -> Vec<String> {
     let mut lacking: Vec<String> = Vec::new();
     for s in symbols.iter_mut() {
@@ -109,6 +121,29 @@ pub(super) fn note_log_evidence(
             if let Some(path) = installed {
                 let path = path.to_string_lossy().into_owned();
                 let library = s.library.clone().unwrap_or_default();
+                if let Some(l) = s.already_linked.as_deref() {
+                    // Linked already and the installed copy lacks it: adding it again cannot
+                    // help; the code expects another version of it (an internal name too is
+                    // possible, but a linked library's version is the usual cause).
+                    let near = if s.near_misses.is_empty() {
+                        "does not export it"
+                    } else {
+                        "defines it differently (near miss below)"
+                    };
+                    let mut note = format!(
+                        "{library} is already in the link (line {}: {}) and the installed {path} {near}: adding it again cannot help; the headers the code was compiled with expect another version of {library}",
+                        l.line, l.evidence
+                    );
+                    if let Some(versions) = torch_cause(&s.family, torch_versions, &path) {
+                        note.push_str(&versions);
+                    }
+                    s.match_note = Some(note);
+                    s.installed_lacks = Some(path);
+                    if !lacking.contains(&library) {
+                        lacking.push(library);
+                    }
+                    continue;
+                }
                 // A third-party library's namespace (a CRT name the installed CRT lacks is a
                 // toolset difference, said as such).
                 let crt = book.family(&s.family).is_some_and(|f| f.crt);
@@ -134,6 +169,60 @@ pub(super) fn note_log_evidence(
     }
 
     lacking
+}
+
+/// For a torch library (family `torch-*`): the usual cause, headers and libraries of different
+/// torch versions, with both versions when the log (libtorch paths of include and library
+/// options, collect_env's `PyTorch version:`) or the installation (`torch/version.py` or
+/// libtorch's `build-version` beside the library's `lib` directory) shows them.
+fn torch_cause(family: &str, versions: &[TorchVersion], path: &str) -> Option<String> {
+    if !family.starts_with("torch") {
+        return None;
+    }
+    let of = |what: &str| {
+        versions
+            .iter()
+            .find(|v| v.of == what)
+            .map(|v| format!("{} (line {})", v.version, v.line))
+    };
+    let headers = of("headers");
+    let libraries = installed_torch_version(path)
+        .map(|(version, file)| format!("{version} ({file})"))
+        .or_else(|| of("libraries"))
+        .or_else(|| of("installed"));
+    let mut text = String::from(
+        ": with torch the usual cause is headers of one torch version and libraries of another",
+    );
+    match (headers, libraries) {
+        (Some(h), Some(l)) => text.push_str(&format!(" (headers {h}, libraries {l})")),
+        (Some(h), None) => text.push_str(&format!(" (headers {h})")),
+        (None, Some(l)) => text.push_str(&format!(" (libraries {l})")),
+        (None, None) => {}
+    }
+    text.push_str(
+        ": build with the include directories of the torch whose libraries are linked (torch.utils.cpp_extension.include_paths() of the same Python), or link the libraries of the torch whose headers are used",
+    );
+    Some(text)
+}
+
+/// The version of the torch a library of `torch/lib` (or libtorch's `lib`) belongs to, and the
+/// file that says it: `torch/version.py`'s `__version__`, or libtorch's `build-version`.
+fn installed_torch_version(library: &str) -> Option<(String, String)> {
+    let root = std::path::Path::new(library).parent()?.parent()?;
+    let version_py = root.join("version.py");
+    if let Ok(text) = std::fs::read_to_string(&version_py) {
+        let version = text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix("__version__")?.trim_start();
+            let value = rest.strip_prefix('=')?.trim().trim_matches(['\'', '"']);
+            (!value.is_empty() && value.len() < 64).then(|| value.to_string())
+        })?;
+        return Some((version, version_py.display().to_string()));
+    }
+    let build_version = root.join("build-version");
+    let text = std::fs::read_to_string(&build_version).ok()?;
+    let version = text.trim();
+    (!version.is_empty() && version.len() < 64 && !version.contains('\n'))
+        .then(|| (version.to_string(), build_version.display().to_string()))
 }
 
 /// A name in a known library's namespace that the library on disk (`path`) does not export:
@@ -182,6 +271,23 @@ mod tests {
             "{:?}",
             d.link_flags
         );
+    }
+
+    #[test]
+    fn a_library_on_the_link_line_that_lacks_the_name_is_not_added_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("amdhip64.lib"), b"!<arch>\n").unwrap();
+        let log = "C:\\VS\\bin\\Hostx64\\x64\\link.exe /nologo app.obj /LIBPATH:C:\\hip\\lib amdhip64.lib\n\
+                   app.obj : error LNK2019: unresolved external symbol hipNewApiOnlyIn7 referenced in function main\n";
+        let d = with_index(log, Vec::new(), dir.path());
+        let s = &d.symbols[0];
+        let linked = s.already_linked.as_ref().expect("the link line names amdhip64.lib");
+        assert_eq!(linked.evidence, "the link command line names it");
+        assert!(s.installed_lacks.is_some());
+        let note = s.match_note.as_deref().unwrap();
+        assert!(note.contains("adding it again cannot help"), "{note}");
+        assert!(!note.contains("torch"), "{note}");
+        assert!(d.link_flags.is_empty(), "{:?}", d.link_flags);
     }
 
     #[test]

@@ -472,7 +472,7 @@ fn answer_all(
     python::answer_python(&mut symbols, &failure.python);
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book);
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book, &failure.torch_versions);
 
     // Names another failure class explains are no library's to answer.
     mark_explained(
