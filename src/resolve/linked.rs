@@ -121,6 +121,11 @@ pub(super) fn note_log_evidence(
             if let Some(path) = installed {
                 let path = path.to_string_lossy().into_owned();
                 let library = s.library.clone().unwrap_or_default();
+                if let Some(note) = context.and_then(|c| node_api_only_note(c.index, s, &path)) {
+                    s.match_note = Some(note);
+                    s.installed_lacks = Some(path);
+                    continue;
+                }
                 if let Some(l) = s.already_linked.as_deref() {
                     // Linked already and the installed copy lacks it: adding it again cannot
                     // help; the code expects another version of it (an internal name too is
@@ -169,6 +174,71 @@ pub(super) fn note_log_evidence(
     }
 
     lacking
+}
+
+/// Whether a name is Node-API's (`napi_*`, `node_api_*`), the ABI-stable part of node.exe's
+/// exports.
+fn is_node_api(name: &str) -> bool {
+    let name = name.strip_prefix("__imp_").unwrap_or(name);
+    let name = name.strip_prefix('_').filter(|_| name.starts_with("_napi_") || name.starts_with("_node_api_")).unwrap_or(name);
+    name.starts_with("napi_") || name.starts_with("node_api_")
+}
+
+/// For a name of node.exe's other APIs (libuv `uv_*`, `v8::`, `node::`) that the installed
+/// node.lib (`path`) lacks, when every function that node.lib exports is Node-API's: it is the
+/// node.lib built from node-api-headers' def file, not the one of a Node release; the note says
+/// so and what to link instead.
+fn node_api_only_note(
+    index: &crate::index::Index,
+    s: &ResolvedSymbol,
+    path: &str,
+) -> Option<String> {
+    let file = std::path::Path::new(path);
+    let is_node_lib = file
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("node.lib"));
+    if !is_node_lib || is_node_api(&s.symbol.lookup_name) {
+        return None;
+    }
+    let wanted = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut node_api = 0usize;
+    for symbol in index.symbols() {
+        let same = symbol.library == file
+            || dunce::canonicalize(&symbol.library).is_ok_and(|p| p == wanted);
+        if !same {
+            continue;
+        }
+        let name = symbol.name.as_str();
+        // The import library's own bookkeeping names are no exports.
+        if name.starts_with("__IMPORT_DESCRIPTOR_")
+            || name == "__NULL_IMPORT_DESCRIPTOR"
+            || name.ends_with("_NULL_THUNK_DATA")
+        {
+            continue;
+        }
+        if !is_node_api(name) {
+            return None;
+        }
+        node_api += 1;
+    }
+    if node_api == 0 {
+        return None;
+    }
+    let arch = match index.arch() {
+        crate::index::Machine::X86 => "ia32",
+        crate::index::Machine::Arm64 => "arm64",
+        _ => "x64",
+    };
+    let api = if s.symbol.demangled.contains("v8::") {
+        "V8"
+    } else if s.symbol.lookup_name.trim_start_matches("__imp_").trim_start_matches('_').starts_with("uv_") {
+        "libuv"
+    } else {
+        "Node's C++"
+    };
+    Some(format!(
+        "{path} is a Node-API-only node.lib (every function it exports, {node_api}, is napi_*/node_api_*: it is built from node-api-headers' def file), and this name is of the {api} API, which is not ABI-stable and only the node.lib of a Node release exports: link the node.lib node-gyp downloads for the Node version the addon is for (%LOCALAPPDATA%\\node-gyp\\Cache\\<version>\\{arch}\\node.lib; node-gyp install <version>), or port the addon to Node-API (node-addon-api) to keep this node.lib"
+    ))
 }
 
 /// For a torch library (family `torch-*`): the usual cause, headers and libraries of different
