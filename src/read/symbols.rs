@@ -333,6 +333,28 @@ impl Collector {
         self
     }
 
+    /// Keeps the first mention of a library named on a linker command line.
+    fn push_link_line_library(&mut self, library: crate::read::linklog::LinkLineLibrary) {
+        let libraries = &mut self.failure.link_line_libraries;
+        let known = libraries
+            .iter()
+            .any(|l| l.library.eq_ignore_ascii_case(&library.library));
+        if !known && libraries.len() < MAX_LINK_LINE_LIBRARIES {
+            libraries.push(library);
+        }
+    }
+
+    /// Keeps the first mention of a torch version (of the headers, the libraries or installed).
+    fn push_torch_version(&mut self, version: crate::read::linklog::TorchVersion) {
+        let versions = &mut self.failure.torch_versions;
+        let known = versions
+            .iter()
+            .any(|v| v.version == version.version && v.of == version.of);
+        if !known && versions.len() < 16 {
+            versions.push(version);
+        }
+    }
+
     /// Notes the machine a referencing function's mangled name (`function_name`) was compiled
     /// for: its type codes (`PEA`, `QAE`), else its pointers and references as parsed (`ABV`
     /// has no `__ptr64`: x86), a bounded number of times per log.
@@ -349,7 +371,8 @@ impl Collector {
     /// The machine a referencing function's parsed pointers and references show
     /// ([`demangle::pointer_machine`]), while x86 is not known already and the bound allows.
     fn parsed_pointer_machine(&mut self, name: &str) -> Option<Machine> {
-        if self.failure.machines.contains(&Machine::X86) || self.pointer_parses >= MAX_POINTER_PARSES
+        if self.failure.machines.contains(&Machine::X86)
+            || self.pointer_parses >= MAX_POINTER_PARSES
         {
             return None;
         }
@@ -406,24 +429,8 @@ impl Collector {
                     self.failure.machines.push(machine);
                 }
             }
-            Event::LinkLineLibrary(library) => {
-                let libraries = &mut self.failure.link_line_libraries;
-                let known = libraries
-                    .iter()
-                    .any(|l| l.library.eq_ignore_ascii_case(&library.library));
-                if !known && libraries.len() < MAX_LINK_LINE_LIBRARIES {
-                    libraries.push(library);
-                }
-            }
-            Event::TorchVersion(version) => {
-                let versions = &mut self.failure.torch_versions;
-                let known = versions
-                    .iter()
-                    .any(|v| v.version == version.version && v.of == version.of);
-                if !known && versions.len() < 16 {
-                    versions.push(version);
-                }
-            }
+            Event::LinkLineLibrary(library) => self.push_link_line_library(library),
+            Event::TorchVersion(version) => self.push_torch_version(version),
             Event::DefinedAt { object, source } => {
                 // The definers are the finding's objects; their source lines, when lld-link
                 // shows them, follow the name in its values.
@@ -762,8 +769,14 @@ mod tests {
         assert_eq!(f.symbols[0].lookup_name, "_curl_easy_init");
         let limits = demangle::DemangleLimits::default();
         assert_eq!(demangle::pointer_machine("?f@@YAHH@Z", limits), None);
-        assert_eq!(demangle::pointer_machine("?f@@YAXAAV?$vector@H@std@@@Z", limits), Some(Machine::X86));
-        assert_eq!(demangle::pointer_machine("?f@@YAXPEBD@Z", limits), Some(Machine::X64));
+        assert_eq!(
+            demangle::pointer_machine("?f@@YAXAAV?$vector@H@std@@@Z", limits),
+            Some(Machine::X86)
+        );
+        assert_eq!(
+            demangle::pointer_machine("?f@@YAXPEBD@Z", limits),
+            Some(Machine::X64)
+        );
         assert_eq!(demangle::pointer_machine("?f@@YAXP6AXXZ@Z", limits), None);
         // The symbol itself: an x86 reference parameter is x86 evidence.
         let f = failure(

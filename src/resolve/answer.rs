@@ -221,6 +221,7 @@ fn from_provider(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -289,6 +290,7 @@ fn unknown_answer(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -342,6 +344,7 @@ fn from_rule(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -491,6 +494,7 @@ fn only_in_another_flavour(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }

@@ -64,8 +64,16 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
     let last_record = failure.symbols.iter().map(|s| s.first_line).max();
     for named in &failure.link_line_libraries {
         if last_record.is_some_and(|last| named.line < last) {
-            let file = named.library.rsplit(['\\', '/']).next().unwrap_or(&named.library);
-            add(file.to_string(), named.line, "the link command line names it");
+            let file = named
+                .library
+                .rsplit(['\\', '/'])
+                .next()
+                .unwrap_or(&named.library);
+            add(
+                file.to_string(),
+                named.line,
+                "the link command line names it",
+            );
         }
     }
     for finding in &failure.findings {
@@ -126,24 +134,8 @@ pub(super) fn note_log_evidence(
                     s.installed_lacks = Some(path);
                     continue;
                 }
-                if let Some(l) = s.already_linked.as_deref() {
-                    // Linked already and the installed copy lacks it: adding it again cannot
-                    // help; the code expects another version of it (an internal name too is
-                    // possible, but a linked library's version is the usual cause).
-                    let near = if s.near_misses.is_empty() {
-                        "does not export it"
-                    } else {
-                        "defines it differently (near miss below)"
-                    };
-                    let mut note = format!(
-                        "{library} is already in the link (line {}: {}) and the installed {path} {near}: adding it again cannot help; the headers the code was compiled with expect another version of {library}",
-                        l.line, l.evidence
-                    );
-                    if let Some(versions) = torch_cause(&s.family, torch_versions, &path) {
-                        note.push_str(&versions);
-                    }
-                    s.match_note = Some(note);
-                    s.installed_lacks = Some(path);
+                if s.already_linked.is_some() {
+                    linked_but_lacking(s, &library, path, torch_versions);
                     if !lacking.contains(&library) {
                         lacking.push(library);
                     }
@@ -176,11 +168,42 @@ pub(super) fn note_log_evidence(
     lacking
 }
 
+/// A library already in the link whose installed copy (`path`) lacks the name: adding it again
+/// cannot help; the code expects another version of it (an internal name is possible too, but a
+/// linked library's version is the usual cause), said with torch's versions for torch.
+fn linked_but_lacking(
+    s: &mut ResolvedSymbol,
+    library: &str,
+    path: String,
+    torch_versions: &[TorchVersion],
+) {
+    let Some(l) = s.already_linked.as_deref() else {
+        return;
+    };
+    let near = if s.near_misses.is_empty() {
+        "does not export it"
+    } else {
+        "defines it differently (near miss below)"
+    };
+    let mut note = format!(
+        "{library} is already in the link (line {}: {}) and the installed {path} {near}: adding it again cannot help; the headers the code was compiled with expect another version of {library}",
+        l.line, l.evidence
+    );
+    if let Some(versions) = torch_cause(&s.family, torch_versions, &path) {
+        note.push_str(&versions);
+    }
+    s.match_note = Some(note);
+    s.installed_lacks = Some(path);
+}
+
 /// Whether a name is Node-API's (`napi_*`, `node_api_*`), the ABI-stable part of node.exe's
 /// exports.
 fn is_node_api(name: &str) -> bool {
     let name = name.strip_prefix("__imp_").unwrap_or(name);
-    let name = name.strip_prefix('_').filter(|_| name.starts_with("_napi_") || name.starts_with("_node_api_")).unwrap_or(name);
+    let name = name
+        .strip_prefix('_')
+        .filter(|_| name.starts_with("_napi_") || name.starts_with("_node_api_"))
+        .unwrap_or(name);
     name.starts_with("napi_") || name.starts_with("node_api_")
 }
 
@@ -231,7 +254,13 @@ fn node_api_only_note(
     };
     let api = if s.symbol.demangled.contains("v8::") {
         "V8"
-    } else if s.symbol.lookup_name.trim_start_matches("__imp_").trim_start_matches('_').starts_with("uv_") {
+    } else if s
+        .symbol
+        .lookup_name
+        .trim_start_matches("__imp_")
+        .trim_start_matches('_')
+        .starts_with("uv_")
+    {
         "libuv"
     } else {
         "Node's C++"
@@ -351,7 +380,10 @@ mod tests {
                    app.obj : error LNK2019: unresolved external symbol hipNewApiOnlyIn7 referenced in function main\n";
         let d = with_index(log, Vec::new(), dir.path());
         let s = &d.symbols[0];
-        let linked = s.already_linked.as_ref().expect("the link line names amdhip64.lib");
+        let linked = s
+            .already_linked
+            .as_ref()
+            .expect("the link line names amdhip64.lib");
         assert_eq!(linked.evidence, "the link command line names it");
         assert!(s.installed_lacks.is_some());
         let note = s.match_note.as_deref().unwrap();

@@ -365,35 +365,50 @@ fn layouts_follow_the_log_machine_without_arch() {
     let json = diagnose("174", &["--no-python", "--vc-lib", &vc]);
     let dirs = json["searched_dirs"].as_array().unwrap();
     assert_eq!(dirs.len(), 1, "{dirs:?}");
-    assert!(dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"), "{dirs:?}");
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"),
+        "{dirs:?}"
+    );
     assert_eq!(dirs[0]["source"], "--vc-lib (x86: the log's machine)");
     for s in json["symbols"].as_array().unwrap() {
         let library = s["library"].as_str().unwrap_or_default();
         assert!(library.ends_with("-i386.lib"), "{s}");
         assert_eq!(s["provider"], "archive", "{s}");
+        assert_eq!(
+            s["library_source"], "--vc-lib (x86: the log's machine)",
+            "{s}"
+        );
     }
     assert!(
-        json["warnings"]
-            .as_array()
+        json["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
             .unwrap()
-            .iter()
-            .any(|w| w.as_str().unwrap().starts_with("the library layouts were searched for x86")),
+            .starts_with("the library layouts were searched for x86")),
         "{}",
         json["warnings"]
     );
     // `--arch x64` keeps x64's directories: the same names are then a machine mismatch.
     let json = diagnose("174", &["--no-python", "--vc-lib", &vc, "--arch", "x64"]);
     let dirs = json["searched_dirs"].as_array().unwrap();
-    assert!(dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"), "{dirs:?}");
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"),
+        "{dirs:?}"
+    );
     assert_eq!(dirs[0]["source"], "--vc-lib");
     assert_eq!(first_problem(&json).0, "machine-mismatch");
     // An x64 log stays x64.
     let json = diagnose("175", &["--no-python", "--vc-lib", &vc]);
     let dirs = json["searched_dirs"].as_array().unwrap();
-    assert!(dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"), "{dirs:?}");
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"),
+        "{dirs:?}"
+    );
     assert_eq!(dirs[0]["source"], "--vc-lib");
     for s in json["symbols"].as_array().unwrap() {
-        assert!(s["library"].as_str().unwrap().ends_with("-x86_64.lib"), "{s}");
+        assert!(
+            s["library"].as_str().unwrap().ends_with("-x86_64.lib"),
+            "{s}"
+        );
     }
 }
 
@@ -412,6 +427,12 @@ fn vc_tools_install_dir_follows_the_log_machine() {
     assert_eq!(output.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let dirs = json["searched_dirs"].as_array().unwrap();
-    assert_eq!(dirs[0]["source"], "VCToolsInstallDir (x86: the log's machine)");
-    assert!(dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"), "{dirs:?}");
+    assert_eq!(
+        dirs[0]["source"],
+        "VCToolsInstallDir (x86: the log's machine)"
+    );
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"),
+        "{dirs:?}"
+    );
 }

@@ -281,7 +281,10 @@ fn node_addon_names_are_node_lib() {
 #[test]
 fn a_node_api_only_node_lib_is_said_as_such() {
     let x64 = node_dir().join("x64");
-    let (json, _dir) = diagnose(&our_log("095"), &["--no-python", "--lib-dir", x64.to_str().unwrap()]);
+    let (json, _dir) = diagnose(
+        &our_log("095"),
+        &["--no-python", "--lib-dir", x64.to_str().unwrap()],
+    );
     let symbols = json["symbols"].as_array().unwrap();
     for s in &symbols[..2] {
         assert_eq!(s["provider"], "archive", "{s}");
@@ -290,10 +293,16 @@ fn a_node_api_only_node_lib_is_said_as_such() {
         let note = s["match_note"].as_str().unwrap();
         assert!(note.contains("is a Node-API-only node.lib"), "{note}");
         assert!(note.contains(&format!("the {api} API")), "{note}");
-        assert!(note.contains(r"node-gyp\Cache\<version>\x64\node.lib"), "{note}");
+        assert!(
+            note.contains(r"node-gyp\Cache\<version>\x64\node.lib"),
+            "{note}"
+        );
         assert!(note.contains("port the addon to Node-API"), "{note}");
         assert!(s.get("not_exported_by").is_none(), "{s}");
-        assert!(s["installed_lacks"].as_str().unwrap().ends_with("node.lib"), "{s}");
+        assert!(
+            s["installed_lacks"].as_str().unwrap().ends_with("node.lib"),
+            "{s}"
+        );
     }
     let summary = json["verdict"]["summary"].as_str().unwrap();
     assert!(!summary.contains("installed node.lib lacks"), "{summary}");
@@ -451,7 +460,10 @@ fn x86_pointer_mangling_alone_makes_the_log_x86() {
         .iter()
         .map(|s| s["lookup_name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["curl_easy_init", "curl_easy_setopt", "curl_easy_cleanup"]);
+    assert_eq!(
+        names,
+        ["curl_easy_init", "curl_easy_setopt", "curl_easy_cleanup"]
+    );
     let x64 = python_dir().join("x64");
     let (json, _dir) = diagnose(&our_log("177"), &["--lib-dir", x64.to_str().unwrap()]);
     let s = &json["symbols"][0];

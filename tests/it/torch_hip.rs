@@ -544,12 +544,21 @@ fn a_torch_library_already_on_the_link_line_is_not_offered_again() {
         "__version__ = '2.15.0+cpu'\ndebug = False\n",
     )
     .unwrap();
-    let json = diagnose(&our_log("178"), &["--no-python", "--lib-dir", lib.to_str().unwrap()]);
+    let json = diagnose(
+        &our_log("178"),
+        &["--no-python", "--lib-dir", lib.to_str().unwrap()],
+    );
     assert_eq!(json["link_flags"], serde_json::json!([]));
     for s in json["symbols"].as_array().unwrap() {
         assert_eq!(s["already_linked"]["library"], "c10.lib", "{s}");
-        assert_eq!(s["already_linked"]["evidence"], "the link command line names it");
-        assert!(s["installed_lacks"].as_str().unwrap().ends_with("c10.lib"), "{s}");
+        assert_eq!(
+            s["already_linked"]["evidence"],
+            "the link command line names it"
+        );
+        assert!(
+            s["installed_lacks"].as_str().unwrap().ends_with("c10.lib"),
+            "{s}"
+        );
         assert!(s.get("not_exported_by").is_none(), "{s}");
         let note = s["match_note"].as_str().unwrap();
         assert!(note.contains("adding it again cannot help"), "{note}");
@@ -583,7 +592,10 @@ fn a_torch_library_already_on_the_link_line_is_not_offered_again() {
     // add (the name is internal to it as far as the installed copy tells: no flag either) and
     // nothing says it is linked.
     let unlinked = our_log("178").replace(r"C:\venv\Lib\site-packages\torch\lib\c10.lib", "");
-    let json = diagnose(&unlinked, &["--no-python", "--lib-dir", lib.to_str().unwrap()]);
+    let json = diagnose(
+        &unlinked,
+        &["--no-python", "--lib-dir", lib.to_str().unwrap()],
+    );
     for s in json["symbols"].as_array().unwrap() {
         assert!(s.get("already_linked").is_none(), "{s}");
     }

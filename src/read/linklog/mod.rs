@@ -658,19 +658,15 @@ impl<'s, 'w> Reading<'s, 'w> {
                         .push(read_summary::UnreadLine::new(line, &text));
                 }
             }
-        } else if self
-            .events
-            .iter()
-            .any(|e| {
-                !matches!(
-                    e,
-                    Event::CrtOption(_)
-                        | Event::Machine(_)
-                        | Event::LinkLineLibrary(_)
-                        | Event::TorchVersion(_)
-                )
-            })
-        {
+        } else if self.events.iter().any(|e| {
+            !matches!(
+                e,
+                Event::CrtOption(_)
+                    | Event::Machine(_)
+                    | Event::LinkLineLibrary(_)
+                    | Event::TorchVersion(_)
+            )
+        }) {
             self.stats.link_lines += 1;
         }
         for event in self.events.drain(..) {
