@@ -105,6 +105,9 @@ pub struct LinkFailure {
     /// collect_env's `PyTorch version:`), first mention of each.
     #[serde(default)]
     pub torch_versions: Vec<crate::read::linklog::TorchVersion>,
+    /// The Node version node-gyp builds for, when its `gyp info using node@V` line shows it.
+    #[serde(default)]
+    pub node_version: Option<String>,
 }
 
 impl LinkFailure {
@@ -431,6 +434,9 @@ impl Collector {
             }
             Event::LinkLineLibrary(library) => self.push_link_line_library(library),
             Event::TorchVersion(version) => self.push_torch_version(version),
+            Event::NodeVersion(version) => {
+                self.failure.node_version.get_or_insert(version);
+            }
             Event::DefinedAt { object, source } => {
                 // The definers are the finding's objects; their source lines, when lld-link
                 // shows them, follow the name in its values.

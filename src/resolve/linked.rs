@@ -101,8 +101,9 @@ pub(super) fn note_log_evidence(
     linked: &[LinkedLibrary],
     context: Option<&SearchContext<'_>>,
     book: &RuleBook,
-    torch_versions: &[TorchVersion],
+    failure: &LinkFailure,
 ) -> Vec<String> {
+    let torch_versions = failure.torch_versions.as_slice();
     let mut lacking: Vec<String> = Vec::new();
     for s in symbols.iter_mut() {
         if let Some(library) = &s.library {
@@ -129,7 +130,9 @@ pub(super) fn note_log_evidence(
             if let Some(path) = installed {
                 let path = path.to_string_lossy().into_owned();
                 let library = s.library.clone().unwrap_or_default();
-                if let Some(note) = context.and_then(|c| node_api_only_note(c.index, s, &path)) {
+                if let Some(note) = context.and_then(|c| {
+                    node_api_only_note(c.index, s, &path, failure.node_version.as_deref())
+                }) {
                     s.match_note = Some(note);
                     s.installed_lacks = Some(path);
                     continue;
@@ -215,6 +218,7 @@ fn node_api_only_note(
     index: &crate::index::Index,
     s: &ResolvedSymbol,
     path: &str,
+    node_version: Option<&str>,
 ) -> Option<String> {
     let file = std::path::Path::new(path);
     let is_node_lib = file
@@ -265,8 +269,9 @@ fn node_api_only_note(
     } else {
         "Node's C++"
     };
+    let version = node_version.unwrap_or("<version>");
     Some(format!(
-        "{path} is a Node-API-only node.lib (every function it exports, {node_api}, is napi_*/node_api_*: it is built from node-api-headers' def file), and this name is of the {api} API, which is not ABI-stable and only the node.lib of a Node release exports: link the node.lib node-gyp downloads for the Node version the addon is for (%LOCALAPPDATA%\\node-gyp\\Cache\\<version>\\{arch}\\node.lib; node-gyp install <version>), or port the addon to Node-API (node-addon-api) to keep this node.lib"
+        "{path} is a Node-API-only node.lib (every function it exports, {node_api}, is napi_*/node_api_*: it is built from node-api-headers' def file), and this name is of the {api} API, which is not ABI-stable and only the node.lib of a Node release exports: link the node.lib node-gyp downloads for the Node version the addon is for (%LOCALAPPDATA%\\node-gyp\\Cache\\{version}\\{arch}\\node.lib; node-gyp install {version}), or port the addon to Node-API (node-addon-api) to keep this node.lib"
     ))
 }
 

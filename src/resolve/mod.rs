@@ -62,7 +62,7 @@ pub struct ResolvedSymbol {
     /// `searched_dirs` (`--lib-dir`, `LIB`, `CUDA_PATH`, `python (VIRTUAL_ENV=DIR): torch/lib`);
     /// only when it is one of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub library_source: Option<String>,
+    pub library_source: Option<Box<String>>,
     /// Who answered (`null` when nobody knows the symbol).
     pub provider: Option<Answerer>,
     /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
@@ -477,13 +477,7 @@ fn answer_all(
     python::answer_python(&mut symbols, &failure.python);
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let mut lacking = note_log_evidence(
-        &mut symbols,
-        &linked,
-        context,
-        book,
-        &failure.torch_versions,
-    );
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book, failure);
 
     // Names another failure class explains are no library's to answer.
     mark_explained(

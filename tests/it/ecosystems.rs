@@ -294,9 +294,11 @@ fn a_node_api_only_node_lib_is_said_as_such() {
         assert!(note.contains("is a Node-API-only node.lib"), "{note}");
         assert!(note.contains(&format!("the {api} API")), "{note}");
         assert!(
-            note.contains(r"node-gyp\Cache\<version>\x64\node.lib"),
+            note.contains(r"node-gyp\Cache\20.11.1\x64\node.lib"),
             "{note}"
         );
+        // The version of node-gyp's `gyp info using node@20.11.1` line.
+        assert!(note.contains("node-gyp install 20.11.1"), "{note}");
         assert!(note.contains("port the addon to Node-API"), "{note}");
         assert!(s.get("not_exported_by").is_none(), "{s}");
         assert!(

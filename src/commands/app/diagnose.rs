@@ -460,7 +460,7 @@ fn note_library_sources(diagnosis: &mut Diagnosis) {
         s.library_source = dirs
             .iter()
             .find(|dir| dir.path == parent)
-            .map(|dir| dir.origin.clone());
+            .map(|dir| Box::new(dir.origin.clone()));
     }
 }
 

@@ -665,6 +665,7 @@ impl<'s, 'w> Reading<'s, 'w> {
                     | Event::Machine(_)
                     | Event::LinkLineLibrary(_)
                     | Event::TorchVersion(_)
+                    | Event::NodeVersion(_)
             )
         }) {
             self.stats.link_lines += 1;

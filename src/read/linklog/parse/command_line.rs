@@ -22,6 +22,9 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
     }
     if let Some(m) = build_platform(bytes) {
         events.push(Event::Machine(m));
+        if let Some(version) = node_gyp_version(line) {
+            events.push(Event::NodeVersion(version));
+        }
     }
     let maybe_option = memchr::memchr2(b'/', b'-', bytes).is_some();
     if !maybe_option {
@@ -59,6 +62,17 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
             events.push(Event::Machine(m));
         }
     }
+}
+
+/// The Node version of node-gyp's `gyp info using node@20.11.1 | win32 | x64`.
+fn node_gyp_version(line: &str) -> Option<String> {
+    let rest = &line[line.find("using node@")? + "using node@".len()..];
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    (!version.is_empty() && version.len() < 32 && version.starts_with(|c: char| c.is_ascii_digit()))
+        .then_some(version)
 }
 
 /// The machine a build tool's own line names: node-gyp's `gyp info using node@V | win32 | ia32`

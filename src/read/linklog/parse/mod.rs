@@ -150,6 +150,8 @@ pub enum Event {
     LinkLineLibrary(LinkLineLibrary),
     /// A torch version a command line or collect_env shows.
     TorchVersion(TorchVersion),
+    /// The Node version node-gyp builds for (`gyp info using node@20.11.1 | win32 | x64`).
+    NodeVersion(String),
     /// lld-link `>>> defined at X`: one definer of the last `duplicate symbol`.
     DefinedAt {
         /// The object or `lib(member)`.
