@@ -298,6 +298,49 @@ struct Collector {
     /// The machine the layouts look for first ([`layout_machine`]), and `--arch`'s, which they
     /// fall back to when the first has no directories there.
     machines: (Machine, Machine),
+    /// A layout had directories of `--arch`'s machine only (or one for any machine).
+    fell_back: bool,
+}
+
+impl Collector {
+    /// An empty collector whose layouts look for `machines` ([`Collector::machines`]).
+    fn new(machines: (Machine, Machine)) -> Collector {
+        Collector {
+            discovered: Discovered::default(),
+            seen_dirs: HashSet::new(),
+            seen_files: HashSet::new(),
+            glob_files: Vec::new(),
+            machines,
+            fell_back: false,
+        }
+    }
+}
+
+/// The machines the layouts of `options` look for: the log's, then `--arch`'s; `--arch`'s alone
+/// when some layout has directories of `--arch`'s machine only (a Windows SDK without `um\x86`,
+/// CUDA 12 without `lib\Win32`, `--vc-lib` naming `lib\x64` itself): an index of one machine's
+/// libraries, never a mix, so that names of the other machine are said as a machine mismatch.
+fn layout_machines(
+    options: &SearchOptions,
+    explicit: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Machine, Machine) {
+    let machines = (layout_machine(options), options.arch);
+    if machines.0 == machines.1 {
+        return machines;
+    }
+    let mut trial = Collector::new(machines);
+    if explicit {
+        trial.add_option_layouts(options);
+    } else {
+        trial.add_environment_layouts(env);
+        trial.add_cuda(env);
+    }
+    if trial.fell_back {
+        (options.arch, options.arch)
+    } else {
+        machines
+    }
 }
 
 impl Collector {
@@ -378,6 +421,9 @@ impl Collector {
             if !dirs.is_empty() && dirs != fallback {
                 self.discovered.layout_machine = Some(log);
                 return (dirs, format!("{origin} ({log}: the log's machine)"));
+            }
+            if !fallback.is_empty() {
+                self.fell_back = true;
             }
         }
         (fallback, origin.to_string())
@@ -552,13 +598,6 @@ pub fn discover_with(
     env: &dyn Fn(&str) -> Option<String>,
     probe: &Probe<'_>,
 ) -> Discovered {
-    let mut collector = Collector {
-        discovered: Discovered::default(),
-        seen_dirs: HashSet::new(),
-        seen_files: HashSet::new(),
-        glob_files: Vec::new(),
-        machines: (layout_machine(options), options.arch),
-    };
     let explicit = !options.lib_dirs.is_empty()
         || options.hip_path.is_some()
         || options.vc_lib.is_some()
@@ -567,6 +606,7 @@ pub fn discover_with(
     let link = options.link_machine.unwrap_or(options.arch);
     // The layouts follow the log's machine when `--arch` was not given (an x86 log gets
     // `lib\x86`); the index is then built for that machine too.
+    let mut collector = Collector::new(layout_machines(options, explicit, env));
     if explicit {
         collector.add_options(options);
         if let PythonChoice::Exe(_) = options.python {
@@ -599,6 +639,14 @@ impl Collector {
             let hip = native_path(&hip.to_string_lossy());
             self.add_dir(&hip.join("lib"), "--hip-path");
         }
+        self.add_option_layouts(options);
+        for pattern in &options.globs {
+            self.add_glob(pattern);
+        }
+    }
+
+    /// The directories of `--vc-lib` and `--sdk-lib`, which depend on the machine.
+    fn add_option_layouts(&mut self, options: &SearchOptions) {
         if let Some(vc) = &options.vc_lib {
             let vc = native_path(&vc.to_string_lossy());
             let (dirs, origin) = self.for_machine("--vc-lib", |arch| vc_dirs(&vc, arch));
@@ -608,9 +656,6 @@ impl Collector {
             let sdk = native_path(&sdk.to_string_lossy());
             let (dirs, origin) = self.for_machine("--sdk-lib", |arch| sdk_dirs(&sdk, arch));
             self.add_layout(dirs, &sdk, &origin, "windows sdk");
-        }
-        for pattern in &options.globs {
-            self.add_glob(pattern);
         }
     }
 
@@ -625,6 +670,12 @@ impl Collector {
         if let Some(hip) = env("HIP_PATH").filter(|v| !v.trim().is_empty()) {
             self.add_dir(&native_path(&hip).join("lib"), "HIP_PATH");
         }
+        self.add_environment_layouts(env);
+    }
+
+    /// The directories of `VCToolsInstallDir` and the Windows SDK variables, which depend on the
+    /// machine.
+    fn add_environment_layouts(&mut self, env: &dyn Fn(&str) -> Option<String>) {
         if let Some(vc) = env("VCToolsInstallDir").filter(|v| !v.trim().is_empty()) {
             let vc = native_path(&vc);
             let (dirs, origin) = self.for_machine("VCToolsInstallDir", |arch| vc_dirs(&vc, arch));

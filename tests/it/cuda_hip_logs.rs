@@ -396,6 +396,25 @@ fn layouts_follow_the_log_machine_without_arch() {
     );
     assert_eq!(dirs[0]["source"], "--vc-lib");
     assert_eq!(first_problem(&json).0, "machine-mismatch");
+    // A layout without x86 directories (this Windows SDK has `um\x64` only) keeps every layout
+    // on x64: one machine's libraries, and the x86 names are the machine mismatch.
+    let kits = common::RealDirs::get()
+        .um
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let kits = kits.display().to_string();
+    let json = diagnose("174", &["--no-python", "--vc-lib", &vc, "--sdk-lib", &kits]);
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert!(
+        dirs.iter()
+            .all(|d| d["path"].as_str().unwrap().ends_with("x64")
+                && !d["source"].as_str().unwrap().contains("log's machine")),
+        "{dirs:?}"
+    );
+    assert_eq!(first_problem(&json).0, "machine-mismatch");
     // An x64 log stays x64.
     let json = diagnose("175", &["--no-python", "--vc-lib", &vc]);
     let dirs = json["searched_dirs"].as_array().unwrap();
