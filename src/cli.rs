@@ -326,9 +326,10 @@ pub(crate) struct SearchArgs {
     pub(crate) globs: Vec<String>,
     #[command(flatten)]
     pub(crate) python: PythonChoiceArgs,
-    /// Target machine: x64, x86, arm64, arm64ec.
-    #[arg(long, default_value = "x64", value_parser = parse_machine)]
-    pub(crate) arch: Machine,
+    /// Target machine: x64, x86, arm64, arm64ec (default: x64; diagnose: the log's machine picks
+    /// the VC, SDK and CUDA layout directories when the log shows one).
+    #[arg(long, value_parser = parse_machine)]
+    pub(crate) arch: Option<Machine>,
     /// Where the index cache lives (default: %LOCALAPPDATA%\lnkfix\cache on Windows,
     /// $XDG_CACHE_HOME/lnkfix or ~/.cache/lnkfix elsewhere).
     #[arg(long = "cache-dir", value_name = "DIR")]
@@ -595,9 +596,10 @@ impl SearchArgs {
                 vc_lib: self.vc_lib.clone(),
                 sdk_lib: self.sdk_lib.clone(),
                 globs: self.globs.clone(),
-                arch: self.arch,
+                arch: self.arch.unwrap_or(Machine::X64),
                 python: self.python.choice(),
                 link_machine: None,
+                arch_given: self.arch.is_some(),
             },
             cache_dir: if self.no_cache {
                 None

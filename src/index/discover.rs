@@ -45,6 +45,10 @@ pub struct SearchOptions {
     /// The link's machine as its log shows it (`diagnose`), when it does; else `arch` is: the
     /// machine a Python interpreter's pointer size is checked against.
     pub link_machine: Option<Machine>,
+    /// Whether `--arch` was given. When it was not and `link_machine` is known, the layouts
+    /// (`--vc-lib`, `--sdk-lib`, `VCToolsInstallDir`, the SDK variables, `CUDA_PATH`) pick that
+    /// machine's directories (`lib\x86`, `um\x86`, `lib\Win32`) instead of `arch`'s.
+    pub arch_given: bool,
 }
 
 /// One directory to search, and why it is searched (in JSON: `{"path", "source"}`).
@@ -73,6 +77,18 @@ pub struct Discovered {
     /// The Python interpreter whose directories were searched, or why it could not be asked;
     /// `None` when none was chosen.
     pub python: Option<PythonFound>,
+    /// The machine the layouts followed when it is the log's rather than `--arch`'s (an x86 log
+    /// without `--arch`): the index is built for it too. `None` when `arch` applies.
+    pub layout_machine: Option<Machine>,
+}
+
+/// The machine the layouts of `options` pick directories for: `--arch` when given, else the
+/// log's machine when known, else `arch` (x64 by default).
+pub fn layout_machine(options: &SearchOptions) -> Machine {
+    match options.link_machine {
+        Some(machine) if !options.arch_given => machine,
+        _ => options.arch,
+    }
 }
 
 /// File extensions the index reads, lowercase.
@@ -279,6 +295,52 @@ struct Collector {
     seen_files: HashSet<PathBuf>,
     /// Files matched by `--lib` globs: searched after the directories.
     glob_files: Vec<PathBuf>,
+    /// The machine the layouts look for first ([`layout_machine`]), and `--arch`'s, which they
+    /// fall back to when the first has no directories there.
+    machines: (Machine, Machine),
+    /// A layout had directories of `--arch`'s machine only (or one for any machine).
+    fell_back: bool,
+}
+
+impl Collector {
+    /// An empty collector whose layouts look for `machines` ([`Collector::machines`]).
+    fn new(machines: (Machine, Machine)) -> Collector {
+        Collector {
+            discovered: Discovered::default(),
+            seen_dirs: HashSet::new(),
+            seen_files: HashSet::new(),
+            glob_files: Vec::new(),
+            machines,
+            fell_back: false,
+        }
+    }
+}
+
+/// The machines the layouts of `options` look for: the log's, then `--arch`'s; `--arch`'s alone
+/// when some layout has directories of `--arch`'s machine only (a Windows SDK without `um\x86`,
+/// CUDA 12 without `lib\Win32`, `--vc-lib` naming `lib\x64` itself): an index of one machine's
+/// libraries, never a mix, so that names of the other machine are said as a machine mismatch.
+fn layout_machines(
+    options: &SearchOptions,
+    explicit: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Machine, Machine) {
+    let machines = (layout_machine(options), options.arch);
+    if machines.0 == machines.1 {
+        return machines;
+    }
+    let mut trial = Collector::new(machines);
+    if explicit {
+        trial.add_option_layouts(options);
+    } else {
+        trial.add_environment_layouts(env);
+        trial.add_cuda(env);
+    }
+    if trial.fell_back {
+        (options.arch, options.arch)
+    } else {
+        machines
+    }
 }
 
 impl Collector {
@@ -341,6 +403,30 @@ impl Collector {
         for dir in dirs {
             self.add_dir(&dir, origin);
         }
+    }
+
+    /// The directories a layout has (`dirs_for`) for the log's machine when it is not `--arch`'s
+    /// and they are its own (not the same directories as for `--arch`), else for `--arch`'s; and
+    /// their origin: `origin`, with the machine when it is the log's (`--vc-lib (x86: the log's
+    /// machine)`).
+    fn for_machine(
+        &mut self,
+        origin: &str,
+        dirs_for: impl Fn(Machine) -> Vec<PathBuf>,
+    ) -> (Vec<PathBuf>, String) {
+        let (log, arch) = self.machines;
+        let fallback = dirs_for(arch);
+        if log != arch {
+            let dirs = dirs_for(log);
+            if !dirs.is_empty() && dirs != fallback {
+                self.discovered.layout_machine = Some(log);
+                return (dirs, format!("{origin} ({log}: the log's machine)"));
+            }
+            if !fallback.is_empty() {
+                self.fell_back = true;
+            }
+        }
+        (fallback, origin.to_string())
     }
 
     fn add_glob(&mut self, pattern: &str) {
@@ -512,26 +598,23 @@ pub fn discover_with(
     env: &dyn Fn(&str) -> Option<String>,
     probe: &Probe<'_>,
 ) -> Discovered {
-    let mut collector = Collector {
-        discovered: Discovered::default(),
-        seen_dirs: HashSet::new(),
-        seen_files: HashSet::new(),
-        glob_files: Vec::new(),
-    };
     let explicit = !options.lib_dirs.is_empty()
         || options.hip_path.is_some()
         || options.vc_lib.is_some()
         || options.sdk_lib.is_some()
         || !options.globs.is_empty();
     let link = options.link_machine.unwrap_or(options.arch);
+    // The layouts follow the log's machine when `--arch` was not given (an x86 log gets
+    // `lib\x86`); the index is then built for that machine too.
+    let mut collector = Collector::new(layout_machines(options, explicit, env));
     if explicit {
         collector.add_options(options);
         if let PythonChoice::Exe(_) = options.python {
             collector.discovered.python = collector.add_python(&options.python, env, probe, link);
         }
     } else {
-        collector.add_environment(env, options.arch);
-        collector.add_cuda(env, options.arch);
+        collector.add_environment(env);
+        collector.add_cuda(env);
         collector.discovered.python = collector.add_python(&options.python, env, probe, link);
         collector.add_conda(env);
     }
@@ -549,7 +632,6 @@ impl Collector {
     /// The directories and globs the options name (`--lib-dir`, `--hip-path`, `--vc-lib`,
     /// `--sdk-lib`, `--lib`).
     fn add_options(&mut self, options: &SearchOptions) {
-        let arch = options.arch;
         for dir in &options.lib_dirs {
             self.add_dir(&native_path(&dir.to_string_lossy()), "--lib-dir");
         }
@@ -557,24 +639,29 @@ impl Collector {
             let hip = native_path(&hip.to_string_lossy());
             self.add_dir(&hip.join("lib"), "--hip-path");
         }
-        if let Some(vc) = &options.vc_lib {
-            let vc = native_path(&vc.to_string_lossy());
-            let dirs = vc_dirs(&vc, arch);
-            self.add_layout(dirs, &vc, "--vc-lib", "msvc");
-        }
-        if let Some(sdk) = &options.sdk_lib {
-            let sdk = native_path(&sdk.to_string_lossy());
-            let dirs = sdk_dirs(&sdk, arch);
-            self.add_layout(dirs, &sdk, "--sdk-lib", "windows sdk");
-        }
+        self.add_option_layouts(options);
         for pattern in &options.globs {
             self.add_glob(pattern);
         }
     }
 
+    /// The directories of `--vc-lib` and `--sdk-lib`, which depend on the machine.
+    fn add_option_layouts(&mut self, options: &SearchOptions) {
+        if let Some(vc) = &options.vc_lib {
+            let vc = native_path(&vc.to_string_lossy());
+            let (dirs, origin) = self.for_machine("--vc-lib", |arch| vc_dirs(&vc, arch));
+            self.add_layout(dirs, &vc, &origin, "msvc");
+        }
+        if let Some(sdk) = &options.sdk_lib {
+            let sdk = native_path(&sdk.to_string_lossy());
+            let (dirs, origin) = self.for_machine("--sdk-lib", |arch| sdk_dirs(&sdk, arch));
+            self.add_layout(dirs, &sdk, &origin, "windows sdk");
+        }
+    }
+
     /// The directories the environment names, as link.exe reads them (`LIB`), and those of
     /// `HIP_PATH`, `VCToolsInstallDir` and the Windows SDK variables.
-    fn add_environment(&mut self, env: &dyn Fn(&str) -> Option<String>, arch: Machine) {
+    fn add_environment(&mut self, env: &dyn Fn(&str) -> Option<String>) {
         if let Some(lib) = env("LIB") {
             for part in lib.split(';').filter(|p| !p.trim().is_empty()) {
                 self.add_dir(&native_path(part), "LIB");
@@ -583,10 +670,16 @@ impl Collector {
         if let Some(hip) = env("HIP_PATH").filter(|v| !v.trim().is_empty()) {
             self.add_dir(&native_path(&hip).join("lib"), "HIP_PATH");
         }
+        self.add_environment_layouts(env);
+    }
+
+    /// The directories of `VCToolsInstallDir` and the Windows SDK variables, which depend on the
+    /// machine.
+    fn add_environment_layouts(&mut self, env: &dyn Fn(&str) -> Option<String>) {
         if let Some(vc) = env("VCToolsInstallDir").filter(|v| !v.trim().is_empty()) {
             let vc = native_path(&vc);
-            let dirs = vc_dirs(&vc, arch);
-            self.add_layout(dirs, &vc, "VCToolsInstallDir", "msvc");
+            let (dirs, origin) = self.for_machine("VCToolsInstallDir", |arch| vc_dirs(&vc, arch));
+            self.add_layout(dirs, &vc, &origin, "msvc");
         }
         let version = env("WindowsSDKLibVersion")
             .map(|v| v.trim().trim_end_matches(['\\', '/']).to_string())
@@ -606,8 +699,11 @@ impl Collector {
             } else {
                 base
             };
-            match arch_subdir(&base, &[kind], arch) {
-                Some(dir) => self.add_dir(&dir, variable),
+            let (dirs, origin) = self.for_machine(variable, |arch| {
+                arch_subdir(&base, &[kind], arch).into_iter().collect()
+            });
+            match dirs.first() {
+                Some(dir) => self.add_dir(dir, &origin),
                 None => self.discovered.warnings.push(format!(
                     "{variable}: no {kind} library directory found under {}",
                     base.display()

@@ -24,6 +24,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         return vec![summary_only_problem(d.counts.lnk1120[0])];
     }
     let (cause, fix) = internal_cause_and_fix(&left, cause_and_fix(d));
+    let (cause, fix) = linked_cause_and_fix(&left, (cause, fix));
     let names: Vec<String> = left.iter().map(|s| s.symbol.name.clone()).collect();
     let summary =
         if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
@@ -83,6 +84,37 @@ fn internal_cause_and_fix(
     } else {
         (format!("{cause}; {what}"), fix)
     }
+}
+
+/// The cause and fix when every name's library is already in the link and the installed copy
+/// lacks it (`already_linked` with `installed_lacks`): adding the library again cannot help; the
+/// code was compiled against another version of it (the symbol notes name the versions).
+fn linked_cause_and_fix(
+    left: &[&crate::resolve::ResolvedSymbol],
+    (cause, fix): (String, String),
+) -> (String, String) {
+    let lacking = |s: &&&crate::resolve::ResolvedSymbol| {
+        s.already_linked.is_some() && s.installed_lacks.is_some()
+    };
+    if left.is_empty() || !left.iter().all(|s| lacking(&s)) {
+        return (cause, fix);
+    }
+    let mut libraries: Vec<&str> = left.iter().filter_map(|s| s.library.as_deref()).collect();
+    libraries.sort_unstable();
+    libraries.dedup();
+    let torch = left.iter().any(|s| s.family.starts_with("torch"));
+    let cause = format!(
+        "{} already in the link, and the installed {} not define these names: the code was compiled against another version's headers{}",
+        libraries.join(", "),
+        if libraries.len() == 1 { "copy does" } else { "copies do" },
+        if torch { " (with torch: headers of one torch version, libraries of another)" } else { "" }
+    );
+    let fix = if torch {
+        "build with the include directories of the torch whose libraries are linked (torch.utils.cpp_extension.include_paths() of the same Python), or link the libraries of the torch whose headers are used; adding the library again cannot help".to_string()
+    } else {
+        "compile against the headers of the library version that is linked, or link the version the headers are from; adding the library again cannot help".to_string()
+    };
+    (cause, fix)
 }
 
 /// The problem of a log that shows LNK1120's count but none of the records it counts.

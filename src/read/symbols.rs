@@ -98,6 +98,16 @@ pub struct LinkFailure {
     /// The Python build the log shows (version, debug, limited API), learnt in the same pass.
     #[serde(default)]
     pub python: crate::read::python_build::PythonBuild,
+    /// Libraries named on linker command lines, first mention of each (by name ignoring case).
+    #[serde(default)]
+    pub link_line_libraries: Vec<crate::read::linklog::LinkLineLibrary>,
+    /// Torch versions the log shows (libtorch paths of include and library options,
+    /// collect_env's `PyTorch version:`), first mention of each.
+    #[serde(default)]
+    pub torch_versions: Vec<crate::read::linklog::TorchVersion>,
+    /// The Node version node-gyp builds for, when its `gyp info using node@V` line shows it.
+    #[serde(default)]
+    pub node_version: Option<String>,
 }
 
 impl LinkFailure {
@@ -258,7 +268,7 @@ fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) ->
     let arch = match x86_decoration {
         Some(X86Decoration::Vectorcall { .. }) => None,
         Some(_) => Some(Machine::X86),
-        None => mangled_arch(&bare),
+        None => mangled_arch(&bare).or_else(|| demangle::pointer_machine(&bare, limits)),
     };
     UnresolvedSymbol {
         name,
@@ -292,7 +302,16 @@ pub struct Collector {
     demangle: crate::read::demangle::DemangleLimits,
     /// Most distinct symbols kept (0: no bound, for [`Collector::new`]).
     max_symbols: usize,
+    /// Referencing functions parsed for their pointer encoding so far ([`MAX_POINTER_PARSES`]).
+    pointer_parses: usize,
 }
+
+/// Bound on the referencing functions parsed for their pointer encoding in one log: the first
+/// ones tell the machine, and a huge log must not parse every one.
+const MAX_POINTER_PARSES: usize = 256;
+
+/// Bound on the distinct libraries kept from the log's linker command lines.
+const MAX_LINK_LINE_LIBRARIES: usize = 1024;
 
 /// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
 const MAX_REFERENCES: usize = 64;
@@ -317,18 +336,60 @@ impl Collector {
         self
     }
 
+    /// Keeps the first mention of a library named on a linker command line.
+    fn push_link_line_library(&mut self, library: crate::read::linklog::LinkLineLibrary) {
+        let libraries = &mut self.failure.link_line_libraries;
+        let known = libraries
+            .iter()
+            .any(|l| l.library.eq_ignore_ascii_case(&library.library));
+        if !known && libraries.len() < MAX_LINK_LINE_LIBRARIES {
+            libraries.push(library);
+        }
+    }
+
+    /// Keeps the first mention of a torch version (of the headers, the libraries or installed).
+    fn push_torch_version(&mut self, version: crate::read::linklog::TorchVersion) {
+        let versions = &mut self.failure.torch_versions;
+        let known = versions
+            .iter()
+            .any(|v| v.version == version.version && v.of == version.of);
+        if !known && versions.len() < 16 {
+            versions.push(version);
+        }
+    }
+
+    /// Notes the machine a referencing function's mangled name (`function_name`) was compiled
+    /// for: its type codes (`PEA`, `QAE`), else its pointers and references as parsed (`ABV`
+    /// has no `__ptr64`: x86), a bounded number of times per log.
+    fn note_reference_machine(&mut self, function_name: Option<&str>) {
+        let machine = function_name
+            .and_then(|name| reference_arch(name).or_else(|| self.parsed_pointer_machine(name)));
+        if let Some(machine) = machine {
+            if !self.failure.machines.contains(&machine) {
+                self.failure.machines.push(machine);
+            }
+        }
+    }
+
+    /// The machine a referencing function's parsed pointers and references show
+    /// ([`demangle::pointer_machine`]), while x86 is not known already and the bound allows.
+    fn parsed_pointer_machine(&mut self, name: &str) -> Option<Machine> {
+        if self.failure.machines.contains(&Machine::X86)
+            || self.pointer_parses >= MAX_POINTER_PARSES
+        {
+            return None;
+        }
+        self.pointer_parses += 1;
+        demangle::pointer_machine(name, self.demangle)
+    }
+
     /// Takes one event.
     pub fn push(&mut self, located: Located) {
         let line = located.line;
         match located.event {
             Event::Unresolved(record) => self.push_unresolved(record, line),
             Event::Referenced(reference) => {
-                // A referencing function mangled for one machine tells the object's machine.
-                if let Some(machine) = reference.function_name.as_deref().and_then(reference_arch) {
-                    if !self.failure.machines.contains(&machine) {
-                        self.failure.machines.push(machine);
-                    }
-                }
+                self.note_reference_machine(reference.function_name.as_deref());
                 if let Some(i) = self.last {
                     add_reference(&mut self.failure.symbols[i], reference);
                 }
@@ -371,6 +432,11 @@ impl Collector {
                     self.failure.machines.push(machine);
                 }
             }
+            Event::LinkLineLibrary(library) => self.push_link_line_library(library),
+            Event::TorchVersion(version) => self.push_torch_version(version),
+            Event::NodeVersion(version) => {
+                self.failure.node_version.get_or_insert(version);
+            }
             Event::DefinedAt { object, source } => {
                 // The definers are the finding's objects; their source lines, when lld-link
                 // shows them, follow the name in its values.
@@ -400,6 +466,9 @@ impl Collector {
             self.last = None;
             return;
         };
+        if let Some(reference) = &record.reference {
+            self.note_reference_machine(reference.function_name.as_deref());
+        }
         let symbol = &mut self.failure.symbols[index];
         symbol.reported += 1;
         if !symbol.linkers.contains(&record.linker) {
@@ -407,11 +476,6 @@ impl Collector {
             symbol.linkers.push(record.linker);
         }
         if let Some(reference) = record.reference {
-            if let Some(machine) = reference.function_name.as_deref().and_then(reference_arch) {
-                if !self.failure.machines.contains(&machine) {
-                    self.failure.machines.push(machine);
-                }
-            }
             if reference.object.as_deref() == Some("<root>") {
                 symbol.entry_point = true;
             }
@@ -692,6 +756,70 @@ mod tests {
             ["RuntimeLibrary", "MD_DynamicRelease", "MT_StaticRelease"]
         );
         assert!(f.symbols.is_empty());
+    }
+
+    #[test]
+    fn x86_references_without_ptr64_tell_the_machine() {
+        // `ABV`: a const reference without `E`, the only pointer of the referencing function.
+        let f = failure(
+            "fetch.obj : error LNK2019: unresolved external symbol __imp__curl_easy_init referenced in function \"int __cdecl fetch(class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > const &)\" (?fetch@@YAHABV?$basic_string@DU?$char_traits@D@std@@V?$allocator@D@2@@std@@@Z)\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X86));
+        assert_eq!(f.symbols[0].lookup_name, "curl_easy_init");
+        // The x64 form (`AEBV`) keeps the underscore, and a function without pointers tells
+        // nothing.
+        let f = failure(
+            "fetch.obj : error LNK2019: unresolved external symbol __imp__curl_easy_init referenced in function \"int __cdecl fetch(class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > const &)\" (?fetch@@YAHAEBV?$basic_string@DU?$char_traits@D@std@@V?$allocator@D@2@@std@@@Z)\n",
+        );
+        assert_eq!(f.arch(), Some(Machine::X64));
+        assert_eq!(f.symbols[0].lookup_name, "_curl_easy_init");
+        let limits = demangle::DemangleLimits::default();
+        assert_eq!(demangle::pointer_machine("?f@@YAHH@Z", limits), None);
+        assert_eq!(
+            demangle::pointer_machine("?f@@YAXAAV?$vector@H@std@@@Z", limits),
+            Some(Machine::X86)
+        );
+        assert_eq!(
+            demangle::pointer_machine("?f@@YAXPEBD@Z", limits),
+            Some(Machine::X64)
+        );
+        assert_eq!(demangle::pointer_machine("?f@@YAXP6AXXZ@Z", limits), None);
+        // The symbol itself: an x86 reference parameter is x86 evidence.
+        let f = failure(
+            "a.obj : error LNK2001: unresolved external symbol \"void __cdecl log_line(class Line const &)\" (?log_line@@YAXABVLine@@@Z)\n",
+        );
+        assert_eq!(f.symbols[0].arch, Some(Machine::X86));
+    }
+
+    #[test]
+    fn link_lines_name_their_libraries_and_torch_paths_their_versions() {
+        let f = failure(
+            "PyTorch version: 2.15.0+cpu\n\
+             cl /c -IC:\\deps\\libtorch-win-shared-with-deps-2.3.1+cpu\\libtorch\\include a.cpp\n\
+             C:\\VS\\bin\\Hostx64\\x64\\link.exe /nologo /OUT:a.exe /IMPLIB:a.lib /DEFAULTLIB:oldnames.lib a.obj \"C:\\Program Files\\x\\lib\\z.lib\" /LIBPATH:C:\\lt\\libtorch-2.15.0\\lib c10.lib -lm @rsp.lib\n\
+             a.obj : error LNK2019: unresolved external symbol f referenced in function main\n",
+        );
+        let libraries: Vec<&str> = f
+            .link_line_libraries
+            .iter()
+            .map(|l| l.library.as_str())
+            .collect();
+        // Options (`/OUT:`, `/IMPLIB:`, `/DEFAULTLIB:`) and response files are not libraries;
+        // a quoted path with a space is cut but keeps its file name.
+        assert_eq!(libraries, ["Files\\x\\lib\\z.lib", "c10.lib"]);
+        let versions: Vec<(&str, &str)> = f
+            .torch_versions
+            .iter()
+            .map(|v| (v.version.as_str(), v.of.as_str()))
+            .collect();
+        assert_eq!(
+            versions,
+            [
+                ("2.15.0+cpu", "installed"),
+                ("2.3.1+cpu", "headers"),
+                ("2.15.0", "libraries")
+            ]
+        );
     }
 
     #[test]

@@ -219,6 +219,7 @@ fn from_provider(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -287,6 +288,7 @@ fn unknown_answer(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -340,6 +342,7 @@ fn from_rule(
         not_found_on_disk: searched,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }
@@ -489,6 +492,7 @@ fn only_in_another_flavour(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }

@@ -98,6 +98,7 @@ pub(super) fn entry_point_answer(
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
+        library_source: None,
         not_exported_by: None,
         explained_by: None,
     }

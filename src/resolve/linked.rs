@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Answerer, ResolvedSymbol, SearchContext};
 use crate::index::discover;
+use crate::read::linklog::TorchVersion;
 use crate::read::symbols::LinkFailure;
 use crate::rules::RuleBook;
 
@@ -33,8 +34,9 @@ fn library_in(text: &str) -> Option<String> {
 
 /// The libraries the log shows already in the link: the library part of a referencing
 /// `lib.lib(member.obj)`, and libraries named by linker warnings that only a linked library
-/// produces (LNK4217, LNK4286, LNK4006, LNK2005). `/DEFAULTLIB` options are not counted: a
-/// `/NODEFAULTLIB` elsewhere may cancel them.
+/// produces (LNK4217, LNK4286, LNK4006, LNK2005), and the libraries a linker command line before
+/// the errors names. `/DEFAULTLIB` options are not counted: a `/NODEFAULTLIB` elsewhere may cancel
+/// them.
 pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
     let mut out: Vec<LinkedLibrary> = Vec::new();
     let mut add = |library: String, line: u64, evidence: &str| {
@@ -55,6 +57,23 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
                     "a member of it references an unresolved symbol",
                 );
             }
+        }
+    }
+    // A library the link command names, on a line before an unresolved record (the command a
+    // wrapper echoes before the linker's output).
+    let last_record = failure.symbols.iter().map(|s| s.first_line).max();
+    for named in &failure.link_line_libraries {
+        if last_record.is_some_and(|last| named.line < last) {
+            let file = named
+                .library
+                .rsplit(['\\', '/'])
+                .next()
+                .unwrap_or(&named.library);
+            add(
+                file.to_string(),
+                named.line,
+                "the link command line names it",
+            );
         }
     }
     for finding in &failure.findings {
@@ -82,7 +101,9 @@ pub(super) fn note_log_evidence(
     linked: &[LinkedLibrary],
     context: Option<&SearchContext<'_>>,
     book: &RuleBook,
+    failure: &LinkFailure,
 ) -> Vec<String> {
+    let torch_versions = failure.torch_versions.as_slice();
     let mut lacking: Vec<String> = Vec::new();
     for s in symbols.iter_mut() {
         if let Some(library) = &s.library {
@@ -109,6 +130,20 @@ pub(super) fn note_log_evidence(
             if let Some(path) = installed {
                 let path = path.to_string_lossy().into_owned();
                 let library = s.library.clone().unwrap_or_default();
+                if let Some(note) = context.and_then(|c| {
+                    node_api_only_note(c.index, s, &path, failure.node_version.as_deref())
+                }) {
+                    s.match_note = Some(note);
+                    s.installed_lacks = Some(path);
+                    continue;
+                }
+                if s.already_linked.is_some() {
+                    linked_but_lacking(s, &library, path, torch_versions);
+                    if !lacking.contains(&library) {
+                        lacking.push(library);
+                    }
+                    continue;
+                }
                 // A third-party library's namespace (a CRT name the installed CRT lacks is a
                 // toolset difference, said as such).
                 let crt = book.is_crt_family(&s.family);
@@ -134,6 +169,164 @@ pub(super) fn note_log_evidence(
     }
 
     lacking
+}
+
+/// A library already in the link whose installed copy (`path`) lacks the name: adding it again
+/// cannot help; the code expects another version of it (an internal name is possible too, but a
+/// linked library's version is the usual cause), said with torch's versions for torch.
+fn linked_but_lacking(
+    s: &mut ResolvedSymbol,
+    library: &str,
+    path: String,
+    torch_versions: &[TorchVersion],
+) {
+    let Some(l) = s.already_linked.as_deref() else {
+        return;
+    };
+    let near = if s.near_misses.is_empty() {
+        "does not export it"
+    } else {
+        "defines it differently (near miss below)"
+    };
+    let mut note = format!(
+        "{library} is already in the link (line {}: {}) and the installed {path} {near}: adding it again cannot help; the headers the code was compiled with expect another version of {library}",
+        l.line, l.evidence
+    );
+    if let Some(versions) = torch_cause(&s.family, torch_versions, &path) {
+        note.push_str(&versions);
+    }
+    s.match_note = Some(note);
+    s.installed_lacks = Some(path);
+}
+
+/// Whether a name is Node-API's (`napi_*`, `node_api_*`), the ABI-stable part of node.exe's
+/// exports.
+fn is_node_api(name: &str) -> bool {
+    let name = name.strip_prefix("__imp_").unwrap_or(name);
+    let name = name
+        .strip_prefix('_')
+        .filter(|_| name.starts_with("_napi_") || name.starts_with("_node_api_"))
+        .unwrap_or(name);
+    name.starts_with("napi_") || name.starts_with("node_api_")
+}
+
+/// For a name of node.exe's other APIs (libuv `uv_*`, `v8::`, `node::`) that the installed
+/// node.lib (`path`) lacks, when every function that node.lib exports is Node-API's: it is the
+/// node.lib built from node-api-headers' def file, not the one of a Node release; the note says
+/// so and what to link instead.
+fn node_api_only_note(
+    index: &crate::index::Index,
+    s: &ResolvedSymbol,
+    path: &str,
+    node_version: Option<&str>,
+) -> Option<String> {
+    let file = std::path::Path::new(path);
+    let is_node_lib = file
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("node.lib"));
+    if !is_node_lib || is_node_api(&s.symbol.lookup_name) {
+        return None;
+    }
+    let wanted = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut node_api = 0usize;
+    for symbol in index.symbols() {
+        let same = symbol.library == file
+            || dunce::canonicalize(&symbol.library).is_ok_and(|p| p == wanted);
+        if !same {
+            continue;
+        }
+        let name = symbol.name.as_str();
+        // The import library's own bookkeeping names are no exports.
+        if name.starts_with("__IMPORT_DESCRIPTOR_")
+            || name == "__NULL_IMPORT_DESCRIPTOR"
+            || name.ends_with("_NULL_THUNK_DATA")
+        {
+            continue;
+        }
+        if !is_node_api(name) {
+            return None;
+        }
+        node_api += 1;
+    }
+    if node_api == 0 {
+        return None;
+    }
+    let arch = match index.arch() {
+        crate::index::Machine::X86 => "ia32",
+        crate::index::Machine::Arm64 => "arm64",
+        _ => "x64",
+    };
+    let api = if s.symbol.demangled.contains("v8::") {
+        "V8"
+    } else if s
+        .symbol
+        .lookup_name
+        .trim_start_matches("__imp_")
+        .trim_start_matches('_')
+        .starts_with("uv_")
+    {
+        "libuv"
+    } else {
+        "Node's C++"
+    };
+    let version = node_version.unwrap_or("<version>");
+    Some(format!(
+        "{path} is a Node-API-only node.lib (every function it exports, {node_api}, is napi_*/node_api_*: it is built from node-api-headers' def file), and this name is of the {api} API, which is not ABI-stable and only the node.lib of a Node release exports: link the node.lib node-gyp downloads for the Node version the addon is for (%LOCALAPPDATA%\\node-gyp\\Cache\\{version}\\{arch}\\node.lib; node-gyp install {version}), or port the addon to Node-API (node-addon-api) to keep this node.lib"
+    ))
+}
+
+/// For a torch library (family `torch-*`): the usual cause, headers and libraries of different
+/// torch versions, with both versions when the log (libtorch paths of include and library
+/// options, collect_env's `PyTorch version:`) or the installation (`torch/version.py` or
+/// libtorch's `build-version` beside the library's `lib` directory) shows them.
+fn torch_cause(family: &str, versions: &[TorchVersion], path: &str) -> Option<String> {
+    if !family.starts_with("torch") {
+        return None;
+    }
+    let of = |what: &str| {
+        versions
+            .iter()
+            .find(|v| v.of == what)
+            .map(|v| format!("{} (line {})", v.version, v.line))
+    };
+    let headers = of("headers");
+    let libraries = installed_torch_version(path)
+        .map(|(version, file)| format!("{version} ({file})"))
+        .or_else(|| of("libraries"))
+        .or_else(|| of("installed"));
+    let mut text = String::from(
+        ": with torch the usual cause is headers of one torch version and libraries of another",
+    );
+    match (headers, libraries) {
+        (Some(h), Some(l)) => text.push_str(&format!(" (headers {h}, libraries {l})")),
+        (Some(h), None) => text.push_str(&format!(" (headers {h})")),
+        (None, Some(l)) => text.push_str(&format!(" (libraries {l})")),
+        (None, None) => {}
+    }
+    text.push_str(
+        ": build with the include directories of the torch whose libraries are linked (torch.utils.cpp_extension.include_paths() of the same Python), or link the libraries of the torch whose headers are used",
+    );
+    Some(text)
+}
+
+/// The version of the torch a library of `torch/lib` (or libtorch's `lib`) belongs to, and the
+/// file that says it: `torch/version.py`'s `__version__`, or libtorch's `build-version`.
+fn installed_torch_version(library: &str) -> Option<(String, String)> {
+    let root = std::path::Path::new(library).parent()?.parent()?;
+    let version_py = root.join("version.py");
+    if let Ok(text) = std::fs::read_to_string(&version_py) {
+        let version = text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix("__version__")?.trim_start();
+            let value = rest.strip_prefix('=')?.trim().trim_matches(['\'', '"']);
+            (!value.is_empty() && value.len() < 64).then(|| value.to_string())
+        })?;
+        return Some((version, version_py.display().to_string()));
+    }
+    let build_version = root.join("build-version");
+    let text = std::fs::read_to_string(&build_version).ok()?;
+    let version = text.trim();
+    (!version.is_empty() && version.len() < 64 && !version.contains('\n'))
+        .then(|| (version.to_string(), build_version.display().to_string()))
 }
 
 /// A name in a known library's namespace that the library on disk (`path`) does not export:
@@ -182,6 +375,26 @@ mod tests {
             "{:?}",
             d.link_flags
         );
+    }
+
+    #[test]
+    fn a_library_on_the_link_line_that_lacks_the_name_is_not_added_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("amdhip64.lib"), b"!<arch>\n").unwrap();
+        let log = "C:\\VS\\bin\\Hostx64\\x64\\link.exe /nologo app.obj /LIBPATH:C:\\hip\\lib amdhip64.lib\n\
+                   app.obj : error LNK2019: unresolved external symbol hipNewApiOnlyIn7 referenced in function main\n";
+        let d = with_index(log, Vec::new(), dir.path());
+        let s = &d.symbols[0];
+        let linked = s
+            .already_linked
+            .as_ref()
+            .expect("the link line names amdhip64.lib");
+        assert_eq!(linked.evidence, "the link command line names it");
+        assert!(s.installed_lacks.is_some());
+        let note = s.match_note.as_deref().unwrap();
+        assert!(note.contains("adding it again cannot help"), "{note}");
+        assert!(!note.contains("torch"), "{note}");
+        assert!(d.link_flags.is_empty(), "{:?}", d.link_flags);
     }
 
     #[test]

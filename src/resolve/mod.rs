@@ -58,6 +58,11 @@ pub struct ResolvedSymbol {
     pub library: Option<String>,
     /// Where the library was found on disk (filled when archives are searched).
     pub library_path: Option<String>,
+    /// Where `library_path`'s directory came from: the `source` of its entry in
+    /// `searched_dirs` (`--lib-dir`, `LIB`, `CUDA_PATH`, `python (VIRTUAL_ENV=DIR): torch/lib`);
+    /// only when it is one of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_source: Option<Box<String>>,
     /// Who answered (`null` when nobody knows the symbol).
     pub provider: Option<Answerer>,
     /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
@@ -472,7 +477,7 @@ fn answer_all(
     python::answer_python(&mut symbols, &failure.python);
     // Evidence in the log: libraries already linked are not offered again, and a rule's library
     // that is installed but lacks the name is said first.
-    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book);
+    let mut lacking = note_log_evidence(&mut symbols, &linked, context, book, failure);
 
     // Names another failure class explains are no library's to answer.
     mark_explained(

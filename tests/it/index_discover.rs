@@ -86,6 +86,7 @@ fn explicit_options_in_order_with_layouts() {
         arch: Machine::X64,
         python: Default::default(),
         link_machine: None,
+        arch_given: false,
     };
     let found = discover(&options, &no_env);
     assert!(found.warnings.is_empty(), "{:?}", found.warnings);

@@ -447,7 +447,7 @@ fn thp_names_are_torch_python_and_an_old_signature_is_a_near_miss() {
 
 /// A torch BuildExtension build is told as such (kind `torch-extension`), and its fix is in
 /// cpp_extension's terms: CppExtension's libraries=, load()'s extra_ldflags, CUDAExtension for a
-/// c10::cuda name, and that BuildExtension links torch_cpu itself.
+/// c10::cuda name, and torch_cpu, which BuildExtension linked already, not offered again.
 #[test]
 fn a_cpp_extension_build_gets_the_fix_in_cpp_extension_terms() {
     let json = diagnose(&our_log("147"), &[]);
@@ -471,20 +471,20 @@ fn a_cpp_extension_build_gets_the_fix_in_cpp_extension_terms() {
         .map(|l| l.as_str().unwrap())
         .collect();
     let has = |needle: &str| fix.iter().any(|l| l.contains(needle));
+    // torch_cpu.lib is on the link line already (BuildExtension linked it): not offered again.
     assert!(
-        has(r#"CppExtension/CUDAExtension(...): libraries=["c10_cuda", "torch_cpu"]"#),
+        has(r#"CppExtension/CUDAExtension(...): libraries=["c10_cuda"]"#),
         "{fix:#?}"
     );
-    assert!(
-        has(r#"extra_ldflags=["c10_cuda.lib", "torch_cpu.lib"]"#),
-        "{fix:#?}"
-    );
+    assert!(has(r#"extra_ldflags=["c10_cuda.lib"]"#), "{fix:#?}");
     assert!(has("c10_cuda come with CUDAExtension"), "{fix:#?}");
-    assert!(
-        has("BuildExtension and load() link torch_cpu themselves"),
-        "{fix:#?}"
-    );
     assert!(!has("c10_cuda themselves"), "{fix:#?}");
+    let data_ptr = &json["symbols"][1];
+    assert_eq!(data_ptr["already_linked"]["library"], "torch_cpu.lib");
+    assert!(data_ptr["match_note"]
+        .as_str()
+        .unwrap()
+        .starts_with("torch_cpu.lib is already in the link"));
     // The JIT load() log is a torch extension build too; a plain setuptools log is not.
     assert_eq!(
         diagnose(&our_log("148"), &[])["build_system"]["kind"],
@@ -524,4 +524,79 @@ fn data_ptr_of_long_is_a_near_miss_of_data_ptr_of_int64() {
             .starts_with("long against __int64"),
         "{miss}"
     );
+}
+
+/// A torch build whose link line names c10.lib already (178: CMake with libtorch 2.3.1's headers)
+/// against the real torch 2.15.0 libraries laid out as a wheel's `torch/lib` with its
+/// `torch/version.py`: the library is not offered again, the note says it is linked and lacks
+/// the name (or defines it differently), and names both torch versions.
+#[cfg(not(windows))] // real data fetched by bash scripts, symbolic links: Linux only
+#[test]
+fn a_torch_library_already_on_the_link_line_is_not_offered_again() {
+    let site = tempfile::tempdir().unwrap();
+    let lib = site.path().join("torch/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    for name in ["c10.lib", "torch_cpu.lib", "torch.lib"] {
+        std::os::unix::fs::symlink(common::torch_libs().join(name), lib.join(name)).unwrap();
+    }
+    std::fs::write(
+        site.path().join("torch/version.py"),
+        "__version__ = '2.15.0+cpu'\ndebug = False\n",
+    )
+    .unwrap();
+    let json = diagnose(
+        &our_log("178"),
+        &["--no-python", "--lib-dir", lib.to_str().unwrap()],
+    );
+    assert_eq!(json["link_flags"], serde_json::json!([]));
+    for s in json["symbols"].as_array().unwrap() {
+        assert_eq!(s["already_linked"]["library"], "c10.lib", "{s}");
+        assert_eq!(
+            s["already_linked"]["evidence"],
+            "the link command line names it"
+        );
+        assert!(
+            s["installed_lacks"].as_str().unwrap().ends_with("c10.lib"),
+            "{s}"
+        );
+        assert!(s.get("not_exported_by").is_none(), "{s}");
+        let note = s["match_note"].as_str().unwrap();
+        assert!(note.contains("adding it again cannot help"), "{note}");
+        assert!(note.contains("headers 2.3.1+cpu (line 1)"), "{note}");
+        assert!(note.contains("libraries 2.15.0+cpu"), "{note}");
+        assert!(note.contains("version.py"), "{note}");
+    }
+    // The int/unsigned int signature is a near miss of the real export, said as such.
+    let check = &json["symbols"][1];
+    assert!(check["match_note"]
+        .as_str()
+        .unwrap()
+        .contains("defines it differently (near miss below)"));
+    assert!(!check["near_misses"].as_array().unwrap().is_empty());
+    let problem = &json["problems"][0];
+    assert!(
+        problem["cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("c10.lib already in the link"),
+        "{problem}"
+    );
+    assert!(
+        problem["fix"]
+            .as_str()
+            .unwrap()
+            .contains("adding the library again cannot help"),
+        "{problem}"
+    );
+    // Metamorphic: without c10.lib on the link line the same log is answered with c10.lib to
+    // add (the name is internal to it as far as the installed copy tells: no flag either) and
+    // nothing says it is linked.
+    let unlinked = our_log("178").replace(r"C:\venv\Lib\site-packages\torch\lib\c10.lib", "");
+    let json = diagnose(
+        &unlinked,
+        &["--no-python", "--lib-dir", lib.to_str().unwrap()],
+    );
+    for s in json["symbols"].as_array().unwrap() {
+        assert!(s.get("already_linked").is_none(), "{s}");
+    }
 }

@@ -367,9 +367,10 @@ fn diagnose_in(
         build_dir: request.build_dir.as_deref(),
     };
     let evidence = build_evidence(&places, &book, &failure, &mut options, &mut warnings);
+    let machine = log_machine(&failure);
     let owned = given.is_none().then(|| {
         let mut search = request.search.clone();
-        search.options.link_machine = link_machine(&failure.findings);
+        search.options.link_machine = machine.as_ref().map(|(m, _)| *m);
         search.search(env)
     });
     let nothing = SearchDone::default();
@@ -378,6 +379,7 @@ fn diagnose_in(
     let searched = search.searched.as_ref();
     if let Some(s) = searched {
         warnings.extend(s.index_warnings.iter().map(|w| w.to_string()));
+        warnings.extend(layout_warning(machine, s, request.search.options.arch));
     }
     let mut diagnosis = resolve_failure(
         failure,
@@ -392,6 +394,7 @@ fn diagnose_in(
         .as_ref()
         .map(|s| s.dirs.clone())
         .unwrap_or_default();
+    note_library_sources(&mut diagnosis);
     diagnosis.python = search.python.clone();
     diagnosis.set_build_system(build_system);
     attach_problems(&mut diagnosis, request, &book, searched, &options);
@@ -427,6 +430,58 @@ fn link_machine(findings: &[crate::read::linklog::Finding]) -> Option<crate::ind
                 .get(1)
                 .map(|(machine, _)| *machine)
         })
+}
+
+/// The warning that the layouts were searched for the log's machine (`machine`, with what shows
+/// it), when the index was built for it rather than for `--arch`'s `arch`.
+fn layout_warning(
+    machine: Option<(crate::index::Machine, String)>,
+    searched: &Searched,
+    arch: crate::index::Machine,
+) -> Option<String> {
+    let (machine, why) = machine.filter(|(m, _)| *m == searched.index.arch() && *m != arch)?;
+    Some(format!(
+        "the library layouts were searched for {machine}, the log's machine ({why}), not {arch}: --arch {arch} searches {arch}'s directories"
+    ))
+}
+
+/// Sets each symbol's `library_source`: the source of the searched directory its
+/// `library_path` is in.
+fn note_library_sources(diagnosis: &mut Diagnosis) {
+    let dirs = &diagnosis.searched_dirs;
+    for s in &mut diagnosis.symbols {
+        let Some(parent) = s
+            .library_path
+            .as_deref()
+            .and_then(|p| Path::new(p).parent())
+        else {
+            continue;
+        };
+        s.library_source = dirs
+            .iter()
+            .find(|dir| dir.path == parent)
+            .map(|dir| Box::new(dir.origin.clone()));
+    }
+}
+
+/// The link's machine as the log shows it, and what shows it: the target of a machine-type
+/// conflict, else the one machine of its command lines, toolset paths, build banners and names.
+fn log_machine(
+    failure: &crate::read::symbols::LinkFailure,
+) -> Option<(crate::index::Machine, String)> {
+    if let Some(machine) = link_machine(&failure.findings) {
+        return Some((
+            machine,
+            "a machine-type conflict names it the target".into(),
+        ));
+    }
+    let machine = failure.arch()?;
+    let why = if failure.machines.contains(&machine) {
+        "a command line, toolset path, build banner or mangled referencing function names it"
+    } else {
+        "its names carry that machine's decoration or mangling"
+    };
+    Some((machine, why.into()))
 }
 
 /// Reads the log (or standard input, spooled when it must be read again) in one pass.

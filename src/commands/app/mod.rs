@@ -221,7 +221,7 @@ impl LibrarySearch {
             return (found.python, None);
         }
         let options = IndexOptions {
-            arch: self.options.arch,
+            arch: found.layout_machine.unwrap_or(self.options.arch),
             progress: env.progress.clone(),
             cache_dir: self.cache_dir.clone(),
         };

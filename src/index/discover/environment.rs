@@ -327,19 +327,26 @@ impl Collector {
 
     /// `CUDA_PATH`'s library directory for the machine: `lib\x64` (`lib\Win32` for x86); a
     /// warning when it has none.
-    pub(super) fn add_cuda(&mut self, env: &dyn Fn(&str) -> Option<String>, arch: Machine) {
+    pub(super) fn add_cuda(&mut self, env: &dyn Fn(&str) -> Option<String>) {
         let Some(root) = env("CUDA_PATH").filter(|v| !v.trim().is_empty()) else {
             return;
         };
         let root = native_path(&root);
-        let win32 = (arch == Machine::X86)
-            .then(|| resolve_case_insensitive(&root.join("lib").join("Win32")))
-            .flatten()
-            .filter(|p| p.is_dir());
-        match win32.or_else(|| arch_subdir(&root, &["lib"], arch)) {
-            Some(dir) => self.add_dir(&dir, "CUDA_PATH"),
+        let (dirs, origin) = self.for_machine("CUDA_PATH", |arch| {
+            let win32 = (arch == Machine::X86)
+                .then(|| resolve_case_insensitive(&root.join("lib").join("Win32")))
+                .flatten()
+                .filter(|p| p.is_dir());
+            win32
+                .or_else(|| arch_subdir(&root, &["lib"], arch))
+                .into_iter()
+                .collect()
+        });
+        match dirs.first() {
+            Some(dir) => self.add_dir(dir, &origin),
             None => self.discovered.warnings.push(format!(
-                "CUDA_PATH: no library directory for {arch} (lib\\x64) under {}",
+                "CUDA_PATH: no library directory for {} (lib\\x64) under {}",
+                self.machines.1,
                 root.display()
             )),
         }
@@ -499,6 +506,40 @@ mod tests {
             ..options
         };
         assert!(discover_with(&shown, &|_| None, &probe).warnings.is_empty());
+    }
+
+    #[test]
+    fn cuda_path_follows_the_log_machine_unless_arch_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        library(&dir.path().join("lib/Win32/cudart.lib"));
+        library(&dir.path().join("lib/x64/cudart.lib"));
+        let probe = |_: &Path| -> Result<Interpreter, ProbeError> { unreachable!() };
+        let env = environment(&[("CUDA_PATH", dir.path().display().to_string())]);
+        let x86_log = SearchOptions {
+            python: PythonChoice::Skip,
+            link_machine: Some(Machine::X86),
+            ..SearchOptions::default()
+        };
+        let found = discover_with(&x86_log, &env, &probe);
+        assert_eq!(found.dirs.len(), 1);
+        assert!(found.dirs[0].path.ends_with("lib/Win32"));
+        assert_eq!(found.dirs[0].origin, "CUDA_PATH (x86: the log's machine)");
+        assert_eq!(found.layout_machine, Some(Machine::X86));
+        // `--arch x64` wins over the log.
+        let given = SearchOptions {
+            arch_given: true,
+            ..x86_log.clone()
+        };
+        let found = discover_with(&given, &env, &probe);
+        assert!(found.dirs[0].path.ends_with("lib/x64"));
+        assert_eq!(found.dirs[0].origin, "CUDA_PATH");
+        assert_eq!(found.layout_machine, None);
+        // A toolkit without x86 libraries (CUDA 12) keeps x64's: the machine mismatch is then
+        // said by the resolver.
+        std::fs::remove_dir_all(dir.path().join("lib/Win32")).unwrap();
+        let found = discover_with(&x86_log, &env, &probe);
+        assert!(found.dirs[0].path.ends_with("lib/x64"));
+        assert_eq!(found.layout_machine, None);
     }
 
     #[test]

@@ -183,6 +183,114 @@ pub fn demangle_with(name: &str, limits: DemangleLimits) -> Demangled {
     }
 }
 
+/// The machine an MSVC-mangled C++ name was compiled for, read from its pointers and references
+/// as msvc-demangler parses them: x64 when one carries `E` (`__ptr64`: `PEAD`, `AEBV`), x86 when
+/// it has some and none does (`PAD`, `ABV`). `None` for a name without pointers or references
+/// (they look alike on both), one refused by `limits`, or one that does not parse.
+pub fn pointer_machine(name: &str, limits: DemangleLimits) -> Option<crate::index::Machine> {
+    use crate::index::Machine;
+    let (bare, _) = strip_import_prefix(name);
+    if !bare.starts_with('?') || bare.len() > limits.max_len {
+        return None;
+    }
+    if nesting_depth(bare) > limits.max_depth {
+        return None;
+    }
+    if bound::output_bound(bare).ok()? > limits.max_output as u64 {
+        return None;
+    }
+    let parsed = std::panic::catch_unwind(|| msvc_demangler::parse(bare).ok())
+        .ok()
+        .flatten()?;
+    let mut widths = PointerWidths::default();
+    widths.visit(&parsed.symbol_type, 0);
+    match (widths.x86, widths.x64) {
+        (true, false) => Some(Machine::X86),
+        (false, true) => Some(Machine::X64),
+        _ => None,
+    }
+}
+
+/// Which pointer encodings a parsed type holds.
+#[derive(Default)]
+struct PointerWidths {
+    /// A pointer or reference without `__ptr64`.
+    x86: bool,
+    /// A pointer or reference with `__ptr64`.
+    x64: bool,
+}
+
+impl PointerWidths {
+    /// Notes the pointers and references of `ty`, its parameters and return type; `depth`
+    /// bounds the walk (the parse was bounded already: this is a second guard).
+    fn visit(&mut self, ty: &msvc_demangler::Type<'_>, depth: usize) {
+        use msvc_demangler::Type;
+        if depth > 64 {
+            return;
+        }
+        match ty {
+            Type::Ptr(inner, _) | Type::Ref(inner, _) | Type::RValueRef(inner, _) => {
+                // A function pointer carries no `E` on either machine (`P6AXXZ`).
+                if let Some(storage) = storage_class(inner) {
+                    if storage.contains(msvc_demangler::StorageClass::PTR64) {
+                        self.x64 = true;
+                    } else {
+                        self.x86 = true;
+                    }
+                }
+                self.visit(inner, depth + 1);
+            }
+            Type::MemberFunction(_, _, params, _, ret)
+            | Type::NonMemberFunction(_, params, _, ret)
+            | Type::MemberFunctionPointer(_, _, _, params, _, ret) => {
+                for param in &params.types {
+                    self.visit(param, depth + 1);
+                }
+                self.visit(ret, depth + 1);
+            }
+            Type::Array(_, inner, _) | Type::Var(inner, _, _) => self.visit(inner, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// The storage class of a pointee, where `E` (`__ptr64`) is recorded; `None` for a function
+/// type and the kinds that have none.
+fn storage_class(ty: &msvc_demangler::Type<'_>) -> Option<msvc_demangler::StorageClass> {
+    use msvc_demangler::Type;
+    Some(match ty {
+        Type::Ptr(_, sc) | Type::Ref(_, sc) | Type::RValueRef(_, sc) | Type::Array(_, _, sc) => *sc,
+        Type::Alias(_, sc)
+        | Type::Struct(_, sc)
+        | Type::Union(_, sc)
+        | Type::Class(_, sc)
+        | Type::Enum(_, sc) => *sc,
+        Type::Void(sc)
+        | Type::Bool(sc)
+        | Type::Char(sc)
+        | Type::Schar(sc)
+        | Type::Uchar(sc)
+        | Type::Short(sc)
+        | Type::Ushort(sc)
+        | Type::Int(sc)
+        | Type::Uint(sc)
+        | Type::Long(sc)
+        | Type::Ulong(sc)
+        | Type::Int64(sc)
+        | Type::Uint64(sc)
+        | Type::Int128(sc)
+        | Type::Uint128(sc)
+        | Type::Wchar(sc)
+        | Type::Char8(sc)
+        | Type::Char16(sc)
+        | Type::Char32(sc)
+        | Type::Float(sc)
+        | Type::Double(sc)
+        | Type::Ldouble(sc) => *sc,
+        _ => return None,
+    })
+}
+
 /// Tokens of a demangled name: words and single punctuation characters.
 fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();

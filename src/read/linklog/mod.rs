@@ -13,7 +13,10 @@ pub mod read_summary;
 mod trim;
 
 pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
-pub use parse::{CrtOption, Event, Finding, Linker, Reference, ShownName, UnresolvedRecord};
+pub use parse::{
+    CrtOption, Event, Finding, LinkLineLibrary, Linker, Reference, ShownName, TorchVersion,
+    UnresolvedRecord,
+};
 
 use std::io::Read;
 use trim::TrimWhitespace;
@@ -320,6 +323,8 @@ fn join(
 /// - CRT options and machines (parse/command_line.rs: `/machine:`, the compiler banner,
 ///   node-gyp's `| win32 | ia32`, MSBuild's `Platform=Win32`); a Python repr holding a record
 ///   holds one of the needles above;
+/// - linker command lines (`link.exe`: the libraries they name) and torch versions (libtorch
+///   paths, collect_env's `PyTorch version:`);
 /// - GNU ld's unresolved symbol: not read, but reported as link output when nothing is found
 ///   (read_summary.rs);
 /// - the lenses' own anchors ([`lens::anchor_needles`]): lines that become records only through
@@ -367,6 +372,10 @@ const FILTER_NEEDLES: &[&str] = &[
     "ostx64",
     "| win32 | ",
     "Platform=",
+    "ink.exe",
+    "INK.EXE",
+    "libtorch",
+    "PyTorch version",
 ];
 
 /// The line filter of [`FILTER_NEEDLES`]: a line with none of them is skipped unread. Every
@@ -649,11 +658,16 @@ impl<'s, 'w> Reading<'s, 'w> {
                         .push(read_summary::UnreadLine::new(line, &text));
                 }
             }
-        } else if self
-            .events
-            .iter()
-            .any(|e| !matches!(e, Event::CrtOption(_) | Event::Machine(_)))
-        {
+        } else if self.events.iter().any(|e| {
+            !matches!(
+                e,
+                Event::CrtOption(_)
+                    | Event::Machine(_)
+                    | Event::LinkLineLibrary(_)
+                    | Event::TorchVersion(_)
+                    | Event::NodeVersion(_)
+            )
+        }) {
             self.stats.link_lines += 1;
         }
         for event in self.events.drain(..) {

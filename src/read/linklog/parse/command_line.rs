@@ -6,14 +6,25 @@ use std::sync::OnceLock;
 
 use crate::index::Machine;
 
-use super::{is_pattern_space, patterns, CrtOption, Event};
+use super::{is_pattern_space, patterns, CrtOption, Event, LinkLineLibrary, TorchVersion};
 
-/// Appends the CRT options and the machine a command line shows.
+/// Appends the CRT options and the machine a command line shows, the libraries a linker
+/// command line names and the torch versions it shows.
 pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
     let p = patterns();
     let bytes = line.as_bytes();
+    let (linker, torch) = linker_or_torch(bytes);
+    if linker {
+        link_line_libraries(line, line_number, events);
+    }
+    if torch {
+        torch_versions(line, line_number, events);
+    }
     if let Some(m) = build_platform(bytes) {
         events.push(Event::Machine(m));
+        if let Some(version) = node_gyp_version(line) {
+            events.push(Event::NodeVersion(version));
+        }
     }
     let maybe_option = memchr::memchr2(b'/', b'-', bytes).is_some();
     if !maybe_option {
@@ -51,6 +62,17 @@ pub(super) fn scan(line: &str, line_number: u64, events: &mut Vec<Event>) {
             events.push(Event::Machine(m));
         }
     }
+}
+
+/// The Node version of node-gyp's `gyp info using node@20.11.1 | win32 | x64`.
+fn node_gyp_version(line: &str) -> Option<String> {
+    let rest = &line[line.find("using node@")? + "using node@".len()..];
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    (!version.is_empty() && version.len() < 32 && version.starts_with(|c: char| c.is_ascii_digit()))
+        .then_some(version)
 }
 
 /// The machine a build tool's own line names: node-gyp's `gyp info using node@V | win32 | ia32`
@@ -198,4 +220,131 @@ fn option_hints(line: &[u8]) -> (bool, bool) {
         }
     }
     (crt, machine)
+}
+
+/// Whether a line may run a linker (`link.exe`, `lld-link`, cl's `/link`) and whether it names
+/// torch: one case-insensitive scan.
+fn linker_or_torch(line: &[u8]) -> (bool, bool) {
+    static NEEDLES: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    let needles = NEEDLES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(["link.exe", "lld-link", " /link ", " -link ", "torch"])
+            .expect("plain strings")
+    });
+    let (mut linker, mut torch) = (false, false);
+    for m in needles.find_iter(line) {
+        if m.pattern().as_usize() == 4 {
+            torch = true;
+        } else {
+            linker = true;
+        }
+        if linker && torch {
+            break;
+        }
+    }
+    (linker, torch)
+}
+
+/// Most libraries kept from one command line.
+const MAX_LINE_LIBRARIES: usize = 256;
+
+/// Where the linker's own arguments start on a line that runs it: after `link.exe`,
+/// `lld-link` (any case, any path) or cl's `/link`; `None` for other lines.
+fn linker_arguments(line: &str) -> Option<usize> {
+    if line.len() > 1 << 20 {
+        return None;
+    }
+    let lower = line.to_ascii_lowercase();
+    ["link.exe", "lld-link", " /link ", " -link "]
+        .iter()
+        .filter_map(|program| lower.find(program).map(|at| at + program.len()))
+        .min()
+}
+
+/// The `.lib` files a linker command line names: words that are not options (`/OUT:x.lib`,
+/// `/DEFAULTLIB:x.lib` and `-lx` are not: a default library may be cancelled), quotes removed.
+fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
+    let Some(start) = linker_arguments(line) else {
+        return;
+    };
+    let mut kept = 0;
+    for word in line[start..].split_whitespace() {
+        let word = word.trim_matches(['"', '\'']);
+        let option = word.starts_with('-')
+            || (word.starts_with('/') && (word.contains(':') || !word[1..].contains('/')));
+        let lower = word.to_ascii_lowercase();
+        if option || word.starts_with('@') || !lower.ends_with(".lib") || lower == ".lib" {
+            continue;
+        }
+        events.push(Event::LinkLineLibrary(LinkLineLibrary {
+            library: word.to_string(),
+            line: line_number,
+        }));
+        kept += 1;
+        if kept >= MAX_LINE_LIBRARIES {
+            break;
+        }
+    }
+}
+
+/// The torch versions a line shows: a `libtorch...-X.Y[.Z][+tag]` directory in an include
+/// option or path (the headers) or in a library path or `/LIBPATH:` (the libraries), and
+/// collect_env's `PyTorch version: X.Y.Z` (the installed torch).
+fn torch_versions(line: &str, line_number: u64, events: &mut Vec<Event>) {
+    static VERSION: OnceLock<regex::Regex> = OnceLock::new();
+    if line.len() > 1 << 20 {
+        return;
+    }
+    let version = VERSION.get_or_init(|| {
+        regex::Regex::new(r"(?i)(?:libtorch[\w.+-]*?[-_]|^pytorch version:\s*)(\d+\.\d+(?:\.\d+)?(?:\+[a-z0-9]+)?)")
+            .expect("a valid pattern")
+    });
+    let trimmed = line.trim();
+    if let Some(c) = version.captures(trimmed).filter(|_| {
+        trimmed
+            .get(..16)
+            .is_some_and(|head| head.eq_ignore_ascii_case("pytorch version:"))
+    }) {
+        events.push(Event::TorchVersion(TorchVersion {
+            version: c[1].to_string(),
+            of: "installed".into(),
+            line: line_number,
+        }));
+        return;
+    }
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for word in line.split_whitespace() {
+        let word = word.trim_matches(['"', '\'']);
+        let Some(c) = version.captures(word) else {
+            continue;
+        };
+        let lower = word.to_ascii_lowercase().replace('\\', "/");
+        let of = if lower.starts_with("-i")
+            || lower.starts_with("/i")
+            || lower.starts_with("/external:i")
+            || lower.starts_with("-isystem")
+            || lower.contains("/include")
+        {
+            "headers"
+        } else if lower.starts_with("/libpath:")
+            || lower.starts_with("-libpath:")
+            || lower.ends_with(".lib")
+            || lower.contains("/lib/")
+            || lower.ends_with("/lib")
+        {
+            "libraries"
+        } else {
+            continue;
+        };
+        let found = (c[1].to_string(), of);
+        if !seen.contains(&found) {
+            seen.push(found.clone());
+            events.push(Event::TorchVersion(TorchVersion {
+                version: found.0,
+                of: of.into(),
+                line: line_number,
+            }));
+        }
+    }
 }

@@ -103,6 +103,28 @@ pub struct CrtOption {
     pub line: u64,
 }
 
+/// A library file named on a linker command line in the log (`c10.lib`, `src\\core.lib`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LinkLineLibrary {
+    /// The word as written, quotes removed (a path or a file name).
+    pub library: String,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// A torch version the log shows: in a libtorch path (`libtorch-win-shared-with-deps-2.2.1+cpu`)
+/// of an include option (the headers) or a library path or `/LIBPATH:` (the libraries), or
+/// `PyTorch version: 2.3.1` (collect_env's report of the installed torch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct TorchVersion {
+    /// The version as written (`2.2.1+cpu`).
+    pub version: String,
+    /// What has that version: `headers`, `libraries` or `installed`.
+    pub of: String,
+    /// 1-based line number.
+    pub line: u64,
+}
+
 /// One event the parser recognised on a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -124,6 +146,12 @@ pub enum Event {
     CrtOption(CrtOption),
     /// `/machine:X` or a compiler banner naming the target machine.
     Machine(crate::index::Machine),
+    /// A library file named on a linker command line.
+    LinkLineLibrary(LinkLineLibrary),
+    /// A torch version a command line or collect_env shows.
+    TorchVersion(TorchVersion),
+    /// The Node version node-gyp builds for (`gyp info using node@20.11.1 | win32 | x64`).
+    NodeVersion(String),
     /// lld-link `>>> defined at X`: one definer of the last `duplicate symbol`.
     DefinedAt {
         /// The object or `lib(member)`.
