@@ -134,6 +134,24 @@ impl std::fmt::Debug for LazyContext<'_> {
 /// Most mentions kept of each kind.
 const MAX_MENTIONS: usize = 32;
 
+/// Keeps `value` (seen on line `line`, whose short text is `text`) in `list`, unless the list
+/// holds [`MAX_MENTIONS`] already or a value that is `same` as it.
+fn push_mention<T>(
+    list: &mut Vec<Mention<T>>,
+    value: T,
+    line: u64,
+    text: &str,
+    same: impl Fn(&T, &T) -> bool,
+) {
+    if list.len() < MAX_MENTIONS && !list.iter().any(|m| same(&m.value, &value)) {
+        list.push(Mention {
+            value,
+            line,
+            text: text.to_string(),
+        });
+    }
+}
+
 /// The substrings without which a line shows nothing of the context; with `failures`, also the
 /// lines that show a failed link (the first pass found no record: every `LNK` line is read),
 /// else only the fatal summaries that name the output (a log of a million records is not read
@@ -360,18 +378,9 @@ impl LogContext {
     fn scan_line(&mut self, text: &str, line: u64, failures: bool) {
         let short: String = text.trim().chars().take(240).collect();
         for version in toolsets::versions_in(text) {
-            if self.toolsets.len() < MAX_MENTIONS
-                && !self
-                    .toolsets
-                    .iter()
-                    .any(|t| t.value.version == version.version)
-            {
-                self.toolsets.push(Mention {
-                    value: version,
-                    line,
-                    text: short.clone(),
-                });
-            }
+            push_mention(&mut self.toolsets, version, line, &short, |a, b| {
+                a.version == b.version
+            });
         }
         for pattern in machine_patterns() {
             let Some(c) = pattern.captures(text) else {
@@ -381,52 +390,32 @@ impl LogContext {
                 continue;
             };
             let shown_by = c[0].trim().to_string();
-            let known = self
-                .machines
-                .iter()
-                .any(|m| m.value.machine == machine && m.value.shown_by == shown_by);
-            if !known && self.machines.len() < MAX_MENTIONS {
-                self.machines.push(Mention {
-                    value: MachineMention { machine, shown_by },
-                    line,
-                    text: short.clone(),
-                });
-            }
+            let value = MachineMention { machine, shown_by };
+            push_mention(&mut self.machines, value, line, &short, |a, b| a == b);
         }
         if let Some(format) = assembler_format(text) {
-            if self.assembler_formats.len() < MAX_MENTIONS
-                && !self.assembler_formats.iter().any(|m| m.value == format)
-            {
-                self.assembler_formats.push(Mention {
-                    value: format,
-                    line,
-                    text: short.clone(),
-                });
-            }
+            push_mention(&mut self.assembler_formats, format, line, &short, |a, b| {
+                a == b
+            });
         }
         self.scan_generator(text, line, &short);
-        if ["C1047", "C1900", "C1905"].iter().any(|c| text.contains(c))
-            && self.compiler_errors.len() < MAX_MENTIONS
-        {
-            self.compiler_errors.push(Mention {
-                value: text.trim().chars().take(2000).collect(),
-                line,
-                text: short.clone(),
+        let whole = || text.trim().chars().take(2000).collect::<String>();
+        if ["C1047", "C1900", "C1905"].iter().any(|c| text.contains(c)) {
+            push_mention(&mut self.compiler_errors, whole(), line, &short, |_, _| {
+                false
             });
         }
-        if self.tool_errors.len() < MAX_MENTIONS && is_tool_error(text) {
-            self.tool_errors.push(Mention {
-                value: text.trim().chars().take(2000).collect(),
-                line,
-                text: short.clone(),
-            });
+        if is_tool_error(text) {
+            push_mention(&mut self.tool_errors, whole(), line, &short, |_, _| false);
         }
-        if failures && self.failure_lines.len() < MAX_MENTIONS && shows_failure(text) {
-            self.failure_lines.push(Mention {
-                value: short.clone(),
+        if failures && shows_failure(text) {
+            push_mention(
+                &mut self.failure_lines,
+                short.clone(),
                 line,
-                text: short.clone(),
-            });
+                &short,
+                |_, _| false,
+            );
         }
         // The output file of a fatal summary (`x.exe : fatal error LNK1120: ...`, the Error
         // List's File column).
@@ -441,15 +430,7 @@ impl LogContext {
                     .any(|e| lower.ends_with(e))
             });
             if let Some(image) = image {
-                if self.outputs.len() < MAX_MENTIONS
-                    && !self.outputs.iter().any(|m| m.value == image)
-                {
-                    self.outputs.push(Mention {
-                        value: image,
-                        line,
-                        text: short.clone(),
-                    });
-                }
+                push_mention(&mut self.outputs, image, line, &short, |a, b| a == b);
             }
         }
         for c in option_pattern().captures_iter(text) {
@@ -462,13 +443,7 @@ impl LogContext {
             } else {
                 &mut self.library_dirs
             };
-            if list.len() < MAX_MENTIONS && !list.iter().any(|m| m.value == value) {
-                list.push(Mention {
-                    value,
-                    line,
-                    text: short.clone(),
-                });
-            }
+            push_mention(list, value, line, &short, |a, b| a == b);
         }
     }
 
@@ -476,37 +451,21 @@ impl LogContext {
     fn scan_generator(&mut self, text: &str, line: u64, short: &str) {
         if let Some(c) = generator_pattern().captures(text) {
             let generator = c["g"].to_string();
-            if self.generators.len() < MAX_MENTIONS
-                && !self.generators.iter().any(|m| m.value == generator)
-            {
-                self.generators.push(Mention {
-                    value: generator,
-                    line,
-                    text: short.to_string(),
-                });
-            }
+            push_mention(&mut self.generators, generator, line, short, |a, b| a == b);
         }
         if let Some(c) = platform_dir_pattern().captures(text) {
             let Some(machine) = machine_of_word(&c["m"]) else {
                 return;
             };
-            if self.platform_dirs.len() < MAX_MENTIONS
-                && !self
-                    .platform_dirs
-                    .iter()
-                    .any(|m| m.value.machine == machine)
-            {
-                self.platform_dirs.push(Mention {
-                    value: MachineMention {
-                        machine,
-                        shown_by: c[0]
-                            .trim_start_matches(['"', '\'', ' ', '\\', '/'])
-                            .to_string(),
-                    },
-                    line,
-                    text: short.to_string(),
-                });
-            }
+            let value = MachineMention {
+                machine,
+                shown_by: c[0]
+                    .trim_start_matches(['"', '\'', ' ', '\\', '/'])
+                    .to_string(),
+            };
+            push_mention(&mut self.platform_dirs, value, line, short, |a, b| {
+                a.machine == b.machine
+            });
         }
     }
 
