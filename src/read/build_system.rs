@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::rules::Flavour;
+use std::sync::LazyLock;
 
 /// A build system lnkfix can phrase a fix for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -179,35 +180,37 @@ const SCAN_ORDER: &[&str] = &[
 /// Every marker in one automaton, with the kind each belongs to: pattern `i` is the marker
 /// `owners[i]` (the kind's index in [`BuildSystem::MARKERS`], the marker). `any` says whether a
 /// line holds a marker at all: leftmost-first, so it has the SIMD prefilter that the
-/// overlapping search of `automaton` (standard semantics) cannot have.
+/// overlapping search of `automaton` (standard semantics) cannot have. Each is built on its first
+/// use: most logs have no line with a marker, and never need the (costlier) overlapping DFA.
 struct Markers {
-    any: aho_corasick::AhoCorasick,
-    automaton: aho_corasick::AhoCorasick,
-    owners: Vec<(usize, &'static str)>,
+    any: LazyLock<aho_corasick::AhoCorasick>,
+    automaton: LazyLock<aho_corasick::AhoCorasick>,
+    owners: LazyLock<Vec<(usize, &'static str)>>,
 }
 
 fn markers() -> &'static Markers {
-    static MARKERS: std::sync::OnceLock<Markers> = std::sync::OnceLock::new();
-    MARKERS.get_or_init(|| {
-        let owners: Vec<(usize, &'static str)> = BuildSystem::MARKERS
-            .iter()
-            .enumerate()
-            .flat_map(|(at, (_, markers))| markers.iter().map(move |m| (at, *m)))
-            .collect();
-        let any = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-            .build(SCAN_ORDER)
-            .expect("markers are plain strings");
-        let automaton = aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(owners.iter().map(|(_, m)| m))
-            .expect("markers are plain strings");
-        Markers {
-            any,
-            automaton,
-            owners,
-        }
-    })
+    static MARKERS: Markers = Markers {
+        any: LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(SCAN_ORDER)
+                .expect("markers are plain strings")
+        }),
+        automaton: LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(MARKERS.owners.iter().map(|(_, m)| m))
+                .expect("markers are plain strings")
+        }),
+        owners: LazyLock::new(|| {
+            BuildSystem::MARKERS
+                .iter()
+                .enumerate()
+                .flat_map(|(at, (_, markers))| markers.iter().map(move |m| (at, *m)))
+                .collect()
+        }),
+    };
+    &MARKERS
 }
 
 /// Recognises a log's build system from the lines it is shown, in order: the first line of

@@ -3,8 +3,8 @@
 //!
 //! The tables live in `symbol-db/names/*.txt`, are generated from public packages by
 //! `symbol-db/generate/generate.sh` and `symbol-db/generate/crt_chain.sh` (provenance in
-//! each file's header), and are compiled into the binary. They are parsed once, on the
-//! first look-up, into hash maps (`SectionIndex`).
+//! each file's header), and are compiled into the binary: `build.rs` parses them at compile
+//! time into sorted arrays (`StaticIndex`) that a look-up searches, so a run builds nothing.
 //!
 //! Two kinds of table (see `symbol-db/README.md`):
 //!
@@ -18,9 +18,10 @@
 
 use crate::rules::Flavour;
 
+#[cfg(test)]
 use std::collections::hash_map::Entry;
+#[cfg(test)]
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 /// Which table a name was found in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -342,6 +343,7 @@ impl FlavourSet {
             .filter(move |&flavour| self.0 & FlavourSet::bit(flavour) != 0)
     }
 
+    #[cfg(test)]
     /// `static,dynamic-debug`: flavour names in [`Flavour::ALL`] order, no repeats.
     fn parse(text: &str) -> Option<FlavourSet> {
         let mut set = FlavourSet::EMPTY;
@@ -358,47 +360,113 @@ impl FlavourSet {
     }
 }
 
-/// The crt-chain table, parsed on first use.
-fn chain_index() -> &'static SectionIndex<(&'static str, FlavourSet)> {
-    static INDEX: OnceLock<SectionIndex<(&'static str, FlavourSet)>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut index = SectionIndex::with_capacity(18_500);
-        index.add_table(chain_table_lines(CHAIN_TABLE));
-        index
-    })
+/// The crt-chain table, compiled into sorted arrays by `build.rs`.
+fn chain_index() -> StaticIndex<(&'static str, FlavourSet)> {
+    StaticIndex {
+        headers: &CHAIN_HEADERS,
+        names: CHAIN_NAMES,
+        ends: CHAIN_ENDS,
+        sections: CHAIN_SECTIONS,
+    }
 }
 
-/// The `[library dll]` tables, parsed on first use.
-fn index() -> &'static SectionIndex<NameHit> {
-    static INDEX: OnceLock<SectionIndex<NameHit>> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut index = SectionIndex::with_capacity(46_000);
-        for table in NameTable::ALL {
-            index.add_table(name_table_lines(table, table.text()));
-        }
-        index
-    })
+/// The `[library dll]` tables, compiled into sorted arrays by `build.rs`.
+fn index() -> StaticIndex<NameHit> {
+    StaticIndex {
+        headers: &NAME_HEADERS,
+        names: NAME_NAMES,
+        ends: NAME_ENDS,
+        sections: NAME_SECTIONS,
+    }
 }
+
+// `NAME_*` and `CHAIN_*`: the arrays `build.rs` writes from the embedded tables.
+include!(concat!(env!("OUT_DIR"), "/name_index.rs"));
 
 /// Name → the sections that list it, over one or more sectioned tables, sections in table
-/// order. Built once per run from the embedded text (tens of thousands of names), so it is built
-/// lean: no intermediate list, a fast non-cryptographic hash (the keys are the committed tables'
-/// own names, not input).
+/// order, as sorted arrays that `build.rs` writes at compile time (a run builds nothing: it
+/// searches them). Entry `i` is one (name, section) pair, each pair once; the entries are sorted
+/// bytewise by name, and the entries of one name are in table order.
+struct StaticIndex<H: 'static> {
+    /// Every section header, in table order.
+    headers: &'static [H],
+    /// Every entry's name, concatenated.
+    names: &'static [u8],
+    /// Where each entry's name ends in `names`: u32 little-endian.
+    ends: &'static [u8],
+    /// Each entry's section (an index into `headers`): u16 little-endian.
+    sections: &'static [u8],
+}
+
+impl<H> Clone for StaticIndex<H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for StaticIndex<H> {}
+
+impl<H> StaticIndex<H> {
+    /// How many entries there are.
+    fn len(&self) -> usize {
+        self.ends.len() / 4
+    }
+
+    /// Entry `i`'s name.
+    fn name(&self, i: usize) -> &'static [u8] {
+        let end = |i: usize| {
+            let bytes = &self.ends[i * 4..i * 4 + 4];
+            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize
+        };
+        let start = if i == 0 { 0 } else { end(i - 1) };
+        &self.names[start..end(i)]
+    }
+
+    /// Entry `i`'s section header.
+    fn header(&self, i: usize) -> &'static H {
+        let section = u16::from_le_bytes([self.sections[i * 2], self.sections[i * 2 + 1]]);
+        &self.headers[usize::from(section)]
+    }
+
+    /// The sections that list `name`, first section first.
+    fn sections_of(self, name: &str) -> impl Iterator<Item = &'static H> {
+        let name = name.as_bytes();
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if self.name(middle) < name {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        let mut end = low;
+        while end < self.len() && self.name(end) == name {
+            end += 1;
+        }
+        (low..end).map(move |i| self.header(i))
+    }
+}
+
+/// The reference the compiled arrays are checked against: the tables parsed at run time into
+/// hash maps, as lnkfix did before `build.rs` compiled them.
+#[cfg(test)]
 struct SectionIndex<H> {
     /// Every section header, in table order.
     sections: Vec<H>,
     /// Name → its first section (nearly every name has exactly one).
-    first: HashMap<&'static str, u32, foldhash::fast::FixedState>,
+    first: HashMap<&'static str, u32>,
     /// Name → its further distinct sections, for the few names listed more than once.
-    more: HashMap<&'static str, Vec<u32>, foldhash::fast::FixedState>,
+    more: HashMap<&'static str, Vec<u32>>,
 }
 
+#[cfg(test)]
 impl<H> SectionIndex<H> {
-    fn with_capacity(names: usize) -> Self {
+    fn new() -> Self {
         SectionIndex {
             sections: Vec::new(),
-            first: HashMap::with_capacity_and_hasher(names, Default::default()),
-            more: HashMap::default(),
+            first: HashMap::new(),
+            more: HashMap::new(),
         }
     }
 
@@ -443,6 +511,7 @@ impl<H> SectionIndex<H> {
     }
 }
 
+#[cfg(test)]
 /// One meaningful line of a sectioned table.
 #[derive(Debug, PartialEq, Eq)]
 enum TableLine<H> {
@@ -452,6 +521,7 @@ enum TableLine<H> {
     Name(&'static str),
 }
 
+#[cfg(test)]
 /// A table line that is neither a comment, a section header nor a name.
 #[derive(Debug, PartialEq, Eq)]
 struct BadLine {
@@ -461,7 +531,9 @@ struct BadLine {
     text: &'static str,
 }
 
-/// The meaningful lines of a sectioned table, comments (`#`) and blank lines dropped: a header
+#[cfg(test)]
+/// The meaningful lines of a sectioned table (as `build.rs` reads them; kept to check its
+/// arrays and the committed tables), comments (`#`) and blank lines dropped: a header
 /// `[...]` whose inside `header` accepts, or a name (no whitespace) after the first header.
 fn table_lines<H>(
     text: &'static str,
@@ -488,6 +560,7 @@ fn table_lines<H>(
         })
 }
 
+#[cfg(test)]
 /// Whether `line` holds a whitespace character. Every byte is first tested for being a space,
 /// a control or non-ASCII byte without stopping early (a loop the compiler vectorises; table names
 /// are tens of bytes of plain ASCII); only a line with such a byte is decoded.
@@ -498,6 +571,7 @@ fn has_whitespace(line: &str) -> bool {
     suspect && line.contains(char::is_whitespace)
 }
 
+#[cfg(test)]
 /// The lines of a `[library dll]` table.
 fn name_table_lines(
     table: NameTable,
@@ -518,6 +592,7 @@ fn name_table_lines(
     })
 }
 
+#[cfg(test)]
 /// The lines of the crt-chain table, whose sections are `[family flavour,flavour,...]`.
 fn chain_table_lines(
     text: &'static str,
@@ -820,7 +895,7 @@ mod tests {
         }
         assert!(names > 15_000, "crt-chain.txt has {names} names");
         // A name is in several sections only with disjoint flavour sets.
-        let index = chain_index();
+        let index = chain_reference();
         for (&name, more) in &index.more {
             let mut seen = index.sections[index.first[name] as usize].1;
             for &section in more {
@@ -829,6 +904,59 @@ mod tests {
                 seen = seen.union(flavours);
             }
         }
+    }
+
+    /// The crt-chain table parsed at run time (the reference).
+    fn chain_reference() -> SectionIndex<(&'static str, FlavourSet)> {
+        let mut index = SectionIndex::new();
+        index.add_table(chain_table_lines(CHAIN_TABLE));
+        index
+    }
+
+    /// The `[library dll]` tables parsed at run time (the reference).
+    fn reference() -> SectionIndex<NameHit> {
+        let mut index = SectionIndex::new();
+        for table in NameTable::ALL {
+            index.add_table(name_table_lines(table, table.text()));
+        }
+        index
+    }
+
+    /// Every name of `reference`, and names near them, answer the same from `compiled`; and
+    /// `compiled` holds no name `reference` lacks.
+    fn same_answers<H: PartialEq + std::fmt::Debug>(
+        reference: &SectionIndex<H>,
+        compiled: StaticIndex<H>,
+    ) {
+        let mut entries = 0;
+        for &name in reference.first.keys() {
+            entries += 1 + reference.more.get(name).map_or(0, Vec::len);
+            let want: Vec<&H> = reference.sections_of(name).collect();
+            let got: Vec<&H> = compiled.sections_of(name).collect();
+            assert_eq!(got, want, "{name}");
+            for near in [
+                name.get(1..).unwrap_or(""),
+                &format!("{name}_"),
+                &format!("_{name}"),
+            ] {
+                let want: Vec<&H> = reference.sections_of(near).collect();
+                let got: Vec<&H> = compiled.sections_of(near).collect();
+                assert_eq!(got, want, "{near}");
+            }
+        }
+        assert_eq!(compiled.len(), entries);
+        assert!(compiled.sections_of("").next().is_none());
+        assert!(compiled.sections_of("\u{ffff}").next().is_none());
+        assert!(compiled.sections_of("\0").next().is_none());
+    }
+
+    #[test]
+    fn compiled_tables_answer_as_parsed_tables() {
+        same_answers(&reference(), index());
+        same_answers(&chain_reference(), chain_index());
+        // The build script's section headers are the parser's, in the same order.
+        assert_eq!(reference().sections, index().headers);
+        assert_eq!(chain_reference().sections, chain_index().headers);
     }
 
     #[test]

@@ -13,26 +13,30 @@
 //! alone does not.
 
 use regex::Regex;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
+/// The patterns, each compiled on its first use.
 struct Patterns {
-    at_bytes: Regex,
-    in_parentheses: Regex,
-    bare: Regex,
+    at_bytes: LazyLock<Regex>,
+    in_parentheses: LazyLock<Regex>,
+    bare: LazyLock<Regex>,
 }
 
 fn patterns() -> &'static Patterns {
-    static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns {
-        at_bytes: Regex::new(r"(?P<name>[A-Za-z0-9_?$])(?:\s+@\s*|@\s+)(?P<n>\d+)\b")
-            .expect("pattern"),
-        in_parentheses: Regex::new(
-            r#""\s*\((?P<name>(?:__imp_)?\?[A-Za-z0-9_?@$]+(?:\s+[A-Za-z0-9_?@$]+)+)\)"#,
-        )
-        .expect("pattern"),
-        bare: Regex::new(r"(?:^|\s)(?P<a>(?:__imp_)?\?[A-Za-z0-9_?@$]+) (?P<b>[A-Za-z0-9_?@$]+)")
-            .expect("pattern"),
-    })
+    static P: Patterns = Patterns {
+        at_bytes: LazyLock::new(|| {
+            Regex::new(r"(?P<name>[A-Za-z0-9_?$])(?:\s+@\s*|@\s+)(?P<n>\d+)\b").expect("pattern")
+        }),
+        in_parentheses: LazyLock::new(|| {
+            Regex::new(r#""\s*\((?P<name>(?:__imp_)?\?[A-Za-z0-9_?@$]+(?:\s+[A-Za-z0-9_?@$]+)+)\)"#)
+                .expect("pattern")
+        }),
+        bare: LazyLock::new(|| {
+            Regex::new(r"(?:^|\s)(?P<a>(?:__imp_)?\?[A-Za-z0-9_?@$]+) (?P<b>[A-Za-z0-9_?@$]+)")
+                .expect("pattern")
+        }),
+    };
+    &P
 }
 
 /// Whether a parenthesised decorated name (`(?`, `(__imp_?`) holds a space before it closes.

@@ -14,28 +14,36 @@
 //! and `lld-link: error: undefined symbol: __imp_GetProcAddress`.
 
 use regex::Regex;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
+/// The patterns, each compiled on its first use.
 struct Patterns {
-    forwarded: Regex,
-    rust_lld: Regex,
-    failed: Regex,
+    forwarded: LazyLock<Regex>,
+    rust_lld: LazyLock<Regex>,
+    failed: LazyLock<Regex>,
 }
 
 fn patterns() -> &'static Patterns {
-    static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns {
+    static P: Patterns = Patterns {
         // [driver:] severity: tool: [severity:] rest
-        forwarded: Regex::new(
+        forwarded: LazyLock::new(|| {
+            Regex::new(
             r"^\s*(?:[A-Za-z][\w.+\-]*(?:\.exe)?:\s*)?(?P<sev>error|warning):\s*(?P<tool>lld-link|ld\.lld|rust-lld|lld)(?:\.exe)?:\s*(?:(?:error|warning):\s*)?(?P<rest>.*)$",
         )
-        .expect("pattern"),
-        rust_lld: Regex::new(r"(?:^|[\s:>\]])(?P<tool>rust-lld(?:\.exe)?):\s*(?:error|warning):").expect("pattern"),
-        failed: Regex::new(
+        .expect("pattern")
+        }),
+        rust_lld: LazyLock::new(|| {
+            Regex::new(r"(?:^|[\s:>\]])(?P<tool>rust-lld(?:\.exe)?):\s*(?:error|warning):")
+                .expect("pattern")
+        }),
+        failed: LazyLock::new(|| {
+            Regex::new(
             r"(?:^|\s)(?P<driver>[A-Za-z][\w.+\-]*?(?:\.exe)?):\s*error:\s*(?P<rest>linker command failed\b.*)$",
         )
-        .expect("pattern"),
-    })
+        .expect("pattern")
+        }),
+    };
+    &P
 }
 
 /// Rewrites a driver's or tool's prefix to the linker's own line.

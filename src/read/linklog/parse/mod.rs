@@ -20,7 +20,7 @@ mod tests;
 
 use regex::Regex;
 use serde::Serialize;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use super::clean;
 use link_exe::link_exe_event;
@@ -209,50 +209,65 @@ pub(crate) fn finders() -> &'static Finders {
     })
 }
 
-/// The regular expressions, compiled once.
+/// The regular expressions, each compiled on its first use: a run compiles only those its
+/// log's lines need (a link.exe log needs none of the lld ones).
 pub(super) struct Patterns {
-    pub(super) lld: Regex,
-    pub(super) referenced_by: Regex,
-    pub(super) continuation: Regex,
-    pub(super) more_times: Regex,
-    pub(super) pair: Regex,
-    pub(super) quoted: Regex,
-    pub(super) bare: Regex,
-    pub(super) crt_option: Regex,
-    pub(super) machine: Regex,
-    pub(super) object_token: Regex,
-    pub(super) number: Regex,
+    pub(super) lld: LazyLock<Regex>,
+    pub(super) referenced_by: LazyLock<Regex>,
+    pub(super) continuation: LazyLock<Regex>,
+    pub(super) more_times: LazyLock<Regex>,
+    pub(super) pair: LazyLock<Regex>,
+    pub(super) quoted: LazyLock<Regex>,
+    pub(super) bare: LazyLock<Regex>,
+    pub(super) crt_option: LazyLock<Regex>,
+    pub(super) machine: LazyLock<Regex>,
+    pub(super) object_token: LazyLock<Regex>,
+    pub(super) number: LazyLock<Regex>,
 }
 
 /// The compiled patterns.
 pub(super) fn patterns() -> &'static Patterns {
-    static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns {
-        lld: Regex::new(
+    static P: Patterns = Patterns {
+        lld: LazyLock::new(|| {
+            Regex::new(
             r#"(?:^|[\s:>\]'"])(?:lld-link|ld\.lld|ld\.lld-link|lld|rust-lld)(?:\.exe)?(?:-\d+)?\s*:\s*(?P<sev>error|warning)\s*:\s*(?P<rest>.*)$"#,
         )
-        .expect("pattern"),
-        referenced_by: Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern"),
-        continuation: Regex::new(r"^\s*>>>\s{2,}(?P<rest>\S.*)$").expect("pattern"),
-        more_times: Regex::new(r"^\s*>>>\s+referenced (?P<n>\d+) more times?").expect("pattern"),
+        .expect("pattern")
+        }),
+        referenced_by: LazyLock::new(|| {
+            Regex::new(r"^\s*>>>\s+referenced by\s+(?P<rest>.*)$").expect("pattern")
+        }),
+        continuation: LazyLock::new(|| {
+            Regex::new(r"^\s*>>>\s{2,}(?P<rest>\S.*)$").expect("pattern")
+        }),
+        more_times: LazyLock::new(|| {
+            Regex::new(r"^\s*>>>\s+referenced (?P<n>\d+) more times?").expect("pattern")
+        }),
         // "display" (decorated): the decorated name has no spaces.
-        pair: Regex::new(r#""(?P<display>[^"]*)"\s*\((?P<decorated>[^\s()"]+)\)"#).expect("pattern"),
-        quoted: Regex::new(r#""(?P<text>[^"]+)""#).expect("pattern"),
-        bare: Regex::new(r"[A-Za-z0-9_?@$.<>~:\-]+").expect("pattern"),
-        crt_option: Regex::new(
+        pair: LazyLock::new(|| {
+            Regex::new(r#""(?P<display>[^"]*)"\s*\((?P<decorated>[^\s()"]+)\)"#).expect("pattern")
+        }),
+        quoted: LazyLock::new(|| Regex::new(r#""(?P<text>[^"]+)""#).expect("pattern")),
+        bare: LazyLock::new(|| Regex::new(r"[A-Za-z0-9_?@$.<>~:\-]+").expect("pattern")),
+        crt_option: LazyLock::new(|| {
+            Regex::new(
             r#"(?:^|[\s"'])(?P<opt>[/-](?:MDd|MTd|MD|MT|LDd|LD)|-fms-runtime-lib=[a-z_]+|--dependent-lib=[^\s"']+|[/-]DEFAULTLIB:"?[^\s"']+|[/-]NODEFAULTLIB(?::[^\s"']+)?|[/-]Zl|-D_DLL)"#,
         )
-        .expect("pattern"),
-        machine: Regex::new(
+        .expect("pattern")
+        }),
+        machine: LazyLock::new(|| {
+            Regex::new(
             r"(?i)(?:[/-]machine:(?P<m>x86|x64|arm64ec|arm64|arm|i386|amd64)\b|Compiler Version [\d.]+ for (?P<b>80x86|x64|x86|ARM64)|started: Project: [^,]+, Configuration: [^ ]+ (?P<c>Win32|x64|ARM64)\b|\bHostx(?:86|64)[\\/]+(?P<h>x86|x64|arm64)[\\/]+)",
         )
-        .expect("pattern"),
-        object_token: Regex::new(
-            r#"(?i)[^\s'"]+?\.(?:obj|o|lib|dll|exe|pyd)(?:\([^()]+\))?"#,
-        )
-        .expect("pattern"),
-        number: Regex::new(r"\d+").expect("pattern"),
-    })
+        .expect("pattern")
+        }),
+        object_token: LazyLock::new(|| {
+            Regex::new(r#"(?i)[^\s'"]+?\.(?:obj|o|lib|dll|exe|pyd)(?:\([^()]+\))?"#)
+                .expect("pattern")
+        }),
+        number: LazyLock::new(|| Regex::new(r"\d+").expect("pattern")),
+    };
+    &P
 }
 
 /// Values in single quotes (`'RuntimeLibrary'`); an apostrophe inside a word (`doesn't`) is not
