@@ -15,26 +15,26 @@ use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
 pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classification> {
     // A chain name whose decoration is part of the name (`__avx2_acos4@@32`, a vectorcall
     // function) is looked up as the linker wrote it.
-    if let Some(linker) = symbol.linker_name.as_deref() {
+    if let Some(linker) = symbol.linker_name() {
         let bare = linker.strip_prefix("__imp_").unwrap_or(linker);
-        if bare != symbol.lookup_name && !crate::rules::names::chain_lookup(bare).is_empty() {
+        if bare != symbol.lookup_name() && !crate::rules::names::chain_lookup(bare).is_empty() {
             return book.classify(SymbolKey {
                 name: bare,
-                demangled: &symbol.demangled,
+                demangled: &symbol.demangled(),
                 import: symbol.import,
             });
         }
     }
     let key = SymbolKey {
-        name: &symbol.lookup_name,
-        demangled: &symbol.demangled,
+        name: &symbol.lookup_name(),
+        demangled: &symbol.demangled(),
         import: symbol.import,
     };
     let direct = book.classify(key);
     let generic = direct.as_ref().is_some_and(|c| c.family == "dll-import");
     if direct.is_none() || generic {
         if let Some(base) = symbol
-            .lookup_name
+            .lookup_name()
             .strip_prefix('_')
             .filter(|b| !b.is_empty())
         {
@@ -197,7 +197,7 @@ fn from_provider(
         .filter(|(at, _)| *at != usable)
         .map(|(_, p)| p.clone())
         .collect();
-    let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
+    let matched_name = (symbol.linker_name() != Some(best.matched_name.as_str()))
         .then(|| best.matched_name.clone());
     let match_note = role_note(&best);
     ResolvedSymbol {

@@ -224,7 +224,7 @@ fn node_api_only_note(
     let is_node_lib = file
         .file_name()
         .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("node.lib"));
-    if !is_node_lib || is_node_api(&s.symbol.lookup_name) {
+    if !is_node_lib || is_node_api(&s.symbol.lookup_name()) {
         return None;
     }
     let wanted = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
@@ -256,11 +256,11 @@ fn node_api_only_note(
         crate::index::Machine::Arm64 => "arm64",
         _ => "x64",
     };
-    let api = if s.symbol.demangled.contains("v8::") {
+    let api = if s.symbol.demangled().contains("v8::") {
         "V8"
     } else if s
         .symbol
-        .lookup_name
+        .lookup_name()
         .trim_start_matches("__imp_")
         .trim_start_matches('_')
         .starts_with("uv_")
@@ -359,7 +359,7 @@ mod tests {
         let s = d
             .symbols
             .iter()
-            .find(|s| s.symbol.name == "legacy_fn")
+            .find(|s| s.symbol.name() == "legacy_fn")
             .unwrap();
         let linked = s.already_linked.as_ref().expect("oldnames.lib is linked");
         assert_eq!(linked.library, "oldnames.lib");

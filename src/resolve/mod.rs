@@ -434,7 +434,7 @@ fn restore_eaten_underscores(
     book: &RuleBook,
 ) {
     for (symbol, class) in failure.symbols.iter_mut().zip(classes.iter_mut()) {
-        let name = symbol.lookup_name.as_str();
+        let name = symbol.lookup_name().to_string();
         if class.is_some() || name.starts_with(['_', '?']) || name.is_empty() {
             continue;
         }
@@ -447,10 +447,26 @@ fn restore_eaten_underscores(
         symbol.warning = Some(format!(
             "read as {restored}: no name {name} exists, and a Markdown renderer turns the underscores of __{name} into bold and drops them"
         ));
-        if symbol.linker_name.as_deref() == Some(name) {
-            symbol.linker_name = Some(restored.clone());
-        }
-        symbol.lookup_name = restored;
+        let names = symbol.names();
+        let linker_name = if names.linker_name == Some(name.as_str()) {
+            Some(restored.clone())
+        } else {
+            names.linker_name.map(str::to_string)
+        };
+        let (shown, display, demangled, canonical) = (
+            names.name.to_string(),
+            names.display.map(str::to_string),
+            names.demangled.to_string(),
+            names.canonical.to_string(),
+        );
+        symbol.set_names(crate::read::symbols::Names {
+            name: &shown,
+            display: display.as_deref(),
+            linker_name: linker_name.as_deref(),
+            demangled: &demangled,
+            canonical: &canonical,
+            lookup_name: &restored,
+        });
         *class = classify(book, symbol);
     }
 }

@@ -21,7 +21,7 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         if !by_rule || !(s.family == "python-c-api" || s.family == "python-debug") {
             continue;
         }
-        let name = s.symbol.lookup_name.clone();
+        let name = s.symbol.lookup_name().to_string();
         let (library, note) = if s.family == "python-debug" {
             debug_answer(build)
         } else if is_python2_name(s) && !build.python2 {
@@ -57,7 +57,7 @@ fn with_python2_names(symbols: &[ResolvedSymbol], build: &PythonBuild) -> Python
         .filter(|s| s.provider == Some(Answerer::Rule))
         .find(|s| is_python2_name(s) && s.symbol.import)
     {
-        let shown = s.symbol.linker_name.as_deref().unwrap_or(&s.symbol.name);
+        let shown = s.symbol.linker_name().unwrap_or(&s.symbol.name());
         build.set_python2(
             s.symbol.first_line,
             &format!("{shown}: an import of a name only Python 2 exports"),
@@ -84,7 +84,7 @@ fn python2_answer(build: &PythonBuild) -> (Option<String>, String) {
 /// A name only Python 2 exports, referenced without dllimport or in a build for Python 3: the
 /// code calls an API Python 3 removed; no Python 3 library has it.
 fn python2_port_answer(s: &ResolvedSymbol) -> (Option<String>, String) {
-    let name = s.symbol.lookup_name.trim_start_matches('_');
+    let name = s.symbol.lookup_name().trim_start_matches('_');
     let instead = if name.starts_with("PyString_") {
         "PyBytes_* or PyUnicode_*"
     } else if name.starts_with("PyInt_") {
