@@ -282,7 +282,7 @@ fn write_groups(
             let family = book
                 .family(&first.family)
                 .map(|f| f.description.clone())
-                .unwrap_or_else(|| first.family.clone());
+                .unwrap_or_else(|| first.family.to_string());
             h.push_str(&format!(
                 "  {}",
                 style.dim(&format!(

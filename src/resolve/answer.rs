@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::entry_point::{entry_point_answer, is_entry_point};
 use super::{Answerer, ResolvedSymbol};
 use crate::read::evidence::CrtDecision;
-use crate::read::symbols::{LinkFailure, UnresolvedSymbol};
+use crate::read::symbols::{Interner, LinkFailure, Shared, UnresolvedSymbol};
 use crate::resolve::providers;
 use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
 
@@ -64,10 +64,16 @@ pub(super) fn resolve_symbols(
 ) -> Vec<ResolvedSymbol> {
     let mut unresolved = std::mem::take(&mut failure.symbols);
     let mut symbols = Vec::with_capacity(unresolved.len());
+    // The family, source and rule-book texts repeat over thousands of symbols: one copy each.
+    let mut interner = Interner::default();
     while let (Some(symbol), Some(class), Some(found)) =
         (unresolved.pop(), classes.pop(), matches.pop())
     {
-        symbols.push(resolve_one(book, symbol, class, found, crt, on_disk));
+        let mut resolved = resolve_one(book, symbol, class, found, crt, on_disk);
+        resolved.family = interner.get(&resolved.family);
+        resolved.source = resolved.source.map(|s| interner.get(&s));
+        resolved.rulebook_differs = resolved.rulebook_differs.map(|s| interner.get(&s));
+        symbols.push(resolved);
         if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
             unresolved.shrink_to_fit();
             classes.shrink_to_fit();
@@ -202,11 +208,11 @@ fn from_provider(
     let match_note = role_note(&best);
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library: chosen.as_ref().map(|p| p.library.clone()),
         library_path: chosen.as_ref().map(|p| p.path.clone()),
         provider: Some(best.source.into()),
-        source: Some(best.source.to_string()),
+        source: Some(best.source.to_string().into()),
         dll: best.dll.clone(),
         member: best.member.clone(),
         matched_name,
@@ -214,7 +220,7 @@ fn from_provider(
         alternatives,
         near_misses,
         libraries_by_flavour,
-        rulebook_differs,
+        rulebook_differs: rulebook_differs.map(Shared::from),
         index_differs,
         not_found_on_disk: false,
         already_linked: None,
@@ -325,11 +331,11 @@ fn from_rule(
     }
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library,
         library_path: None,
         provider: Some(Answerer::Rule),
-        source: Some(class.source),
+        source: Some(class.source.into()),
         dll: class.dll,
         member: None,
         matched_name: None,
@@ -337,7 +343,7 @@ fn from_rule(
         alternatives: Vec::new(),
         near_misses,
         libraries_by_flavour,
-        rulebook_differs: class.rulebook_differs,
+        rulebook_differs: class.rulebook_differs.map(Shared::from),
         index_differs: None,
         not_found_on_disk: searched,
         already_linked: None,
@@ -475,11 +481,11 @@ fn only_in_another_flavour(
     );
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library: None,
         library_path: None,
         provider: Some(first.source.into()),
-        source: Some(first.source.to_string()),
+        source: Some(first.source.to_string().into()),
         dll: first.dll.clone(),
         member: first.member.clone(),
         matched_name: None,
