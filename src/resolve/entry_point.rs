@@ -89,7 +89,7 @@ pub(super) fn entry_point_answer(
         dll: None,
         member: None,
         matched_name: None,
-        match_note: Some(note),
+        match_note: super::some_text(note),
         alternatives: Vec::new(),
         near_misses,
         libraries_by_flavour: None,

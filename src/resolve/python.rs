@@ -33,7 +33,7 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         };
         s.library = library;
         s.dll = s.library.as_deref().map(|l| l.replace(".lib", ".dll"));
-        s.match_note = Some(note);
+        s.match_note = super::some_text(note);
     }
 }
 
@@ -121,7 +121,7 @@ fn note_other_version(s: &mut ResolvedSymbol, build: &PythonBuild) {
     let note = format!(
         "the log builds for {wanted} (line {line}) but the library found is {found}: link the {wanted} of the interpreter the extension is for (a module linked against one version's DLL does not load in another)"
     );
-    s.match_note = Some(match s.match_note.take() {
+    s.match_note = super::some_text(match s.match_note.take() {
         Some(old) => format!("{note}; {old}"),
         None => note,
     });
