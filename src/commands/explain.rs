@@ -101,14 +101,14 @@ pub fn explain(
         }
         None => Vec::new(),
     };
-    let other_machines = match (context, &answer.symbol.linker_name) {
+    let other_machines = match (context, &answer.symbol.linker_name()) {
         (Some(c), Some(linker)) => c.index.lookup_other_machines(linker).to_vec(),
         _ => Vec::new(),
     };
     Ok(Explanation {
         schema_version: 1,
         symbol: name.to_string(),
-        demangled: Some(answer.symbol.demangled.clone()),
+        demangled: Some(answer.symbol.demangled().to_string()),
         arch: context.map_or_else(|| "x64".to_string(), |c| c.index.arch().to_string()),
         flavour,
         searched: context.is_some(),
@@ -131,7 +131,7 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
     }
     if let Some(linker) = answer
         .symbol
-        .linker_name
+        .linker_name()
         .as_deref()
         .filter(|l| *l != explanation.symbol)
     {

@@ -64,15 +64,14 @@ fn symbol_line(symbol: &ResolvedSymbol) -> String {
     } else {
         ""
     };
-    let mut line = format!("{import}{}", s.demangled);
+    let mut line = format!("{import}{}", s.demangled());
     let linker = s
-        .linker_name
-        .as_deref()
+        .linker_name()
         .or(symbol.matched_name.as_deref())
-        .unwrap_or(&s.name);
-    if linker != s.demangled
-        && linker != s.name.trim_start_matches("__declspec(dllimport) ")
-        && linker != s.name
+        .unwrap_or(s.name());
+    if linker != s.demangled()
+        && linker != s.name().trim_start_matches("__declspec(dllimport) ")
+        && linker != s.name()
     {
         line.push_str(&format!("  [{linker}]"));
     }
@@ -90,8 +89,8 @@ fn references_line(symbol: &ResolvedSymbol) -> Option<String> {
         .take(3)
         .map(|r| match (&r.object, &r.function) {
             (Some(o), Some(f)) => format!("{o} in {f}"),
-            (Some(o), None) => o.clone(),
-            (None, Some(f)) => f.clone(),
+            (Some(o), None) => o.to_string(),
+            (None, Some(f)) => f.to_string(),
             (None, None) => String::new(),
         })
         .collect();
@@ -283,7 +282,7 @@ fn write_groups(
             let family = book
                 .family(&first.family)
                 .map(|f| f.description.clone())
-                .unwrap_or_else(|| first.family.clone());
+                .unwrap_or_else(|| first.family.to_string());
             h.push_str(&format!(
                 "  {}",
                 style.dim(&format!(
@@ -659,7 +658,7 @@ fn evidence_text(diagnosis: &Diagnosis, problem: &Problem, line: u64) -> String 
         .iter()
         .find(|s| s.symbol.first_line == line)
     {
-        return format!("unresolved {}", s.symbol.name);
+        return format!("unresolved {}", s.symbol.name());
     }
     "(the line that shows it)".into()
 }

@@ -134,14 +134,14 @@ fn prebuilt_library_runtime(scan: &Scan<'_>) -> Option<Problem> {
     let library = library_file(&member)?.to_string();
     let debug = marked
         .iter()
-        .any(|s| book.is_debug_only(&s.symbol.lookup_name));
+        .any(|s| book.is_debug_only(&s.symbol.lookup_name()));
     let (dll, static_) = if debug {
         (Flavour::DynamicDebug, Flavour::StaticDebug)
     } else {
         (Flavour::Dynamic, Flavour::Static)
     };
     let (dll, static_) = (dll.compiler_option(), static_.compiler_option());
-    let names: Vec<String> = marked.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = marked.iter().map(|s| s.symbol.name().to_string()).collect();
     let mut problem = Problem::new(
         ProblemKind::CrtMismatch,
         format!("{library} was built for the DLL C runtime ({dll}), the link uses the static one ({static_})"),
@@ -160,7 +160,7 @@ fn prebuilt_library_runtime(scan: &Scan<'_>) -> Option<Problem> {
     for s in &marked {
         for r in &s.symbol.references {
             if let Some(object) = &r.object {
-                problem.subject(object.clone());
+                problem.subject(object.to_string());
             }
         }
     }
@@ -207,7 +207,7 @@ fn from_records(scan: &mut Scan<'_>) -> Vec<Problem> {
         }
     }
     for v in keys_and_values {
-        problem.subject(v.clone());
+        problem.subject(v.to_string());
     }
     if let Some(output) = gathered.output.take() {
         problem.subject(output);

@@ -22,7 +22,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     }
     let names: Vec<String> = symbols
         .iter()
-        .map(|s| entry_name(&s.symbol.lookup_name))
+        .map(|s| entry_name(&s.symbol.lookup_name()))
         .collect();
     let (summary, cause, fix) = if let Some(name) = names.first() {
         match name.as_str() {
@@ -61,18 +61,18 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     }
     for s in &symbols {
         problem.line(s.symbol.first_line);
-        problem.subject(s.symbol.name.clone());
+        problem.subject(s.symbol.name().to_string());
     }
     for s in &symbols {
         for r in &s.symbol.references {
             if let Some(o) = &r.object {
-                problem.subject(o.clone());
+                problem.subject(o.to_string());
             }
             if let Some(f) = &r.function {
-                problem.subject(f.clone());
+                problem.subject(f.to_string());
             }
             if let Some(f) = &r.function_name {
-                problem.subject(f.clone());
+                problem.subject(f.to_string());
             }
         }
     }

@@ -529,7 +529,7 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
         .and_then(Machine::from_name)
         .unwrap_or(Machine::X64);
     let library_m = library_machine.to_string();
-    let names: Vec<String> = named.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = named.iter().map(|s| s.symbol.name().to_string()).collect();
     let forms: Vec<String> = named
         .iter()
         .filter_map(|s| {
@@ -712,8 +712,8 @@ fn objects_of(symbols: &[&crate::resolve::ResolvedSymbol]) -> Vec<String> {
     for s in symbols {
         for r in &s.symbol.references {
             if let Some(o) = r.object.as_ref().filter(|o| o.as_str() != "<root>") {
-                if !out.contains(o) {
-                    out.push(o.clone());
+                if !out.iter().any(|x| o == x) {
+                    out.push(o.to_string());
                 }
             }
         }

@@ -68,7 +68,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         );
         problem.line(f.line);
         for (object, value) in &sides {
-            problem.subject(object.clone());
+            problem.subject(object.to_string());
             problem.subject(value.clone());
         }
         problem.subject("_MSC_VER");
@@ -99,8 +99,8 @@ fn referencers(symbols: &[&ResolvedSymbol]) -> (Vec<String>, Vec<String>) {
                 if o == "<root>" {
                     continue;
                 }
-                if !objects.contains(o) {
-                    objects.push(o.clone());
+                if !objects.iter().any(|x| o == x) {
+                    objects.push(o.to_string());
                 }
                 if let Some(l) = super::text::library_file(o) {
                     if o.contains('(') && !libraries.iter().any(|x| x == l) {
@@ -145,7 +145,10 @@ fn toolsets_on_disk(scan: &Scan<'_>, problem: &mut Problem) -> Vec<String> {
 
 /// Code from a newer toolset than the libraries linked.
 fn newer_toolset(scan: &Scan<'_>, symbols: &[&ResolvedSymbol]) -> Problem {
-    let names: Vec<String> = symbols.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = symbols
+        .iter()
+        .map(|s| s.symbol.name().to_string())
+        .collect();
     let (objects, libraries) = referencers(symbols);
     let built = if libraries.is_empty() {
         some_of(&objects, 3)
@@ -187,7 +190,10 @@ fn newer_toolset(scan: &Scan<'_>, symbols: &[&ResolvedSymbol]) -> Problem {
 
 /// Code built against the CRT before Visual Studio 2015.
 fn older_crt(scan: &Scan<'_>, symbols: &[&ResolvedSymbol]) -> Problem {
-    let names: Vec<String> = symbols.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = symbols
+        .iter()
+        .map(|s| s.symbol.name().to_string())
+        .collect();
     let (objects, libraries) = referencers(symbols);
     let built = if libraries.is_empty() {
         some_of(&objects, 3)
@@ -197,12 +203,12 @@ fn older_crt(scan: &Scan<'_>, symbols: &[&ResolvedSymbol]) -> Problem {
     let stdio: Vec<String> = symbols
         .iter()
         .filter(|s| s.family == "legacy-stdio")
-        .map(|s| s.symbol.name.clone())
+        .map(|s| s.symbol.name().to_string())
         .collect();
     let gone: Vec<String> = symbols
         .iter()
         .filter(|s| s.family != "legacy-stdio")
-        .map(|s| s.symbol.name.clone())
+        .map(|s| s.symbol.name().to_string())
         .collect();
     let summary = format!(
         "{built} built against the CRT before Visual Studio 2015: {}",
@@ -237,18 +243,18 @@ fn add_subjects(problem: &mut Problem, symbols: &[&ResolvedSymbol], objects: &[S
         problem.line(s.symbol.first_line);
     }
     for o in objects {
-        problem.subject(o.clone());
+        problem.subject(o.to_string());
     }
     for s in symbols {
-        problem.subject(s.symbol.name.clone());
+        problem.subject(s.symbol.name().to_string());
     }
     for s in symbols {
         for r in &s.symbol.references {
             if let Some(f) = &r.function {
-                problem.subject(f.clone());
+                problem.subject(f.to_string());
             }
             if let Some(f) = &r.function_name {
-                problem.subject(f.clone());
+                problem.subject(f.to_string());
             }
         }
     }

@@ -13,7 +13,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .filter(|s| {
             s.explained_by.is_none()
                 && s.family != "entry-point"
-                && !scan.explained.contains(&s.symbol.name)
+                && !scan.explained.iter().any(|e| e == s.symbol.name())
         })
         .collect();
     let summary_only = left.is_empty() && !d.counts.lnk1120.is_empty() && d.symbols.is_empty();
@@ -25,7 +25,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     }
     let (cause, fix) = internal_cause_and_fix(&left, cause_and_fix(d));
     let (cause, fix) = linked_cause_and_fix(&left, (cause, fix));
-    let names: Vec<String> = left.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = left.iter().map(|s| s.symbol.name().to_string()).collect();
     let summary =
         if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
             format!(

@@ -188,7 +188,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .iter()
         .filter(|s| s.symbol.import && s.explained_by.is_none())
         .filter(|s| {
-            name_family(&s.symbol.lookup_name).is_some_and(|family| families.contains(&family))
+            name_family(&s.symbol.lookup_name()).is_some_and(|family| families.contains(&family))
         })
         .collect();
     if unresolved.is_empty() {
@@ -218,7 +218,10 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     } else {
         some_of(&importers, 3)
     };
-    let names: Vec<String> = unresolved.iter().map(|s| s.symbol.name.clone()).collect();
+    let names: Vec<String> = unresolved
+        .iter()
+        .map(|s| s.symbol.name().to_string())
+        .collect();
     let local: Vec<String> = imports.iter().map(|(_, l)| l.symbol.clone()).collect();
     let first = &imports[0].1;
     let defines = libraries

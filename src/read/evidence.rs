@@ -370,22 +370,22 @@ fn symbol_evidence(
             source: EvidenceSource::DllimportCrtSymbol,
             dynamic: Some(true),
             debug: None,
-            detail: symbol.name.clone(),
+            detail: symbol.name().to_string(),
             line: Some(symbol.first_line),
         });
     }
     if !symbol.import
         && class.is_some_and(|c| c.family == "ucrt")
-        && !is_compiler_intrinsic(&symbol.lookup_name)
+        && !is_compiler_intrinsic(&symbol.lookup_name())
     {
         evidence.extend(plain_ucrt_reference(symbol));
     }
-    if book.is_debug_only(&symbol.lookup_name) {
+    if book.is_debug_only(&symbol.lookup_name()) {
         evidence.push(Evidence {
             source: EvidenceSource::DebugOnlySymbol,
             dynamic: None,
             debug: Some(true),
-            detail: format!("{} exists only in the debug CRT", symbol.lookup_name),
+            detail: format!("{} exists only in the debug CRT", symbol.lookup_name()),
             line: Some(symbol.first_line),
         });
     }
@@ -428,7 +428,7 @@ fn plain_ucrt_reference(symbol: &UnresolvedSymbol) -> Option<Evidence> {
         debug: None,
         detail: format!(
             "{} is referenced without __imp_ by {object}: compiled for the static CRT (weak: no compiler option says so)",
-            symbol.lookup_name
+            symbol.lookup_name()
         ),
         line: Some(symbol.first_line),
     })
@@ -587,8 +587,8 @@ mod tests {
             .iter()
             .map(|s| {
                 book.classify(crate::rules::SymbolKey {
-                    name: &s.lookup_name,
-                    demangled: &s.demangled,
+                    name: &s.lookup_name(),
+                    demangled: &s.demangled(),
                     import: s.import,
                 })
             })

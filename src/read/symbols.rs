@@ -32,25 +32,249 @@ pub enum X86Decoration {
     },
 }
 
+/// Text shared by many symbols (an object or function name, a family, a rule's source): one
+/// reference-counted copy, compared and serialised as the plain string.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Shared(std::sync::Arc<str>);
+
+impl Shared {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Shared {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Shared {
+    fn from(text: &str) -> Shared {
+        Shared(text.into())
+    }
+}
+
+impl From<String> for Shared {
+    fn from(text: String) -> Shared {
+        Shared(text.into())
+    }
+}
+
+impl From<Shared> for String {
+    fn from(text: Shared) -> String {
+        text.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Shared {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Shared {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Shared {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shared {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Shared, D::Error> {
+        String::deserialize(deserializer).map(Shared::from)
+    }
+}
+
+/// Hands out one [`Shared`] per distinct text, up to a bound of distinct texts (past it, a new
+/// text gets its own copy): the texts that repeat over thousands of symbols are few.
+#[derive(Default)]
+pub struct Interner {
+    seen: foldhash::HashSet<Shared>,
+}
+
+/// Bound on the distinct texts an [`Interner`] keeps.
+const MAX_INTERNED: usize = 4096;
+
+impl Interner {
+    /// The shared copy of `text`.
+    pub fn get(&mut self, text: &str) -> Shared {
+        if let Some(known) = self.seen.get(text) {
+            return known.clone();
+        }
+        let shared = Shared::from(text);
+        if self.seen.len() < MAX_INTERNED {
+            self.seen.insert(shared.clone());
+        }
+        shared
+    }
+}
+
+impl std::borrow::Borrow<str> for Shared {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Where a symbol was referenced: the object and the function (each shared with the other
+/// symbols the same object or function references).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+pub struct SymbolReference {
+    /// The referencing object: `foo.obj`, `foo.lib(bar.obj)`, `LINK`, `<root>`.
+    pub object: Option<Shared>,
+    /// The referencing function (its display text, or decorated name when only that is shown).
+    pub function: Option<Shared>,
+    /// The referencing function's decorated name, when link.exe shows it beside the display text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_name: Option<Shared>,
+}
+
+/// The linkers that reported a symbol, in order of their first report (two bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Linkers([Option<Linker>; 2]);
+
+impl Linkers {
+    /// Adds `linker` when it is not there yet.
+    pub fn add(&mut self, linker: Linker) {
+        if self.contains(linker) {
+            return;
+        }
+        if let Some(slot) = self.0.iter_mut().find(|l| l.is_none()) {
+            *slot = Some(linker);
+        }
+    }
+
+    /// Whether `linker` reported it.
+    pub fn contains(&self, linker: Linker) -> bool {
+        self.0.contains(&Some(linker))
+    }
+
+    /// The linkers, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Linker> + '_ {
+        self.0.iter().flatten().copied()
+    }
+
+    /// How many linkers reported it.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether none did.
+    pub fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
+}
+
+impl Serialize for Linkers {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Linkers {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Linkers, D::Error> {
+        let mut linkers = Linkers::default();
+        for linker in Vec::<Linker>::deserialize(deserializer)? {
+            linkers.add(linker);
+        }
+        Ok(linkers)
+    }
+}
+
+/// A symbol's name forms, kept in one allocation: each form is a span of `text`, and a form that
+/// another contains (the name and the linker name, `X` in `__imp_X`, the display text and the
+/// demangled one) takes no room of its own.
+#[derive(Clone, Default)]
+struct NameForms {
+    text: Box<str>,
+    /// Start and length in `text` of each form ([`NAME`], ...); [`ABSENT`] as start: none.
+    spans: [(u32, u32); 6],
+}
+
+const NAME: usize = 0;
+const DISPLAY: usize = 1;
+const LINKER_NAME: usize = 2;
+const DEMANGLED: usize = 3;
+const CANONICAL: usize = 4;
+const LOOKUP_NAME: usize = 5;
+const ABSENT: u32 = u32::MAX;
+
+impl NameForms {
+    /// The forms in one text (a form longer than `u32::MAX` bytes, which no line holds, is
+    /// kept empty).
+    fn new(forms: [Option<&str>; 6]) -> NameForms {
+        let mut text = String::with_capacity(forms.iter().flatten().map(|f| f.len()).sum());
+        let mut spans = [(ABSENT, 0); 6];
+        for (span, form) in spans.iter_mut().zip(forms) {
+            let Some(form) = form else { continue };
+            let start = match text.find(form) {
+                Some(at) => at,
+                None => {
+                    text.push_str(form);
+                    text.len() - form.len()
+                }
+            };
+            *span = match (u32::try_from(start), u32::try_from(form.len())) {
+                (Ok(start), Ok(len)) if start != ABSENT => (start, len),
+                _ => (0, 0),
+            };
+        }
+        NameForms {
+            text: text.into_boxed_str(),
+            spans,
+        }
+    }
+
+    fn get(&self, form: usize) -> Option<&str> {
+        let (start, len) = self.spans[form];
+        if start == ABSENT {
+            return None;
+        }
+        let (start, len) = (start as usize, len as usize);
+        self.text.get(start..start + len)
+    }
+
+    fn all(&self) -> [Option<&str>; 6] {
+        std::array::from_fn(|form| self.get(form))
+    }
+}
+
 /// One distinct unresolved symbol.
-#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
-#[serde(default)]
+///
+/// Its name forms (`name`, `display`, `linker_name`, `demangled`, `canonical`, `lookup_name`)
+/// are mostly the same text or parts of each other: they share one allocation and are read
+/// through methods of the same names.
+#[derive(Clone, Default, serde::Deserialize)]
+#[serde(from = "SymbolFields")]
 pub struct UnresolvedSymbol {
-    /// The symbol as the log showed it: the decorated name when the log has one, else the
-    /// displayed text (lld-link's `__declspec(dllimport) X` included).
-    pub name: String,
-    /// The display text when the log showed one.
-    pub display: Option<String>,
-    /// The linker-level name (mangled C++ or C name, `__imp_` kept) when known.
-    pub linker_name: Option<String>,
-    /// The demangled form (without `__declspec(dllimport)`: see `import`).
-    pub demangled: String,
-    /// The canonical form of `demangled`, for matching across demanglers.
-    pub canonical: String,
+    names: NameForms,
     /// Whether the reference is a dllimport one (`__imp_` or `__declspec(dllimport)`).
     pub import: bool,
-    /// The name rules and tables are looked up by: no `__imp_`, no x86 decoration.
-    pub lookup_name: String,
     /// The x86 decoration that was undone, if any.
     pub x86_decoration: Option<X86Decoration>,
     /// The machine the name is for, when the name or the log tells: x86, or x64 for any 64-bit
@@ -59,17 +283,210 @@ pub struct UnresolvedSymbol {
     /// Whether the linker itself asked for it (lld-link's `<root>`: the entry point).
     pub entry_point: bool,
     /// Where it was referenced, deduplicated, in order of appearance.
-    pub references: Vec<Reference>,
+    pub references: Vec<SymbolReference>,
     /// How many times the log reported it (records plus lld-link's "N more times").
     pub reported: u64,
     /// The linkers that reported it.
-    pub linkers: Vec<Linker>,
+    pub linkers: Linkers,
     /// The 1-based line of its first report.
     pub first_line: u64,
     /// Candidates from link.exe's "could potentially match" hint block.
     pub hints: Vec<ShownName>,
     /// A problem demangling it.
     pub warning: Option<String>,
+}
+
+/// The name forms of an [`UnresolvedSymbol`], as given to [`UnresolvedSymbol::with_names`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Names<'a> {
+    /// The symbol as the log showed it.
+    pub name: &'a str,
+    /// The display text when the log showed one.
+    pub display: Option<&'a str>,
+    /// The linker-level name when known.
+    pub linker_name: Option<&'a str>,
+    /// The demangled form.
+    pub demangled: &'a str,
+    /// The canonical form of `demangled`.
+    pub canonical: &'a str,
+    /// The name rules and tables are looked up by.
+    pub lookup_name: &'a str,
+}
+
+impl UnresolvedSymbol {
+    /// A symbol with these name forms and nothing else known.
+    pub fn with_names(names: Names<'_>) -> UnresolvedSymbol {
+        let mut symbol = UnresolvedSymbol::default();
+        symbol.set_names(names);
+        symbol
+    }
+
+    /// Replaces the name forms.
+    pub fn set_names(&mut self, names: Names<'_>) {
+        self.names = NameForms::new([
+            Some(names.name),
+            names.display,
+            names.linker_name,
+            Some(names.demangled),
+            Some(names.canonical),
+            Some(names.lookup_name),
+        ]);
+    }
+
+    /// The name forms.
+    pub fn names(&self) -> Names<'_> {
+        Names {
+            name: self.name(),
+            display: self.display(),
+            linker_name: self.linker_name(),
+            demangled: self.demangled(),
+            canonical: self.canonical(),
+            lookup_name: self.lookup_name(),
+        }
+    }
+
+    /// The symbol as the log showed it: the decorated name when the log has one, else the
+    /// displayed text (lld-link's `__declspec(dllimport) X` included).
+    pub fn name(&self) -> &str {
+        self.names.get(NAME).unwrap_or_default()
+    }
+
+    /// The display text when the log showed one.
+    pub fn display(&self) -> Option<&str> {
+        self.names.get(DISPLAY)
+    }
+
+    /// The linker-level name (mangled C++ or C name, `__imp_` kept) when known.
+    pub fn linker_name(&self) -> Option<&str> {
+        self.names.get(LINKER_NAME)
+    }
+
+    /// The demangled form (without `__declspec(dllimport)`: see `import`).
+    pub fn demangled(&self) -> &str {
+        self.names.get(DEMANGLED).unwrap_or_default()
+    }
+
+    /// The canonical form of `demangled`, for matching across demanglers.
+    pub fn canonical(&self) -> &str {
+        self.names.get(CANONICAL).unwrap_or_default()
+    }
+
+    /// The name rules and tables are looked up by: no `__imp_`, no x86 decoration.
+    pub fn lookup_name(&self) -> &str {
+        self.names.get(LOOKUP_NAME).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for UnresolvedSymbol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnresolvedSymbol")
+            .field("names", &self.names.all())
+            .field("import", &self.import)
+            .field("x86_decoration", &self.x86_decoration)
+            .field("arch", &self.arch)
+            .field("entry_point", &self.entry_point)
+            .field("references", &self.references)
+            .field("reported", &self.reported)
+            .field("linkers", &self.linkers)
+            .field("first_line", &self.first_line)
+            .field("hints", &self.hints)
+            .field("warning", &self.warning)
+            .finish()
+    }
+}
+
+/// An [`UnresolvedSymbol`] as `--format json` writes it: every name form a field of its own.
+#[derive(Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+struct SymbolFields {
+    name: String,
+    display: Option<String>,
+    linker_name: Option<String>,
+    demangled: String,
+    canonical: String,
+    import: bool,
+    lookup_name: String,
+    x86_decoration: Option<X86Decoration>,
+    arch: Option<Machine>,
+    entry_point: bool,
+    references: Vec<SymbolReference>,
+    reported: u64,
+    linkers: Linkers,
+    first_line: u64,
+    hints: Vec<ShownName>,
+    warning: Option<String>,
+}
+
+impl From<SymbolFields> for UnresolvedSymbol {
+    fn from(f: SymbolFields) -> UnresolvedSymbol {
+        let mut symbol = UnresolvedSymbol {
+            names: NameForms::default(),
+            import: f.import,
+            x86_decoration: f.x86_decoration,
+            arch: f.arch,
+            entry_point: f.entry_point,
+            references: f.references,
+            reported: f.reported,
+            linkers: f.linkers,
+            first_line: f.first_line,
+            hints: f.hints,
+            warning: f.warning,
+        };
+        symbol.set_names(Names {
+            name: &f.name,
+            display: f.display.as_deref(),
+            linker_name: f.linker_name.as_deref(),
+            demangled: &f.demangled,
+            canonical: &f.canonical,
+            lookup_name: &f.lookup_name,
+        });
+        symbol
+    }
+}
+
+/// What [`SymbolFields`] holds, borrowed from an [`UnresolvedSymbol`], for writing it.
+#[derive(Serialize)]
+struct SymbolFieldsOut<'a> {
+    name: &'a str,
+    display: Option<&'a str>,
+    linker_name: Option<&'a str>,
+    demangled: &'a str,
+    canonical: &'a str,
+    import: bool,
+    lookup_name: &'a str,
+    x86_decoration: Option<X86Decoration>,
+    arch: Option<Machine>,
+    entry_point: bool,
+    references: &'a [SymbolReference],
+    reported: u64,
+    linkers: Linkers,
+    first_line: u64,
+    hints: &'a [ShownName],
+    warning: Option<&'a str>,
+}
+
+impl Serialize for UnresolvedSymbol {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SymbolFieldsOut {
+            name: self.name(),
+            display: self.display(),
+            linker_name: self.linker_name(),
+            demangled: self.demangled(),
+            canonical: self.canonical(),
+            import: self.import,
+            lookup_name: self.lookup_name(),
+            x86_decoration: self.x86_decoration,
+            arch: self.arch,
+            entry_point: self.entry_point,
+            references: &self.references,
+            reported: self.reported,
+            linkers: self.linkers,
+            first_line: self.first_line,
+            hints: &self.hints,
+            warning: self.warning.as_deref(),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Everything the log said, gathered: the symbols and what later stages need.
@@ -202,13 +619,6 @@ fn is_c_identifier(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')
 }
 
-/// `text` holding only its length: the demangler and the canonical form grow their text as they
-/// go, and a log of many distinct names keeps them all.
-fn exact(mut text: String) -> String {
-    text.shrink_to_fit();
-    text
-}
-
 /// Builds the symbol fields from what a record showed.
 fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) -> UnresolvedSymbol {
     let mut display = shown.display.clone();
@@ -270,24 +680,20 @@ fn describe(shown: &ShownName, limits: crate::read::demangle::DemangleLimits) ->
         Some(_) => Some(Machine::X86),
         None => mangled_arch(&bare).or_else(|| demangle::pointer_machine(&bare, limits)),
     };
-    UnresolvedSymbol {
-        name,
-        display,
-        linker_name,
-        canonical: exact(demangle::canonical(&demangled)),
-        demangled: exact(demangled),
-        import,
-        lookup_name,
-        x86_decoration,
-        arch,
-        entry_point: false,
-        references: Vec::new(),
-        reported: 0,
-        linkers: Vec::new(),
-        first_line: 0,
-        hints: Vec::new(),
-        warning,
-    }
+    let canonical = demangle::canonical(&demangled);
+    let mut symbol = UnresolvedSymbol::with_names(Names {
+        name: &name,
+        display: display.as_deref(),
+        linker_name: linker_name.as_deref(),
+        demangled: &demangled,
+        canonical: &canonical,
+        lookup_name: &lookup_name,
+    });
+    symbol.import = import;
+    symbol.x86_decoration = x86_decoration;
+    symbol.arch = arch;
+    symbol.warning = warning;
+    symbol
 }
 
 /// Gathers log events into a [`LinkFailure`], one symbol per distinct name.
@@ -304,6 +710,8 @@ pub struct Collector {
     max_symbols: usize,
     /// Referencing functions parsed for their pointer encoding so far ([`MAX_POINTER_PARSES`]).
     pointer_parses: usize,
+    /// The references' object and function names, shared between symbols.
+    interner: Interner,
 }
 
 /// Bound on the referencing functions parsed for their pointer encoding in one log: the first
@@ -391,7 +799,7 @@ impl Collector {
             Event::Referenced(reference) => {
                 self.note_reference_machine(reference.function_name.as_deref());
                 if let Some(i) = self.last {
-                    add_reference(&mut self.failure.symbols[i], reference);
+                    add_reference(&mut self.failure.symbols[i], reference, &mut self.interner);
                 }
             }
             Event::MoreReferences(n) => {
@@ -471,15 +879,12 @@ impl Collector {
         }
         let symbol = &mut self.failure.symbols[index];
         symbol.reported += 1;
-        if !symbol.linkers.contains(&record.linker) {
-            symbol.linkers.reserve_exact(1);
-            symbol.linkers.push(record.linker);
-        }
+        symbol.linkers.add(record.linker);
         if let Some(reference) = record.reference {
             if reference.object.as_deref() == Some("<root>") {
                 symbol.entry_point = true;
             }
-            add_reference(symbol, reference);
+            add_reference(symbol, reference, &mut self.interner);
         }
         self.last = Some(index);
     }
@@ -501,9 +906,9 @@ impl Collector {
         }
         let described = describe(&record.symbol, self.demangle);
         let key = described
-            .linker_name
-            .clone()
-            .unwrap_or_else(|| described.canonical.clone());
+            .linker_name()
+            .unwrap_or_else(|| described.canonical())
+            .to_string();
         let i = match self.by_key.get(&key) {
             Some(&i) => i,
             None if self.max_symbols > 0 && self.failure.symbols.len() >= self.max_symbols => {
@@ -535,11 +940,22 @@ impl Collector {
         self.failure.stats = stats;
         if self.failure.arch() == Some(Machine::X86) {
             for symbol in &mut self.failure.symbols {
-                if symbol.x86_decoration.is_none() && !symbol.lookup_name.starts_with('?') {
-                    if let Some(base) = undecorate_cdecl(&symbol.lookup_name) {
-                        symbol.demangled = base.clone();
-                        symbol.canonical = base.clone();
-                        symbol.lookup_name = base;
+                if symbol.x86_decoration.is_none() && !symbol.lookup_name().starts_with('?') {
+                    if let Some(base) = undecorate_cdecl(symbol.lookup_name()) {
+                        let names = symbol.names();
+                        let (name, display, linker_name) = (
+                            names.name.to_string(),
+                            names.display.map(str::to_string),
+                            names.linker_name.map(str::to_string),
+                        );
+                        symbol.set_names(Names {
+                            name: &name,
+                            display: display.as_deref(),
+                            linker_name: linker_name.as_deref(),
+                            demangled: &base,
+                            canonical: &base,
+                            lookup_name: &base,
+                        });
                         symbol.x86_decoration = Some(X86Decoration::Cdecl);
                         symbol.arch = Some(Machine::X86);
                     }
@@ -550,10 +966,16 @@ impl Collector {
     }
 }
 
-fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference) {
+fn add_reference(symbol: &mut UnresolvedSymbol, reference: Reference, interner: &mut Interner) {
     if reference.object.is_none() && reference.function.is_none() {
         return;
     }
+    let mut share = |text: Option<String>| text.map(|t| interner.get(&t));
+    let reference = SymbolReference {
+        object: share(reference.object),
+        function: share(reference.function),
+        function_name: share(reference.function_name),
+    };
     // The bound first: a symbol referenced more often than that is not searched again.
     if symbol.references.len() < MAX_REFERENCES && !symbol.references.contains(&reference) {
         // Most symbols have one reference: room for one, not the four a first push reserves
@@ -614,15 +1036,24 @@ mod tests {
         let [cxx, c] = &f.symbols[..] else {
             panic!("{:?}", f.symbols)
         };
-        assert_eq!(cxx.demangled, "void __cdecl ns::f(int)");
-        assert_eq!(cxx.demangled.capacity(), cxx.demangled.len());
-        assert_eq!(cxx.canonical.capacity(), cxx.canonical.len());
+        assert_eq!(cxx.demangled(), "void __cdecl ns::f(int)");
+        // The name forms in one text: the mangled name, the display text (which is also the
+        // demangled form) and the canonical form.
+        assert_eq!(cxx.name(), "?f@ns@@YAXH@Z");
+        assert_eq!(cxx.linker_name(), Some("?f@ns@@YAXH@Z"));
+        assert_eq!(cxx.lookup_name(), "?f@ns@@YAXH@Z");
+        assert_eq!(cxx.canonical(), "void __cdecl ns::f(int)");
+        assert_eq!(
+            cxx.names.text.len(),
+            "?f@ns@@YAXH@Z".len() + cxx.demangled().len()
+        );
         assert_eq!(cxx.references.len(), 2);
         assert_eq!(cxx.references[1].function.as_deref(), Some("g"));
         assert_eq!(c.references.len(), 1);
         assert_eq!(c.references.capacity(), 1);
         assert_eq!(c.references[0].object.as_deref(), Some("c.obj"));
-        assert_eq!((c.linkers.len(), c.linkers.capacity()), (1, 1));
+        assert_eq!(c.linkers.iter().collect::<Vec<_>>(), [Linker::LinkExe]);
+        assert_eq!(c.names.text.as_ref(), "c_name");
     }
 
     #[test]
@@ -650,10 +1081,10 @@ mod tests {
     fn dllimport_display_becomes_imp_name() {
         let f = failure("lld-link: error: undefined symbol: __declspec(dllimport) _CrtDbgReport\n>>> referenced by a.cpp:1\n>>>               a.obj:(f)\n");
         let s = &f.symbols[0];
-        assert_eq!(s.name, "__declspec(dllimport) _CrtDbgReport");
-        assert_eq!(s.linker_name.as_deref(), Some("__imp__CrtDbgReport"));
+        assert_eq!(s.name(), "__declspec(dllimport) _CrtDbgReport");
+        assert_eq!(s.linker_name(), Some("__imp__CrtDbgReport"));
         assert!(s.import);
-        assert_eq!(s.lookup_name, "_CrtDbgReport");
+        assert_eq!(s.lookup_name(), "_CrtDbgReport");
         assert_eq!(s.references[0].function.as_deref(), Some("f"));
     }
 
@@ -702,8 +1133,8 @@ mod tests {
              main.obj : error LNK2019: unresolved external symbol __imp__PyErr_Clear referenced in function _main\n",
         );
         assert_eq!(f.arch(), Some(Machine::X86));
-        assert_eq!(f.symbols[0].lookup_name, "MessageBoxA");
-        assert_eq!(f.symbols[1].lookup_name, "PyErr_Clear");
+        assert_eq!(f.symbols[0].lookup_name(), "MessageBoxA");
+        assert_eq!(f.symbols[1].lookup_name(), "PyErr_Clear");
         assert_eq!(f.symbols[1].x86_decoration, Some(X86Decoration::Cdecl));
     }
 
@@ -714,13 +1145,13 @@ mod tests {
              1>probe.obj : error LNK2019: unresolved external symbol _RtlGetVersion referenced in function \"void __cdecl probe(void)\" (?probe@@YAXXZ)\n",
         );
         assert_eq!(f.arch(), Some(Machine::X86));
-        assert_eq!(f.symbols[0].lookup_name, "RtlGetVersion");
+        assert_eq!(f.symbols[0].lookup_name(), "RtlGetVersion");
         let f = failure(
             "1>------ Build started: Project: probe, Configuration: Release x64 ------\n\
              1>probe.obj : error LNK2019: unresolved external symbol _RtlGetVersion referenced in function \"void __cdecl probe(void)\" (?probe@@YAXXZ)\n",
         );
         assert_eq!(f.arch(), Some(Machine::X64));
-        assert_eq!(f.symbols[0].lookup_name, "_RtlGetVersion");
+        assert_eq!(f.symbols[0].lookup_name(), "_RtlGetVersion");
     }
 
     #[test]
@@ -730,12 +1161,12 @@ mod tests {
             "a.obj : error LNK2019: unresolved external symbol _xmlInit referenced in function \"public: int __thiscall P::get(void)const \" (?get@P@@QBEHXZ)\n",
         );
         assert_eq!(f.arch(), Some(Machine::X86));
-        assert_eq!(f.symbols[0].lookup_name, "xmlInit");
+        assert_eq!(f.symbols[0].lookup_name(), "xmlInit");
         let f = failure(
             "a.obj : error LNK2019: unresolved external symbol _xmlInit referenced in function \"void __cdecl QAB_init(void)\" (?QAB_init@@YAXXZ)\n",
         );
         assert_eq!(f.arch(), None);
-        assert_eq!(f.symbols[0].lookup_name, "_xmlInit");
+        assert_eq!(f.symbols[0].lookup_name(), "_xmlInit");
         assert_eq!(reference_arch("?f@@YAXPEAH@Z"), Some(Machine::X64));
         assert_eq!(reference_arch("?f@@YAXPAH@Z"), Some(Machine::X86));
         assert_eq!(reference_arch("f"), None);
@@ -765,14 +1196,14 @@ mod tests {
             "fetch.obj : error LNK2019: unresolved external symbol __imp__curl_easy_init referenced in function \"int __cdecl fetch(class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > const &)\" (?fetch@@YAHABV?$basic_string@DU?$char_traits@D@std@@V?$allocator@D@2@@std@@@Z)\n",
         );
         assert_eq!(f.arch(), Some(Machine::X86));
-        assert_eq!(f.symbols[0].lookup_name, "curl_easy_init");
+        assert_eq!(f.symbols[0].lookup_name(), "curl_easy_init");
         // The x64 form (`AEBV`) keeps the underscore, and a function without pointers tells
         // nothing.
         let f = failure(
             "fetch.obj : error LNK2019: unresolved external symbol __imp__curl_easy_init referenced in function \"int __cdecl fetch(class std::basic_string<char,struct std::char_traits<char>,class std::allocator<char> > const &)\" (?fetch@@YAHAEBV?$basic_string@DU?$char_traits@D@std@@V?$allocator@D@2@@std@@@Z)\n",
         );
         assert_eq!(f.arch(), Some(Machine::X64));
-        assert_eq!(f.symbols[0].lookup_name, "_curl_easy_init");
+        assert_eq!(f.symbols[0].lookup_name(), "_curl_easy_init");
         let limits = demangle::DemangleLimits::default();
         assert_eq!(demangle::pointer_machine("?f@@YAHH@Z", limits), None);
         assert_eq!(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::entry_point::{entry_point_answer, is_entry_point};
 use super::{Answerer, ResolvedSymbol};
 use crate::read::evidence::CrtDecision;
-use crate::read::symbols::{LinkFailure, UnresolvedSymbol};
+use crate::read::symbols::{Interner, LinkFailure, Shared, UnresolvedSymbol};
 use crate::resolve::providers;
 use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
 
@@ -15,26 +15,26 @@ use crate::rules::{Classification, Flavour, RuleBook, SymbolKey};
 pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classification> {
     // A chain name whose decoration is part of the name (`__avx2_acos4@@32`, a vectorcall
     // function) is looked up as the linker wrote it.
-    if let Some(linker) = symbol.linker_name.as_deref() {
+    if let Some(linker) = symbol.linker_name() {
         let bare = linker.strip_prefix("__imp_").unwrap_or(linker);
-        if bare != symbol.lookup_name && !crate::rules::names::chain_lookup(bare).is_empty() {
+        if bare != symbol.lookup_name() && !crate::rules::names::chain_lookup(bare).is_empty() {
             return book.classify(SymbolKey {
                 name: bare,
-                demangled: &symbol.demangled,
+                demangled: &symbol.demangled(),
                 import: symbol.import,
             });
         }
     }
     let key = SymbolKey {
-        name: &symbol.lookup_name,
-        demangled: &symbol.demangled,
+        name: &symbol.lookup_name(),
+        demangled: &symbol.demangled(),
         import: symbol.import,
     };
     let direct = book.classify(key);
     let generic = direct.as_ref().is_some_and(|c| c.family == "dll-import");
     if direct.is_none() || generic {
         if let Some(base) = symbol
-            .lookup_name
+            .lookup_name()
             .strip_prefix('_')
             .filter(|b| !b.is_empty())
         {
@@ -64,11 +64,19 @@ pub(super) fn resolve_symbols(
 ) -> Vec<ResolvedSymbol> {
     let mut unresolved = std::mem::take(&mut failure.symbols);
     let mut symbols = Vec::with_capacity(unresolved.len());
+    // The family, source and rule-book texts repeat over thousands of symbols: one copy each.
+    let mut interner = Interner::default();
     while let (Some(symbol), Some(class), Some(found)) =
         (unresolved.pop(), classes.pop(), matches.pop())
     {
-        symbols.push(resolve_one(book, symbol, class, found, crt, on_disk));
-        if unresolved.len() < unresolved.capacity() / 2 && unresolved.capacity() > 1024 {
+        let mut resolved = resolve_one(book, symbol, class, found, crt, on_disk);
+        resolved.family = interner.get(&resolved.family);
+        resolved.source = resolved.source.map(|s| interner.get(&s));
+        resolved.rulebook_differs = resolved.rulebook_differs.map(|s| interner.get(&s));
+        symbols.push(resolved);
+        // Given back an eighth at a time: halving let the inputs' unused half stand beside the
+        // resolved symbols (the peak of a log of many distinct names was half-way through).
+        if unresolved.len() < unresolved.capacity() / 8 * 7 && unresolved.capacity() > 1024 {
             unresolved.shrink_to_fit();
             classes.shrink_to_fit();
             matches.shrink_to_fit();
@@ -197,25 +205,25 @@ fn from_provider(
         .filter(|(at, _)| *at != usable)
         .map(|(_, p)| p.clone())
         .collect();
-    let matched_name = (symbol.linker_name.as_ref() != Some(&best.matched_name))
+    let matched_name = (symbol.linker_name() != Some(best.matched_name.as_str()))
         .then(|| best.matched_name.clone());
     let match_note = role_note(&best);
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library: chosen.as_ref().map(|p| p.library.clone()),
-        library_path: chosen.as_ref().map(|p| p.path.clone()),
+        library_path: chosen.as_ref().map(|p| p.path.as_str().into()),
         provider: Some(best.source.into()),
-        source: Some(best.source.to_string()),
+        source: Some(best.source.to_string().into()),
         dll: best.dll.clone(),
         member: best.member.clone(),
-        matched_name,
-        match_note,
+        matched_name: matched_name.map(Into::into),
+        match_note: match_note.map(Into::into),
         alternatives,
         near_misses,
         libraries_by_flavour,
-        rulebook_differs,
-        index_differs,
+        rulebook_differs: rulebook_differs.map(Shared::from),
+        index_differs: index_differs.map(Into::into),
         not_found_on_disk: false,
         already_linked: None,
         installed_lacks: None,
@@ -325,19 +333,19 @@ fn from_rule(
     }
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library,
         library_path: None,
         provider: Some(Answerer::Rule),
-        source: Some(class.source),
+        source: Some(class.source.into()),
         dll: class.dll,
         member: None,
         matched_name: None,
-        match_note,
+        match_note: match_note.map(Into::into),
         alternatives: Vec::new(),
         near_misses,
         libraries_by_flavour,
-        rulebook_differs: class.rulebook_differs,
+        rulebook_differs: class.rulebook_differs.map(Shared::from),
         index_differs: None,
         not_found_on_disk: searched,
         already_linked: None,
@@ -475,15 +483,15 @@ fn only_in_another_flavour(
     );
     ResolvedSymbol {
         symbol,
-        family,
+        family: family.into(),
         library: None,
         library_path: None,
         provider: Some(first.source.into()),
-        source: Some(first.source.to_string()),
+        source: Some(first.source.to_string().into()),
         dll: first.dll.clone(),
         member: first.member.clone(),
         matched_name: None,
-        match_note: Some(note),
+        match_note: super::some_text(note),
         alternatives: providers.to_vec(),
         near_misses,
         libraries_by_flavour: None,

@@ -14,7 +14,7 @@ pub const ENTRY_POINTS: &[&str] = &["main", "wmain", "WinMain", "wWinMain", "Dll
 pub fn is_entry_point(symbol: &UnresolvedSymbol) -> bool {
     // The CRT's own entry points (`_DllMainCRTStartup`, `mainCRTStartup`) asked for by the
     // linker are CRT symbols like any other: the chain provides them.
-    let name = symbol.lookup_name.as_str();
+    let name = symbol.lookup_name();
     // An x86 log whose names were not undecorated shows `_main` (the `__cdecl` underscore): it
     // counts only when the startup code asks for it.
     let decorated = !ENTRY_POINTS.contains(&name);
@@ -66,7 +66,7 @@ pub(super) fn entry_point_answer(
     symbol: UnresolvedSymbol,
     near_misses: Vec<providers::NearMiss>,
 ) -> ResolvedSymbol {
-    let name = entry_point_name(&symbol.lookup_name);
+    let name = entry_point_name(&symbol.lookup_name());
     let note = match name {
         "WinMain" | "wWinMain" => format!(
             "{name} is the entry point of a /SUBSYSTEM:WINDOWS program: the CRT's startup code calls it because the link targets the Windows subsystem. A program that defines main (a console program) links with /SUBSYSTEM:CONSOLE; a GUI program defines {name}. No library provides it"
@@ -89,7 +89,7 @@ pub(super) fn entry_point_answer(
         dll: None,
         member: None,
         matched_name: None,
-        match_note: Some(note),
+        match_note: super::some_text(note),
         alternatives: Vec::new(),
         near_misses,
         libraries_by_flavour: None,

@@ -96,7 +96,7 @@ fn mark_library_runtime(
             kind: ExplainedKind::CrtMismatch,
             note: format!(
                 "only {library} asks for {} and through dllimport: {library} was built for the DLL C runtime",
-                s.symbol.lookup_name
+                s.symbol.lookup_name()
             ),
             generation: None,
             name_machine: None,
@@ -111,7 +111,7 @@ fn mark_library_runtime(
 /// `__imp_Sleep`), an x64 name against x86 libraries (`malloc` → `_malloc`).
 fn other_machine_form(symbol: &UnresolvedSymbol, arch: crate::index::Machine) -> Option<String> {
     use crate::index::Machine;
-    let linker = symbol.linker_name.as_deref().unwrap_or(&symbol.lookup_name);
+    let linker = symbol.linker_name().unwrap_or(&symbol.lookup_name());
     let (import, bare) = match linker.strip_prefix("__imp_") {
         Some(rest) => ("__imp_", rest),
         None => ("", linker),
@@ -187,7 +187,7 @@ fn mark_machine(
             kind: ExplainedKind::MachineMismatch,
             note: format!(
                 "{} is the {name_machine} form of the name: the {library_machine} libraries searched define {form} ({library})",
-                s.symbol.name
+                s.symbol.name()
             ),
             generation: None,
             name_machine: Some(name_machine),
@@ -274,7 +274,7 @@ fn stdcall_form<'a>(
     symbol: &UnresolvedSymbol,
     by_export: &std::collections::HashMap<&str, &'a crate::index::LibrarySymbol>,
 ) -> Option<(String, &'a crate::index::LibrarySymbol)> {
-    let linker = symbol.linker_name.as_deref().unwrap_or(&symbol.lookup_name);
+    let linker = symbol.linker_name().unwrap_or(&symbol.lookup_name());
     let (import, bare) = match linker.strip_prefix("__imp_") {
         Some(rest) => (true, rest),
         None => (false, linker),
@@ -319,12 +319,12 @@ fn other_machine_shown(
     let root_entry = symbols.iter().any(|s| {
         s.symbol.entry_point
             && if arch == Machine::X64 {
-                s.symbol.lookup_name.starts_with('_')
-                    && s.symbol.lookup_name.ends_with("CRTStartup")
-                    || s.symbol.lookup_name.starts_with("__DllMainCRTStartup")
+                s.symbol.lookup_name().starts_with('_')
+                    && s.symbol.lookup_name().ends_with("CRTStartup")
+                    || s.symbol.lookup_name().starts_with("__DllMainCRTStartup")
             } else {
-                !s.symbol.lookup_name.starts_with('_')
-                    && s.symbol.lookup_name.ends_with("CRTStartup")
+                !s.symbol.lookup_name().starts_with('_')
+                    && s.symbol.lookup_name().ends_with("CRTStartup")
             }
     });
     object_machine || log_machine || decorated || root_entry
@@ -344,11 +344,11 @@ fn mark_toolset(
         .filter(|s| {
             s.explained_by.is_none()
                 && crt_family(&s.family)
-                && !is_newer_toolset_name(&s.symbol.lookup_name)
+                && !is_newer_toolset_name(&s.symbol.lookup_name())
         })
         .count();
     for s in symbols.iter_mut().filter(|s| s.explained_by.is_none()) {
-        let name = s.symbol.lookup_name.clone();
+        let name = s.symbol.lookup_name().to_string();
         let from_libraries = !s.symbol.references.is_empty()
             && s.symbol.references.iter().all(|r| {
                 r.object.as_deref().is_some_and(|o| {
@@ -402,7 +402,7 @@ fn newer_toolset_note(
     context: Option<&SearchContext<'_>>,
     only_libraries: bool,
 ) -> Option<String> {
-    let name = &s.symbol.lookup_name;
+    let name = &s.symbol.lookup_name();
     let on_disk = s.provider.is_some_and(Answerer::on_disk);
     if on_disk {
         return only_libraries.then(|| format!(

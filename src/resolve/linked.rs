@@ -116,7 +116,7 @@ pub(super) fn note_log_evidence(
                     "{} is already in the link (line {}: {}) and the name is still unresolved: the copy the linker used does not define it (another version, or another copy found first on the library path)",
                     l.library, l.line, l.evidence
                 );
-                s.match_note = Some(match s.match_note.take() {
+                s.match_note = super::some_text(match s.match_note.take() {
                     Some(old) => format!("{note}; {old}"),
                     None => note,
                 });
@@ -133,8 +133,8 @@ pub(super) fn note_log_evidence(
                 if let Some(note) = context.and_then(|c| {
                     node_api_only_note(c.index, s, &path, failure.node_version.as_deref())
                 }) {
-                    s.match_note = Some(note);
-                    s.installed_lacks = Some(path);
+                    s.match_note = super::some_text(note);
+                    s.installed_lacks = super::some_text(path);
                     continue;
                 }
                 if s.already_linked.is_some() {
@@ -151,7 +151,7 @@ pub(super) fn note_log_evidence(
                     if s.near_misses.is_empty() {
                         not_exported(s, library, path);
                     } else {
-                        s.match_note = Some(format!(
+                        s.match_note = super::some_text(format!(
                             "{path} defines this function differently (near miss below: what differs and the fix); it is no internal name"
                         ));
                     }
@@ -160,10 +160,10 @@ pub(super) fn note_log_evidence(
                 if !lacking.contains(&library) {
                     lacking.push(library.clone());
                 }
-                s.match_note = Some(format!(
+                s.match_note = super::some_text(format!(
                     "{library} should define it, but the installed {path} does not: the SDK on disk is older or newer than the code expects"
                 ));
-                s.installed_lacks = Some(path);
+                s.installed_lacks = super::some_text(path);
             }
         }
     }
@@ -195,8 +195,8 @@ fn linked_but_lacking(
     if let Some(versions) = torch_cause(&s.family, torch_versions, &path) {
         note.push_str(&versions);
     }
-    s.match_note = Some(note);
-    s.installed_lacks = Some(path);
+    s.match_note = super::some_text(note);
+    s.installed_lacks = super::some_text(path);
 }
 
 /// Whether a name is Node-API's (`napi_*`, `node_api_*`), the ABI-stable part of node.exe's
@@ -224,7 +224,7 @@ fn node_api_only_note(
     let is_node_lib = file
         .file_name()
         .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("node.lib"));
-    if !is_node_lib || is_node_api(&s.symbol.lookup_name) {
+    if !is_node_lib || is_node_api(&s.symbol.lookup_name()) {
         return None;
     }
     let wanted = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
@@ -256,11 +256,11 @@ fn node_api_only_note(
         crate::index::Machine::Arm64 => "arm64",
         _ => "x64",
     };
-    let api = if s.symbol.demangled.contains("v8::") {
+    let api = if s.symbol.demangled().contains("v8::") {
         "V8"
     } else if s
         .symbol
-        .lookup_name
+        .lookup_name()
         .trim_start_matches("__imp_")
         .trim_start_matches('_')
         .starts_with("uv_")
@@ -332,11 +332,11 @@ fn installed_torch_version(library: &str) -> Option<(String, String)> {
 /// A name in a known library's namespace that the library on disk (`path`) does not export:
 /// internal to it, so no library is offered.
 fn not_exported(s: &mut ResolvedSymbol, library: String, path: String) {
-    s.match_note = Some(format!(
+    s.match_note = super::some_text(format!(
         "not exported by {library} (internal): {path} is in the link's search path and does not export it; there is no library to add: call the library's public (exported) API instead, or build the library from source with the name exported"
     ));
     s.library = None;
-    s.not_exported_by = Some(library);
+    s.not_exported_by = super::some_text(library);
 }
 
 #[cfg(test)]
@@ -359,7 +359,7 @@ mod tests {
         let s = d
             .symbols
             .iter()
-            .find(|s| s.symbol.name == "legacy_fn")
+            .find(|s| s.symbol.name() == "legacy_fn")
             .unwrap();
         let linked = s.already_linked.as_ref().expect("oldnames.lib is linked");
         assert_eq!(linked.library, "oldnames.lib");

@@ -16,7 +16,7 @@ use crate::index::discover::SearchDir;
 use crate::index::Index;
 use crate::read::evidence::{self, CrtDecision, Evidence};
 use crate::read::linklog::Finding;
-use crate::read::symbols::{LinkFailure, UnresolvedSymbol};
+use crate::read::symbols::{LinkFailure, Shared, UnresolvedSymbol};
 use crate::rules::{Classification, Flavour, RuleBook};
 
 mod answer;
@@ -52,12 +52,12 @@ pub struct ResolvedSymbol {
     #[serde(flatten)]
     pub symbol: UnresolvedSymbol,
     /// The library family (`hip-runtime`, `windows-system`, `cxx-stdlib`, `crt-startup`, `ucrt`,
-    /// `vcruntime`), or `unknown`.
-    pub family: String,
+    /// `vcruntime`), or `unknown` (shared by the symbols of the same family).
+    pub family: Shared,
     /// The library to link, when known (for CRT families: once the flavour is known).
     pub library: Option<String>,
     /// Where the library was found on disk (filled when archives are searched).
-    pub library_path: Option<String>,
+    pub library_path: Option<Box<str>>,
     /// Where `library_path`'s directory came from: the `source` of its entry in
     /// `searched_dirs` (`--lib-dir`, `LIB`, `CUDA_PATH`, `python (VIRTUAL_ENV=DIR): torch/lib`);
     /// only when it is one of them.
@@ -66,24 +66,24 @@ pub struct ResolvedSymbol {
     /// Who answered (`null` when nobody knows the symbol).
     pub provider: Option<Answerer>,
     /// The rule or table that answered (`rule hip-prefix`, `table windows-api`).
-    pub source: Option<String>,
+    pub source: Option<Shared>,
     /// The DLL that exports it, when known.
     pub dll: Option<String>,
     /// The archive member (or PDB module) that defines it.
     pub member: Option<String>,
     /// The exact name the archive defines, when the log showed another form (a demangled name).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub matched_name: Option<String>,
+    pub matched_name: Option<Box<str>>,
     /// A note about the match (LNK4217, matched by demangled name).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub match_note: Option<String>,
+    pub match_note: Option<Box<str>>,
     /// Other libraries that also define it, in rank order.
     pub alternatives: Vec<providers::Provider>,
     /// When nothing defines it exactly: the almost-matching definitions and the likely cause.
     pub near_misses: Vec<providers::NearMiss>,
     /// The archives on disk contradict the rule book: the archives win.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub index_differs: Option<String>,
+    pub index_differs: Option<Box<str>>,
     /// Libraries were searched and none defines it: the answer is the rule book's alone.
     pub not_found_on_disk: bool,
     /// When the flavour is not known: the library for each flavour.
@@ -91,7 +91,7 @@ pub struct ResolvedSymbol {
     pub libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
     /// When the rule book's table says otherwise than the verified home.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rulebook_differs: Option<String>,
+    pub rulebook_differs: Option<Shared>,
     /// The log shows the answer's library already in the link (a member of it references
     /// something, or a linker warning names it): it is not offered again.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,17 +99,23 @@ pub struct ResolvedSymbol {
     /// The rule names a library that is installed but does not define the name: the path of
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub installed_lacks: Option<String>,
+    pub installed_lacks: Option<Box<str>>,
     /// The name is in the namespace of a known library (a rule by scope: `c10::` is c10.lib's),
     /// that library is on disk, and it does not export the name: the library's own internal
     /// (not exported) name. No library provides it, so none is offered (`library` is `None`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_exported_by: Option<String>,
+    pub not_exported_by: Option<Box<str>>,
     /// Another failure class explains the name (a toolset or machine mismatch): no library of
     /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
     /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explained_by: Option<Box<Explained>>,
+}
+
+/// `Some(text)`, for the rarely set text fields of [`ResolvedSymbol`] (a boxed `str` is 16
+/// bytes inline where a `String` is 24).
+pub(crate) fn some_text(text: impl Into<Box<str>>) -> Option<Box<str>> {
+    Some(text.into())
 }
 
 /// Who answered a symbol. Serialised as `archive`, `pdb` or `rule`.
@@ -434,7 +440,7 @@ fn restore_eaten_underscores(
     book: &RuleBook,
 ) {
     for (symbol, class) in failure.symbols.iter_mut().zip(classes.iter_mut()) {
-        let name = symbol.lookup_name.as_str();
+        let name = symbol.lookup_name().to_string();
         if class.is_some() || name.starts_with(['_', '?']) || name.is_empty() {
             continue;
         }
@@ -447,10 +453,26 @@ fn restore_eaten_underscores(
         symbol.warning = Some(format!(
             "read as {restored}: no name {name} exists, and a Markdown renderer turns the underscores of __{name} into bold and drops them"
         ));
-        if symbol.linker_name.as_deref() == Some(name) {
-            symbol.linker_name = Some(restored.clone());
-        }
-        symbol.lookup_name = restored;
+        let names = symbol.names();
+        let linker_name = if names.linker_name == Some(name.as_str()) {
+            Some(restored.clone())
+        } else {
+            names.linker_name.map(str::to_string)
+        };
+        let (shown, display, demangled, canonical) = (
+            names.name.to_string(),
+            names.display.map(str::to_string),
+            names.demangled.to_string(),
+            names.canonical.to_string(),
+        );
+        symbol.set_names(crate::read::symbols::Names {
+            name: &shown,
+            display: display.as_deref(),
+            linker_name: linker_name.as_deref(),
+            demangled: &demangled,
+            canonical: &canonical,
+            lookup_name: &restored,
+        });
         *class = classify(book, symbol);
     }
 }
@@ -628,11 +650,27 @@ mod tests {
     #[test]
     fn a_symbol_is_small() {
         // 300,000 distinct symbols live at once: the inline size is most of their memory (it
-        // was 784 bytes with the rare fields inline).
-        assert!(
-            std::mem::size_of::<ResolvedSymbol>() <= 672,
-            "{}",
-            std::mem::size_of::<ResolvedSymbol>()
-        );
+        // was 784 bytes with the rare fields inline, 664 with the name forms in six strings).
+        let sizes = [
+            ("ResolvedSymbol", std::mem::size_of::<ResolvedSymbol>(), 496),
+            (
+                "UnresolvedSymbol",
+                std::mem::size_of::<UnresolvedSymbol>(),
+                168,
+            ),
+            (
+                "SymbolReference",
+                std::mem::size_of::<crate::read::symbols::SymbolReference>(),
+                48,
+            ),
+            (
+                "Linkers",
+                std::mem::size_of::<crate::read::symbols::Linkers>(),
+                2,
+            ),
+        ];
+        for (name, size, bound) in sizes {
+            assert!(size <= bound, "{name}: {size} bytes, more than {bound}");
+        }
     }
 }

@@ -325,12 +325,12 @@ impl<'a> DemangledIndex<'a> {
         // Only symbols with no exact provider need demangled matching or near misses; when
         // every symbol has one (the common case), the index's names are never scanned.
         for s in symbols.iter().filter(|s| !has_exact_provider(index, s)) {
-            if let Some(parts) = itanium_qualified_name(&s.lookup_name) {
+            if let Some(parts) = itanium_qualified_name(&s.lookup_name()) {
                 wanted.insert(parts.last().cloned().unwrap_or_default(), ());
-            } else if let Some(key) = unqualified_key(&s.demangled) {
+            } else if let Some(key) = unqualified_key(&s.demangled()) {
                 wanted.insert(key, ());
             }
-            wanted.insert(s.lookup_name.clone(), ());
+            wanted.insert(s.lookup_name().to_string(), ());
         }
         let mut by_key: HashMap<String, Vec<&'a str>> = HashMap::new();
         if wanted.is_empty() {
@@ -359,7 +359,7 @@ impl<'a> DemangledIndex<'a> {
 
 /// Whether the symbol's linker-level name (or, for `__imp_X`, a static `X`) is defined as is.
 fn has_exact_provider(index: &Index, symbol: &UnresolvedSymbol) -> bool {
-    let Some(linker) = &symbol.linker_name else {
+    let Some(linker) = &symbol.linker_name() else {
         return false;
     };
     !index.providers(linker).is_empty()
@@ -392,7 +392,7 @@ pub fn find(
             providers.push(p);
         }
     };
-    if let Some(linker) = &symbol.linker_name {
+    if let Some(linker) = &symbol.linker_name() {
         for found in index.providers(linker) {
             push(found, None, &mut providers);
         }
@@ -411,10 +411,10 @@ pub fn find(
             }
         }
     }
-    if providers.is_empty() && symbol.linker_name.is_none() {
+    if providers.is_empty() && symbol.linker_name().is_none() {
         // A demangled name only (lld-link's default output): match through the canonical form.
-        let want = &symbol.canonical;
-        if let Some(key) = unqualified_key(&symbol.demangled) {
+        let want = &symbol.canonical();
+        if let Some(key) = unqualified_key(symbol.demangled()) {
             for name in demangled_index.candidates(&key) {
                 let (text, import) = demangled_of(name);
                 if import == symbol.import && demangle::canonical(&text) == *want {
@@ -431,8 +431,8 @@ pub fn find(
     }
     // x86 C names shown undecorated against decorated definitions, and the reverse, are handled
     // by Index::providers (export names); plain `_name` cdecl definitions:
-    if providers.is_empty() && symbol.x86_decoration.is_some() && symbol.linker_name.is_some() {
-        for found in index.lookup(&format!("_{}", symbol.lookup_name)) {
+    if providers.is_empty() && symbol.x86_decoration.is_some() && symbol.linker_name().is_some() {
+        for found in index.lookup(&format!("_{}", symbol.lookup_name())) {
             push(found, None, &mut providers);
         }
     }
@@ -627,11 +627,11 @@ fn near_misses(
             } else {
                 ""
             },
-            symbol.demangled
+            symbol.demangled()
         ),
         out: Vec::new(),
     };
-    if let Some(linker) = &symbol.linker_name {
+    if let Some(linker) = &symbol.linker_name() {
         misses.by_linker_name(linker);
     }
     misses.by_unqualified_name(demangled_index);
@@ -713,7 +713,7 @@ impl NearMisses<'_> {
         for other in self.index.lookup_other_machines(linker) {
             self.add(
                 &other.name,
-                symbol.demangled.clone(),
+                symbol.demangled().to_string(),
                 file_name(&other.library),
                 format!("only in a library for another machine ({}): the link is for a different architecture", other.machine),
             );
@@ -722,7 +722,7 @@ impl NearMisses<'_> {
         if !symbol.import {
             let imp = format!("__imp_{linker}");
             if let Some(library) = self.first_library(&imp) {
-                self.add(&imp, format!("__declspec(dllimport) {}", symbol.demangled), library,
+                self.add(&imp, format!("__declspec(dllimport) {}", symbol.demangled()), library,
                     "only as __imp_: the library exports it as data; declare it __declspec(dllimport)".into());
             }
         }
@@ -732,14 +732,14 @@ impl NearMisses<'_> {
     /// another signature of the same function, or the same name in another scope.
     fn by_unqualified_name(&mut self, demangled_index: &DemangledIndex<'_>) {
         let symbol = self.symbol;
-        if let Some(parts) = itanium_qualified_name(&symbol.lookup_name) {
+        if let Some(parts) = itanium_qualified_name(&symbol.lookup_name()) {
             return self.by_itanium_name(demangled_index, &parts);
         }
-        let is_cxx = symbol.lookup_name.starts_with('?') || symbol.demangled.contains('(');
+        let is_cxx = symbol.lookup_name().starts_with('?') || symbol.demangled().contains('(');
         let key = if is_cxx {
-            unqualified_key(&symbol.demangled)
+            unqualified_key(symbol.demangled())
         } else {
-            Some(symbol.lookup_name.clone())
+            Some(symbol.lookup_name().to_string())
         };
         let Some(key) = key else {
             return;
@@ -758,20 +758,16 @@ impl NearMisses<'_> {
                     "a C++ name was wanted but the library defines a C function: the declaration lacks extern \"C\"".into());
             } else if name_is_cxx && is_cxx {
                 let (text, import) = demangled_of(name);
-                if demangle::canonical(&text) == symbol.canonical && import != symbol.import {
+                if demangle::canonical(&text) == symbol.canonical() && import != symbol.import {
                     continue; // the same symbol through __imp_: a provider, not a near miss
                 }
-                if qualified_head(&text) == qualified_head(&symbol.demangled)
-                    || template_head(&text) == template_head(&symbol.demangled)
+                if qualified_head(&text) == qualified_head(&symbol.demangled())
+                    || template_head(&text) == template_head(&symbol.demangled())
                 {
-                    let cause = difference_cause(
-                        &symbol.demangled,
-                        &text,
-                        symbol.linker_name.as_deref(),
-                        name,
-                    );
+                    let cause =
+                        difference_cause(&symbol.demangled(), &text, symbol.linker_name(), name);
                     self.add(name, text, library, cause);
-                } else if !qualified_head(&symbol.demangled).contains("::") {
+                } else if !qualified_head(&symbol.demangled()).contains("::") {
                     // Another scope is a near miss only for a name wanted at global scope (a
                     // declaration that lost its namespace); a name wanted in one scope and
                     // defined in an unrelated one (`__sanitizer::`, `Concurrency::`) is another
@@ -805,12 +801,8 @@ impl NearMisses<'_> {
             }
             if let Some(library) = self.first_library(name) {
                 let symbol = self.symbol;
-                let cause = difference_cause(
-                    &symbol.demangled,
-                    &text,
-                    symbol.linker_name.as_deref(),
-                    name,
-                );
+                let cause =
+                    difference_cause(&symbol.demangled(), &text, symbol.linker_name(), name);
                 self.add(name, text, library, cause);
             }
         }

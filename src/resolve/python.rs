@@ -21,7 +21,7 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         if !by_rule || !(s.family == "python-c-api" || s.family == "python-debug") {
             continue;
         }
-        let name = s.symbol.lookup_name.clone();
+        let name = s.symbol.lookup_name().to_string();
         let (library, note) = if s.family == "python-debug" {
             debug_answer(build)
         } else if is_python2_name(s) && !build.python2 {
@@ -33,7 +33,7 @@ pub(super) fn answer_python(symbols: &mut [ResolvedSymbol], build: &PythonBuild)
         };
         s.library = library;
         s.dll = s.library.as_deref().map(|l| l.replace(".lib", ".dll"));
-        s.match_note = Some(note);
+        s.match_note = super::some_text(note);
     }
 }
 
@@ -57,7 +57,7 @@ fn with_python2_names(symbols: &[ResolvedSymbol], build: &PythonBuild) -> Python
         .filter(|s| s.provider == Some(Answerer::Rule))
         .find(|s| is_python2_name(s) && s.symbol.import)
     {
-        let shown = s.symbol.linker_name.as_deref().unwrap_or(&s.symbol.name);
+        let shown = s.symbol.linker_name().unwrap_or(&s.symbol.name());
         build.set_python2(
             s.symbol.first_line,
             &format!("{shown}: an import of a name only Python 2 exports"),
@@ -84,7 +84,7 @@ fn python2_answer(build: &PythonBuild) -> (Option<String>, String) {
 /// A name only Python 2 exports, referenced without dllimport or in a build for Python 3: the
 /// code calls an API Python 3 removed; no Python 3 library has it.
 fn python2_port_answer(s: &ResolvedSymbol) -> (Option<String>, String) {
-    let name = s.symbol.lookup_name.trim_start_matches('_');
+    let name = s.symbol.lookup_name().trim_start_matches('_');
     let instead = if name.starts_with("PyString_") {
         "PyBytes_* or PyUnicode_*"
     } else if name.starts_with("PyInt_") {
@@ -121,7 +121,7 @@ fn note_other_version(s: &mut ResolvedSymbol, build: &PythonBuild) {
     let note = format!(
         "the log builds for {wanted} (line {line}) but the library found is {found}: link the {wanted} of the interpreter the extension is for (a module linked against one version's DLL does not load in another)"
     );
-    s.match_note = Some(match s.match_note.take() {
+    s.match_note = super::some_text(match s.match_note.take() {
         Some(old) => format!("{note}; {old}"),
         None => note,
     });

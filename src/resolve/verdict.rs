@@ -73,7 +73,7 @@ pub(super) fn verdict_summary(
         .iter()
         .filter(|s| s.explained_by.is_none())
         .filter(|s| s.family == "entry-point")
-        .map(|s| s.symbol.lookup_name.as_str())
+        .map(|s| s.symbol.lookup_name())
         .collect();
     let mut summary = summary_line(
         &entry_names,

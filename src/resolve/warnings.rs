@@ -22,7 +22,7 @@ pub(super) fn failure_warnings(
     limit_warnings(failure, &mut warnings);
     for s in symbols {
         if let Some(w) = &s.symbol.warning {
-            warnings.push(format!("{}: {w}", s.symbol.name));
+            warnings.push(format!("{}: {w}", s.symbol.name()));
         }
     }
     if let Some(c) = context {
@@ -178,8 +178,8 @@ mod eaten_underscores {
         )
         .unwrap();
         let d = diagnose(failure, &RuleBook::builtin(), &DiagnoseOptions::default());
-        assert_eq!(d.symbols[0].symbol.name, "std_search_1");
-        assert_eq!(d.symbols[0].symbol.lookup_name, "__std_search_1");
+        assert_eq!(d.symbols[0].symbol.name(), "std_search_1");
+        assert_eq!(d.symbols[0].symbol.lookup_name(), "__std_search_1");
         assert_eq!(d.symbols[0].family, "cxx-stdlib");
         assert!(
             d.warnings

@@ -27,7 +27,11 @@ fn every_log_yields_exactly_its_symbols(set: LogSet) {
         let log = std::fs::read(dir.join(format!("{id}.log"))).unwrap();
         let failure =
             lnkfix::read::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
-        let got: Vec<String> = failure.symbols.iter().map(|s| s.name.clone()).collect();
+        let got: Vec<String> = failure
+            .symbols
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
         let want: Vec<String> = case["symbols"]
             .as_array()
             .unwrap()

@@ -229,7 +229,7 @@ fn deeply_nested_name_in_a_log_is_returned_raw_with_a_warning() {
     name.push_str("@@Z");
     let log = format!("a.obj : error LNK2001: unresolved external symbol {name}\n");
     let failure = read(log.into_bytes());
-    assert_eq!(failure.symbols[0].demangled, name);
+    assert_eq!(failure.symbols[0].demangled(), name);
     assert!(failure.symbols[0].warning.is_some());
 }
 

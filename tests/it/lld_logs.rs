@@ -40,7 +40,7 @@ fn generated_lld_link_logs_yield_exactly_the_undefined_symbols() {
                 .iter()
                 .map(|s| {
                     let prefix = if s.import { "import " } else { "" };
-                    format!("{prefix}{}", s.canonical)
+                    format!("{prefix}{}", s.canonical())
                 })
                 .collect();
             (
@@ -51,7 +51,7 @@ fn generated_lld_link_logs_yield_exactly_the_undefined_symbols() {
             let got = failure
                 .symbols
                 .iter()
-                .map(|s| s.linker_name.clone().unwrap_or_else(|| s.name.clone()))
+                .map(|s| s.linker_name().unwrap_or(s.name()).to_string())
                 .collect();
             (got, want)
         };
@@ -129,7 +129,7 @@ fn md_and_mt_logs_give_the_right_flavour_from_the_log_alone() {
             d.symbols
                 .iter()
                 .filter(|s| s.family == "unknown")
-                .map(|s| &s.symbol.name)
+                .map(|s| s.symbol.name())
                 .collect::<Vec<_>>()
         );
     }

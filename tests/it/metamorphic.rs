@@ -404,7 +404,7 @@ fn read(text: &str) -> (Vec<String>, Vec<u64>) {
     let names = failure
         .symbols
         .iter()
-        .map(|s| s.linker_name.clone().unwrap_or_else(|| s.name.clone()))
+        .map(|s| s.linker_name().unwrap_or(s.name()).to_string())
         .collect();
     (names, failure.lnk1120_counts)
 }

@@ -18,8 +18,8 @@ fn reported(log: PathBuf) -> Vec<(String, String)> {
         .iter()
         .map(|s| {
             (
-                s.linker_name.clone().unwrap_or_else(|| s.name.clone()),
-                s.name.clone(),
+                s.linker_name().unwrap_or(s.name()).to_string(),
+                s.name().to_string(),
             )
         })
         .collect()

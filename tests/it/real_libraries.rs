@@ -104,7 +104,7 @@ fn diagnose_names(
     diagnosis
         .symbols
         .into_iter()
-        .map(|s| (s.symbol.name.clone(), s))
+        .map(|s| (s.symbol.name().to_string(), s))
         .collect()
 }
 

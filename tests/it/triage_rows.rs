@@ -604,11 +604,7 @@ fn first_root_error_wins_over_cascades_and_later_errors() {
 fn newest_attempt_is_classified_and_only_its_symbols_diagnosed() {
     let report = triage::triage_path(&fixture("multi_attempt.log"), &Default::default()).unwrap();
     let diagnosis = report.diagnosis.as_ref().unwrap();
-    let names: Vec<&str> = diagnosis
-        .symbols
-        .iter()
-        .map(|s| s.symbol.name.as_str())
-        .collect();
+    let names: Vec<&str> = diagnosis.symbols.iter().map(|s| s.symbol.name()).collect();
     assert!(
         !names.contains(&"hipMalloc"),
         "attempt 2's symbol leaked: {names:?}"

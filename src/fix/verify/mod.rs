@@ -651,10 +651,10 @@ fn remaining_of(diagnosis: &Diagnosis, output: &str) -> Vec<Remaining> {
         .iter()
         .map(|s| Remaining {
             kind: "unresolved-symbol",
-            text: if s.symbol.demangled.is_empty() {
-                s.symbol.name.clone()
+            text: if s.symbol.demangled().is_empty() {
+                s.symbol.name().to_string()
             } else {
-                s.symbol.demangled.clone()
+                s.symbol.demangled().to_string()
             },
             library: s.library.clone(),
         })

@@ -257,7 +257,7 @@ fn symbol_annotation(s: &ResolvedSymbol, file: &Option<String>, tried: bool) -> 
         }
         (None, None) => format!("no library known ({})", s.family),
     };
-    let mut message = format!("{}: {answer}", s.symbol.demangled);
+    let mut message = format!("{}: {answer}", s.symbol.demangled());
     if let Some(note) = &s.match_note {
         message.push_str(&format!("; {note}"));
     }
@@ -266,7 +266,7 @@ fn symbol_annotation(s: &ResolvedSymbol, file: &Option<String>, tried: bool) -> 
         level: Level::Error,
         file: file.clone(),
         line: Some(s.symbol.first_line).filter(|l| *l > 0),
-        title: format!("unresolved external symbol {}", s.symbol.name),
+        title: format!("unresolved external symbol {}", s.symbol.name()),
         message,
     }
 }
