@@ -14,8 +14,8 @@ mod trim;
 
 pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{
-    CrtOption, Event, Finding, LinkLineLibrary, Linker, Reference, ShownName, TorchVersion,
-    UnresolvedRecord,
+    CrtOption, Event, Finding, LinkCommand, LinkLineLibrary, Linker, Reference, ShownName,
+    TorchVersion, UnresolvedRecord,
 };
 
 use std::io::Read;
@@ -663,6 +663,7 @@ impl<'s, 'w> Reading<'s, 'w> {
                 e,
                 Event::CrtOption(_)
                     | Event::Machine(_)
+                    | Event::LinkCommand(_)
                     | Event::LinkLineLibrary(_)
                     | Event::TorchVersion(_)
                     | Event::NodeVersion(_)
