@@ -106,6 +106,10 @@ pub struct LinkFailure {
     /// the link whose command comes last before it).
     #[serde(default)]
     pub link_commands: Vec<crate::read::linklog::LinkCommand>,
+    /// Where link.exe ended a link's errors (`bin\\tray.dll : fatal error LNK1120`): the line and
+    /// the output file it names, in order.
+    #[serde(default)]
+    pub link_ends: Vec<crate::read::linklog::LinkCommand>,
     /// Torch versions the log shows (libtorch paths of include and library options,
     /// collect_env's `PyTorch version:`), first mention of each.
     #[serde(default)]
@@ -410,8 +414,18 @@ impl Collector {
                     self.failure.symbols[i].reported += n;
                 }
             }
-            Event::UnresolvedCount(n) => {
+            Event::UnresolvedCount(n, output) => {
                 self.failure.lnk1120_counts.push(n);
+                if let Some(output) = output {
+                    if self.failure.link_ends.len() < MAX_LINK_COMMANDS {
+                        self.failure
+                            .link_ends
+                            .push(crate::read::linklog::LinkCommand {
+                                line,
+                                output: Some(output),
+                            });
+                    }
+                }
                 self.last = None;
             }
             Event::TooManyErrors => self.failure.incomplete = true,

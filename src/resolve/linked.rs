@@ -95,13 +95,9 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
             }
         }
     }
-    // Each symbol's link command: the last one before its first record (the command a wrapper
-    // echoes before the linker's output).
-    let command_lines: Vec<u64> = failure.link_commands.iter().map(|c| c.line).collect();
     let mut chosen: Vec<u64> = Vec::new();
     for symbol in &failure.symbols {
-        let before = command_lines.partition_point(|&line| line < symbol.first_line);
-        let command = before.checked_sub(1).map(|at| command_lines[at]);
+        let command = link_command_of(failure, symbol.first_line);
         linked.of_symbol.push(command.map(|line| {
             chosen.iter().position(|&c| c == line).unwrap_or_else(|| {
                 chosen.push(line);
@@ -149,6 +145,32 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
         }
     }
     linked
+}
+
+/// The line of the link command an error on `line` belongs to: among the commands before it, the
+/// last one whose output the error block's LNK1120 line names (`bin\\tray.dll : fatal error
+/// LNK1120`: MSBuild building projects in parallel echoes another project's command in
+/// between), else the last one (the command a wrapper echoes before the linker's output).
+fn link_command_of(failure: &LinkFailure, line: u64) -> Option<u64> {
+    let commands = &failure.link_commands;
+    let before = &commands[..commands.partition_point(|c| c.line < line)];
+    let file_name = |path: &str| {
+        let path = path.trim().trim_matches('"');
+        path.rsplit(['\\', '/']).next().unwrap_or(path).to_string()
+    };
+    let ends = &failure.link_ends;
+    let end = ends
+        .get(ends.partition_point(|e| e.line < line))
+        .and_then(|e| e.output.as_deref())
+        .map(file_name);
+    let named = end.and_then(|end| {
+        before.iter().rev().find(|c| {
+            c.output
+                .as_deref()
+                .is_some_and(|out| file_name(out).eq_ignore_ascii_case(&end))
+        })
+    });
+    named.or(before.last()).map(|c| c.line)
 }
 
 /// What the log already shows about each answer: a library already in the link (it is not
@@ -458,6 +480,17 @@ mod tests {
         assert!(linked.find(1, "user32.lib").is_none());
         assert_eq!(linked.find(1, "kernel32.lib").map(|l| l.line), Some(3));
         assert!(linked.find(0, "kernel32.lib").is_none());
+        // MSBuild /m: b.dll's command, then another project's, then b.dll's errors ending in its
+        // LNK1120 line: the errors are b.dll's link.
+        let log = "  link.exe /nologo /OUT:\"C:\\x64\\b.dll\" b.obj kernel32.lib\n\
+                   2>  link.exe /nologo /OUT:\"C:\\x64\\a.exe\" a.obj user32.lib\n\
+                   1>b.obj : error LNK2019: unresolved external symbol f_of_b referenced in function g\n\
+                   1>C:\\x64\\b.dll : fatal error LNK1120: 1 unresolved externals\n";
+        let failure =
+            crate::read::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
+        let linked = linked_libraries(&failure);
+        assert!(linked.find(0, "user32.lib").is_none());
+        assert_eq!(linked.find(0, "kernel32.lib").map(|l| l.line), Some(1));
     }
 
     #[test]

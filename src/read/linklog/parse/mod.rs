@@ -145,8 +145,9 @@ pub enum Event {
     Referenced(Reference),
     /// lld-link `>>> referenced N more times`.
     MoreReferences(u64),
-    /// link.exe `LNK1120: N unresolved externals`.
-    UnresolvedCount(u64),
+    /// link.exe `OUT : fatal error LNK1120: N unresolved externals`: the count and the output
+    /// file the line names (`bin\\tray.dll`), which ends one link's errors.
+    UnresolvedCount(u64, Option<String>),
     /// lld-link `too many errors emitted, stopping now`: the list is incomplete.
     TooManyErrors,
     /// A candidate from link.exe's "Hint on symbols that are defined and could potentially match".
