@@ -648,11 +648,12 @@ impl<'s, 'w> Reading<'s, 'w> {
         {
             return;
         }
-        let held_inside_code = self
-            .held
-            .as_ref()
-            .is_some_and(|(_, text, chars, _)| ends_inside_code(text, *chars));
-        let piece = match code_cut_at_start(&lensed).filter(|_| !held_inside_code) {
+        let held_inside_code = || {
+            self.held
+                .as_ref()
+                .is_some_and(|(_, text, chars, _)| ends_inside_code(text, *chars))
+        };
+        let piece = match code_cut_at_start(&lensed).filter(|_| !held_inside_code()) {
             Some(whole) => {
                 self.stats.joined_lines += 1;
                 std::borrow::Cow::Owned(whole)
