@@ -362,6 +362,23 @@ impl Collector {
         }
     }
 
+    /// Keeps a LNK1120 count, and the output its line names as the end of that link's errors;
+    /// the next records belong to no earlier symbol.
+    fn push_link_end(&mut self, count: u64, output: Option<String>, line: u64) {
+        self.failure.lnk1120_counts.push(count);
+        if let Some(output) = output {
+            if self.failure.link_ends.len() < MAX_LINK_COMMANDS {
+                self.failure
+                    .link_ends
+                    .push(crate::read::linklog::LinkCommand {
+                        line,
+                        output: Some(output),
+                    });
+            }
+        }
+        self.last = None;
+    }
+
     /// Keeps the first mention of a torch version (of the headers, the libraries or installed).
     fn push_torch_version(&mut self, version: crate::read::linklog::TorchVersion) {
         let versions = &mut self.failure.torch_versions;
@@ -414,20 +431,7 @@ impl Collector {
                     self.failure.symbols[i].reported += n;
                 }
             }
-            Event::UnresolvedCount(n, output) => {
-                self.failure.lnk1120_counts.push(n);
-                if let Some(output) = output {
-                    if self.failure.link_ends.len() < MAX_LINK_COMMANDS {
-                        self.failure
-                            .link_ends
-                            .push(crate::read::linklog::LinkCommand {
-                                line,
-                                output: Some(output),
-                            });
-                    }
-                }
-                self.last = None;
-            }
+            Event::UnresolvedCount(n, output) => self.push_link_end(n, output, line),
             Event::TooManyErrors => self.failure.incomplete = true,
             Event::NearMissHint(hint) => {
                 if let Some(i) = self.last {
