@@ -251,7 +251,7 @@ fn ends_at_code(held: &str) -> bool {
 }
 
 /// Whether `piece`, `width` characters that a console cut at its width, ends inside a link.exe
-/// code after its severity word (`x.obj : error LNK20`, `warning L`): the next line holds the
+/// code after its severity word (`x.obj : error LNK20`, `warning LNK`): the next line holds the
 /// rest of the code and the record, so the piece is held as one.
 fn ends_inside_code(piece: &str, width: usize) -> bool {
     if !at_console_width(width) {
@@ -260,11 +260,13 @@ fn ends_inside_code(piece: &str, width: usize) -> bool {
     let Some((head, last)) = piece.rsplit_once(' ') else {
         return false;
     };
+    // `LNK` and at most three digits: a line cut before `LNK` holds no anchor and is not read
+    // when unmatched lines are skipped, so it is not held either (the same answer both ways).
     let bytes = last.as_bytes();
-    let code_prefix = bytes.len() < 7
-        && bytes.iter().zip(b"LNK").all(|(b, want)| b == want)
-        && bytes.iter().skip(3).all(u8::is_ascii_digit);
-    code_prefix && !last.is_empty() && (head.ends_with(" error") || head.ends_with(" warning"))
+    let code_prefix = (3..7).contains(&bytes.len())
+        && bytes.starts_with(b"LNK")
+        && bytes[3..].iter().all(u8::is_ascii_digit);
+    code_prefix && (head.ends_with(" error") || head.ends_with(" warning"))
 }
 
 /// The record a console cut inside its code, when the line before it was not read (it held no
@@ -653,14 +655,31 @@ impl<'s, 'w> Reading<'s, 'w> {
                 .as_ref()
                 .is_some_and(|(_, text, chars, _)| ends_inside_code(text, *chars))
         };
-        let piece = match code_cut_at_start(&lensed).filter(|_| !held_inside_code()) {
+        // Only a line the filter passes (as when unmatched lines are skipped): the same answer
+        // both ways.
+        let cut_code = code_cut_at_start(&lensed)
+            .filter(|_| self.filter.is_match(lensed.as_bytes()) && !held_inside_code());
+        let piece = match cut_code {
             Some(whole) => {
                 self.stats.joined_lines += 1;
                 std::borrow::Cow::Owned(whole)
             }
             None => lensed,
         };
-        let anchor = is_anchor(&piece) || ends_inside_code(&piece, width);
+        // A tool prefix the console counted (`3>`) is not part of the record: the cut is at the
+        // width with it or without it.
+        let unprefixed = match &piece {
+            std::borrow::Cow::Owned(text) => console_width(text),
+            std::borrow::Cow::Borrowed(_) => width,
+        };
+        let (width, inside_code) = if ends_inside_code(&piece, width) {
+            (width, true)
+        } else if unprefixed != width && ends_inside_code(&piece, unprefixed) {
+            (unprefixed, true)
+        } else {
+            (width, false)
+        };
+        let anchor = is_anchor(&piece) || inside_code;
         if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
             return;
         }
@@ -840,6 +859,10 @@ mod tests {
         // A line at the width that ends in a word starting with L, not after a severity word,
         // holds nothing back.
         assert!(!ends_inside_code(&format!("{} L", "a".repeat(78)), 80));
+        assert!(!ends_inside_code(
+            &format!("{} error LN", "a".repeat(71)),
+            80
+        ));
         assert!(ends_inside_code(
             &format!("{} error LNK", "a".repeat(70)),
             80
