@@ -477,6 +477,14 @@ pub(crate) struct DoctorArgs {
     pub(crate) log: Option<PathBuf>,
     #[command(flatten, next_help_heading = "Checks")]
     pub(crate) python: PythonChoiceArgs,
+    /// The machine whose library directories are listed: x64, x86, arm64, arm64ec (default:
+    /// the machine of the --for-log log, else x64).
+    #[arg(long, value_parser = parse_machine, help_heading = "Checks")]
+    pub(crate) arch: Option<Machine>,
+    /// A failed link's log: list the directories `diagnose LOG` would search, for the machine
+    /// the log shows (as diagnose picks it).
+    #[arg(long = "for-log", value_name = "LOG", help_heading = "Checks")]
+    pub(crate) for_log: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]

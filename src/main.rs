@@ -162,9 +162,15 @@ fn run(command: Command) -> ExitCode {
                     tvm_ffi: args.tvm_ffi.then_some(true),
                     log: args.log.clone(),
                     python: args.python.choice(),
+                    arch: args.arch,
+                    log_machine: None,
                 },
+                args.for_log.as_deref(),
             );
-            render(&report, args.output.format(), args.output.color)
+            match report {
+                Ok(report) => render(&report, args.output.format(), args.output.color),
+                Err(e) => fail(e),
+            }
         }
         Command::Zombies(args) => match args.request() {
             Ok(request) => match app::zombies(&request) {

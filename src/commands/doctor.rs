@@ -88,6 +88,8 @@ pub struct DoctorReport {
     pub python: Option<crate::index::discover::PythonFound>,
     /// What that search warned about (a slow interpreter, one of another pointer size).
     pub search_warnings: Vec<String>,
+    /// The machine whose directories `searched_dirs` are (`--arch`, a `--for-log` log's, x64).
+    pub machine: DoctorMachine,
 }
 
 /// Options for [`doctor`].
@@ -103,6 +105,19 @@ pub struct DoctorOptions {
     pub log: Option<PathBuf>,
     /// `--python EXE` / `--no-python`: whose Python directories are listed.
     pub python: crate::index::discover::PythonChoice,
+    /// `--arch`: the machine whose library directories are listed.
+    pub arch: Option<crate::index::Machine>,
+    /// The machine a failed link's log shows (`--for-log`), and what says so.
+    pub log_machine: Option<DoctorMachine>,
+}
+
+/// The machine whose library directories doctor lists, and why (in JSON: `{"machine", "why"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DoctorMachine {
+    /// `x64`, `x86`, `arm64`, `arm64ec`.
+    pub machine: crate::index::Machine,
+    /// `--arch`, the log and what in it shows the machine, or the default.
+    pub why: String,
 }
 
 /// Whether the environment is a tvm-ffi bring-up: a `TVM_FFI_*` or `TRITON_*` variable is set,
@@ -256,12 +271,18 @@ pub fn doctor_with(
     checks.push(driver_check(&get, tvm_ffi));
     let failed = checks.iter().filter(|c| c.checked && !c.ok).count();
     let not_checked = checks.iter().filter(|c| !c.checked).count();
+    let machine = chosen_machine(options);
     let search = crate::index::discover::SearchOptions {
         python: options.python.clone(),
+        arch: options.arch.unwrap_or(crate::index::Machine::X64),
+        arch_given: options.arch.is_some(),
+        link_machine: options.log_machine.as_ref().map(|m| m.machine),
         ..Default::default()
     };
     let discovered = crate::index::discover::discover_with(&search, env, probe);
+    let machine = followed_machine(machine, &search, &discovered);
     DoctorReport {
+        machine,
         searched_dirs: discovered.dirs,
         python: discovered.python,
         search_warnings: discovered.warnings,
@@ -272,6 +293,46 @@ pub fn doctor_with(
         tvm_ffi,
         checks,
         zombies: zombies.flatten(),
+    }
+}
+
+/// The machine whose directories are listed, as `diagnose` picks it: `--arch`, else the log's,
+/// else x64.
+fn chosen_machine(options: &DoctorOptions) -> DoctorMachine {
+    match (options.arch, &options.log_machine) {
+        (Some(machine), _) => DoctorMachine {
+            machine,
+            why: "--arch".into(),
+        },
+        (None, Some(log)) => log.clone(),
+        (None, None) => DoctorMachine {
+            machine: crate::index::Machine::X64,
+            why: "default (no --arch, no --for-log log showing a machine)".into(),
+        },
+    }
+}
+
+/// The machine the directories were found for: the log's machine only when the layouts followed
+/// it (every layout has that machine's directories); else `--arch`'s (x64), said with why.
+fn followed_machine(
+    chosen: DoctorMachine,
+    search: &crate::index::discover::SearchOptions,
+    discovered: &crate::index::discover::Discovered,
+) -> DoctorMachine {
+    let from_log = !search.arch_given && search.link_machine.is_some_and(|m| m != search.arch);
+    let has_layout = discovered
+        .dirs
+        .iter()
+        .any(|d| d.origin != "LIB" && !d.origin.starts_with("python"));
+    if !from_log || discovered.layout_machine.is_some() || !has_layout {
+        return chosen;
+    }
+    DoctorMachine {
+        machine: search.arch,
+        why: format!(
+            "{} shows {}, but not every library layout has {} directories (an SDK or CUDA without them): they are listed for {}, as diagnose searches them, and {} names are a machine mismatch there; install the {} libraries",
+            chosen.why, chosen.machine, chosen.machine, search.arch, chosen.machine, chosen.machine
+        ),
     }
 }
 
@@ -713,6 +774,14 @@ fn write_search(
         },
     };
     writeln!(out, "{} {:<24} {python}", style.dim("info"), "python")?;
+    writeln!(
+        out,
+        "{} {:<24} {}: {}",
+        style.dim("info"),
+        "machine",
+        report.machine.machine,
+        report.machine.why
+    )?;
     writeln!(
         out,
         "{} {:<24} {} searched by diagnose with no library option{}",

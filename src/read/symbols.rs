@@ -515,9 +515,18 @@ pub struct LinkFailure {
     /// The Python build the log shows (version, debug, limited API), learnt in the same pass.
     #[serde(default)]
     pub python: crate::read::python_build::PythonBuild,
-    /// Libraries named on linker command lines, first mention of each (by name ignoring case).
+    /// Libraries named on linker command lines, first mention of each (by name ignoring case)
+    /// on each command line.
     #[serde(default)]
     pub link_line_libraries: Vec<crate::read::linklog::LinkLineLibrary>,
+    /// The linker command lines, in order (a log can hold several links: each error belongs to
+    /// the link whose command comes last before it).
+    #[serde(default)]
+    pub link_commands: Vec<crate::read::linklog::LinkCommand>,
+    /// Where link.exe ended a link's errors (`bin\\tray.dll : fatal error LNK1120`): the line and
+    /// the output file it names, in order.
+    #[serde(default)]
+    pub link_ends: Vec<crate::read::linklog::LinkCommand>,
     /// Torch versions the log shows (libtorch paths of include and library options,
     /// collect_env's `PyTorch version:`), first mention of each.
     #[serde(default)]
@@ -718,8 +727,11 @@ pub struct Collector {
 /// ones tell the machine, and a huge log must not parse every one.
 const MAX_POINTER_PARSES: usize = 256;
 
-/// Bound on the distinct libraries kept from the log's linker command lines.
-const MAX_LINK_LINE_LIBRARIES: usize = 1024;
+/// Bound on the libraries kept from the log's linker command lines (each line's distinct ones).
+const MAX_LINK_LINE_LIBRARIES: usize = 16384;
+
+/// Bound on the linker command lines kept from one log.
+const MAX_LINK_COMMANDS: usize = 4096;
 
 /// Bound on references kept per symbol: enough to act on, not a copy of a huge log.
 const MAX_REFERENCES: usize = 64;
@@ -744,15 +756,35 @@ impl Collector {
         self
     }
 
-    /// Keeps the first mention of a library named on a linker command line.
+    /// Keeps the first mention of a library named on a linker command line, once per line (the
+    /// same library on two links' lines is kept for each).
     fn push_link_line_library(&mut self, library: crate::read::linklog::LinkLineLibrary) {
         let libraries = &mut self.failure.link_line_libraries;
         let known = libraries
             .iter()
+            .rev()
+            .take_while(|l| l.line == library.line)
             .any(|l| l.library.eq_ignore_ascii_case(&library.library));
         if !known && libraries.len() < MAX_LINK_LINE_LIBRARIES {
             libraries.push(library);
         }
+    }
+
+    /// Keeps a LNK1120 count, and the output its line names as the end of that link's errors;
+    /// the next records belong to no earlier symbol.
+    fn push_link_end(&mut self, count: u64, output: Option<String>, line: u64) {
+        self.failure.lnk1120_counts.push(count);
+        if let Some(output) = output {
+            if self.failure.link_ends.len() < MAX_LINK_COMMANDS {
+                self.failure
+                    .link_ends
+                    .push(crate::read::linklog::LinkCommand {
+                        line,
+                        output: Some(output),
+                    });
+            }
+        }
+        self.last = None;
     }
 
     /// Keeps the first mention of a torch version (of the headers, the libraries or installed).
@@ -807,10 +839,7 @@ impl Collector {
                     self.failure.symbols[i].reported += n;
                 }
             }
-            Event::UnresolvedCount(n) => {
-                self.failure.lnk1120_counts.push(n);
-                self.last = None;
-            }
+            Event::UnresolvedCount(n, output) => self.push_link_end(n, output, line),
             Event::TooManyErrors => self.failure.incomplete = true,
             Event::NearMissHint(hint) => {
                 if let Some(i) = self.last {
@@ -838,6 +867,11 @@ impl Collector {
             Event::Machine(machine) => {
                 if !self.failure.machines.contains(&machine) {
                     self.failure.machines.push(machine);
+                }
+            }
+            Event::LinkCommand(command) => {
+                if self.failure.link_commands.len() < MAX_LINK_COMMANDS {
+                    self.failure.link_commands.push(command);
                 }
             }
             Event::LinkLineLibrary(library) => self.push_link_line_library(library),

@@ -32,26 +32,62 @@ fn library_in(text: &str) -> Option<String> {
     (lower.ends_with(".lib") || lower.ends_with(".a")).then(|| name.to_string())
 }
 
-/// The libraries the log shows already in the link: the library part of a referencing
-/// `lib.lib(member.obj)`, and libraries named by linker warnings that only a linked library
-/// produces (LNK4217, LNK4286, LNK4006, LNK2005), and the libraries a linker command line before
-/// the errors names. `/DEFAULTLIB` options are not counted: a `/NODEFAULTLIB` elsewhere may cancel
-/// them.
-pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
-    let mut out: Vec<LinkedLibrary> = Vec::new();
-    let mut add = |library: String, line: u64, evidence: &str| {
-        if !out.iter().any(|l| l.library.eq_ignore_ascii_case(&library)) {
-            out.push(LinkedLibrary {
-                library,
-                line,
-                evidence: evidence.to_string(),
-            });
-        }
-    };
+/// What the log shows already in the link: the evidence every link shares (the library part of
+/// a referencing `lib.lib(member.obj)`, libraries named by linker warnings that only a linked
+/// library produces: LNK4217, LNK4286, LNK4006, LNK2005), and for each unresolved symbol the
+/// libraries its own link command names. A log can hold several links (ninja or MSBuild building
+/// several targets): a symbol's link is the last linker command line before its first error, so a
+/// library on another target's command is no evidence. `/DEFAULTLIB` options are not counted: a
+/// `/NODEFAULTLIB` elsewhere may cancel them.
+#[derive(Debug, Default)]
+pub struct Linked {
+    /// Libraries whose members reference an unresolved symbol.
+    members: Vec<LinkedLibrary>,
+    /// Libraries linker warnings name.
+    warnings: Vec<LinkedLibrary>,
+    /// The libraries of each link command some symbol belongs to.
+    commands: Vec<Vec<LinkedLibrary>>,
+    /// For each symbol, in the failure's order: its link command's index in `commands`.
+    of_symbol: Vec<Option<usize>>,
+}
+
+impl Linked {
+    /// The evidence that `library` is in the link of the failure's `symbol`th symbol: a member
+    /// of it references a name, its link command names it, or a warning names it.
+    pub fn find(&self, symbol: usize, library: &str) -> Option<&LinkedLibrary> {
+        let command = self
+            .of_symbol
+            .get(symbol)
+            .copied()
+            .flatten()
+            .map_or(&[][..], |c| self.commands[c].as_slice());
+        self.members
+            .iter()
+            .chain(command)
+            .chain(&self.warnings)
+            .find(|l| l.library.eq_ignore_ascii_case(library))
+    }
+}
+
+/// Appends `library` to `out` unless it holds it already (by name ignoring case).
+fn add_once(out: &mut Vec<LinkedLibrary>, library: String, line: u64, evidence: &str) {
+    if !out.iter().any(|l| l.library.eq_ignore_ascii_case(&library)) {
+        out.push(LinkedLibrary {
+            library,
+            line,
+            evidence: evidence.to_string(),
+        });
+    }
+}
+
+/// What the log shows already in the link, evidence by evidence (see [`Linked`]).
+pub fn linked_libraries(failure: &LinkFailure) -> Linked {
+    let mut linked = Linked::default();
     for symbol in &failure.symbols {
         for reference in &symbol.references {
             if let Some(library) = reference.object.as_deref().and_then(library_in) {
-                add(
+                add_once(
+                    &mut linked.members,
                     library,
                     symbol.first_line,
                     "a member of it references an unresolved symbol",
@@ -59,30 +95,48 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
             }
         }
     }
-    // A library the link command names, on a line before an unresolved record (the command a
-    // wrapper echoes before the linker's output).
-    let last_record = failure.symbols.iter().map(|s| s.first_line).max();
-    for named in &failure.link_line_libraries {
-        if last_record.is_some_and(|last| named.line < last) {
-            let file = named
-                .library
-                .rsplit(['\\', '/'])
-                .next()
-                .unwrap_or(&named.library);
-            add(
-                file.to_string(),
-                named.line,
-                "the link command line names it",
-            );
-        }
+    let mut chosen: Vec<u64> = Vec::new();
+    for symbol in &failure.symbols {
+        let command = link_command_of(failure, symbol.first_line);
+        linked.of_symbol.push(command.map(|line| {
+            chosen.iter().position(|&c| c == line).unwrap_or_else(|| {
+                chosen.push(line);
+                chosen.len() - 1
+            })
+        }));
     }
+    linked.commands = chosen
+        .iter()
+        .map(|&command| {
+            let mut libraries = Vec::new();
+            for named in failure
+                .link_line_libraries
+                .iter()
+                .filter(|l| l.line == command)
+            {
+                let file = named
+                    .library
+                    .rsplit(['\\', '/'])
+                    .next()
+                    .unwrap_or(&named.library);
+                add_once(
+                    &mut libraries,
+                    file.to_string(),
+                    named.line,
+                    "the link command line names it",
+                );
+            }
+            libraries
+        })
+        .collect();
     for finding in &failure.findings {
         if !["LNK4217", "LNK4286", "LNK4006", "LNK2005"].contains(&finding.code.as_str()) {
             continue;
         }
         for text in finding.values.iter().chain(&finding.objects) {
             if let Some(library) = library_in(text) {
-                add(
+                add_once(
+                    &mut linked.warnings,
                     library,
                     finding.line,
                     &format!("{} names a member of it", finding.code),
@@ -90,7 +144,33 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
             }
         }
     }
-    out
+    linked
+}
+
+/// The line of the link command an error on `line` belongs to: among the commands before it, the
+/// last one whose output the error block's LNK1120 line names (`bin\\tray.dll : fatal error
+/// LNK1120`: MSBuild building projects in parallel echoes another project's command in
+/// between), else the last one (the command a wrapper echoes before the linker's output).
+fn link_command_of(failure: &LinkFailure, line: u64) -> Option<u64> {
+    let commands = &failure.link_commands;
+    let before = &commands[..commands.partition_point(|c| c.line < line)];
+    let file_name = |path: &str| {
+        let path = path.trim().trim_matches('"');
+        path.rsplit(['\\', '/']).next().unwrap_or(path).to_string()
+    };
+    let ends = &failure.link_ends;
+    let end = ends
+        .get(ends.partition_point(|e| e.line < line))
+        .and_then(|e| e.output.as_deref())
+        .map(file_name);
+    let named = end.and_then(|end| {
+        before.iter().rev().find(|c| {
+            c.output
+                .as_deref()
+                .is_some_and(|out| file_name(out).eq_ignore_ascii_case(&end))
+        })
+    });
+    named.or(before.last()).map(|c| c.line)
 }
 
 /// What the log already shows about each answer: a library already in the link (it is not
@@ -98,19 +178,16 @@ pub fn linked_libraries(failure: &LinkFailure) -> Vec<LinkedLibrary> {
 /// installed but lacks the name. Returns the libraries that lack names.
 pub(super) fn note_log_evidence(
     symbols: &mut [ResolvedSymbol],
-    linked: &[LinkedLibrary],
+    linked: &Linked,
     context: Option<&SearchContext<'_>>,
     book: &RuleBook,
     failure: &LinkFailure,
 ) -> Vec<String> {
     let torch_versions = failure.torch_versions.as_slice();
     let mut lacking: Vec<String> = Vec::new();
-    for s in symbols.iter_mut() {
+    for (at, s) in symbols.iter_mut().enumerate() {
         if let Some(library) = &s.library {
-            if let Some(l) = linked
-                .iter()
-                .find(|l| l.library.eq_ignore_ascii_case(library))
-            {
+            if let Some(l) = linked.find(at, library) {
                 s.already_linked = Some(Box::new(l.clone()));
                 let note = format!(
                     "{} is already in the link (line {}: {}) and the name is still unresolved: the copy the linker used does not define it (another version, or another copy found first on the library path)",
@@ -342,6 +419,7 @@ fn not_exported(s: &mut ResolvedSymbol, library: String, path: String) {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::with_index;
+    use super::linked_libraries;
     use crate::index::{LibrarySymbol, Machine, SymbolKind};
     use std::path::{Path, PathBuf};
 
@@ -375,6 +453,44 @@ mod tests {
             "{:?}",
             d.link_flags
         );
+    }
+
+    #[test]
+    fn each_symbol_is_linked_with_the_libraries_of_its_own_link_command() {
+        let log = "C:\\VS\\link.exe /nologo /OUT:\"C:\\out dir\\a.exe\" a.obj user32.lib\n\
+                   a.obj : error LNK2019: unresolved external symbol f_of_a referenced in function main\n\
+                   C:\\VS\\link.exe /nologo -out:b.dll b.obj kernel32.lib\n\
+                   b.obj : error LNK2019: unresolved external symbol f_of_b referenced in function g\n\
+                   C:\\VS\\link.exe /nologo /OUT:c.exe c.obj user32.lib\n";
+        let failure =
+            crate::read::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
+        let outputs: Vec<(u64, Option<&str>)> = failure
+            .link_commands
+            .iter()
+            .map(|c| (c.line, c.output.as_deref()))
+            .collect();
+        assert_eq!(
+            outputs,
+            [(1, Some("a.exe")), (3, Some("b.dll")), (5, Some("c.exe"))]
+        );
+        let linked = linked_libraries(&failure);
+        // f_of_a's link names user32.lib; f_of_b's (line 3) does not, though line 1 and line 5
+        // name it: another target's command is no evidence.
+        assert_eq!(linked.find(0, "USER32.lib").map(|l| l.line), Some(1));
+        assert!(linked.find(1, "user32.lib").is_none());
+        assert_eq!(linked.find(1, "kernel32.lib").map(|l| l.line), Some(3));
+        assert!(linked.find(0, "kernel32.lib").is_none());
+        // MSBuild /m: b.dll's command, then another project's, then b.dll's errors ending in its
+        // LNK1120 line: the errors are b.dll's link.
+        let log = "  link.exe /nologo /OUT:\"C:\\x64\\b.dll\" b.obj kernel32.lib\n\
+                   2>  link.exe /nologo /OUT:\"C:\\x64\\a.exe\" a.obj user32.lib\n\
+                   1>b.obj : error LNK2019: unresolved external symbol f_of_b referenced in function g\n\
+                   1>C:\\x64\\b.dll : fatal error LNK1120: 1 unresolved externals\n";
+        let failure =
+            crate::read::symbols::collect(std::io::Cursor::new(log), Default::default()).unwrap();
+        let linked = linked_libraries(&failure);
+        assert!(linked.find(0, "user32.lib").is_none());
+        assert_eq!(linked.find(0, "kernel32.lib").map(|l| l.line), Some(1));
     }
 
     #[test]

@@ -32,7 +32,7 @@ mod warnings;
 
 pub use answer::classify;
 pub use entry_point::{entry_point_name, is_entry_point, ENTRY_POINTS};
-pub use linked::{linked_libraries, LinkedLibrary};
+pub use linked::{linked_libraries, Linked, LinkedLibrary};
 
 use answer::resolve_symbols;
 use explained::mark_explained;

@@ -528,7 +528,8 @@ fn check(row: &Row, text: &str) -> Result<(), String> {
                 .ok_or(format!("symbols {got:?}"))
         }
         Count(n) => events
-            .contains(&Event::UnresolvedCount(*n))
+            .iter()
+            .any(|e| matches!(e, Event::UnresolvedCount(count, _) if count == n))
             .then_some(())
             .ok_or(format!("events {events:?}")),
         Finding { values, objects } => {

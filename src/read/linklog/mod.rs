@@ -14,8 +14,8 @@ mod trim;
 
 pub use decode::{DecodeStats, Encoding, LineFilter, LineReader};
 pub use parse::{
-    CrtOption, Event, Finding, LinkLineLibrary, Linker, Reference, ShownName, TorchVersion,
-    UnresolvedRecord,
+    CrtOption, Event, Finding, LinkCommand, LinkLineLibrary, Linker, Reference, ShownName,
+    TorchVersion, UnresolvedRecord,
 };
 
 use std::io::Read;
@@ -250,6 +250,40 @@ fn ends_at_code(held: &str) -> bool {
     })
 }
 
+/// Whether `piece`, `width` characters that a console cut at its width, ends inside a link.exe
+/// code after its severity word (`x.obj : error LNK20`, `warning LNK`): the next line holds the
+/// rest of the code and the record, so the piece is held as one.
+fn ends_inside_code(piece: &str, width: usize) -> bool {
+    if !at_console_width(width) {
+        return false;
+    }
+    let Some((head, last)) = piece.rsplit_once(' ') else {
+        return false;
+    };
+    // `LNK` and at most three digits: a line cut before `LNK` holds no anchor and is not read
+    // when unmatched lines are skipped, so it is not held either (the same answer both ways).
+    let bytes = last.as_bytes();
+    let code_prefix = (3..7).contains(&bytes.len())
+        && bytes.starts_with(b"LNK")
+        && bytes[3..].iter().all(u8::is_ascii_digit);
+    code_prefix && (head.ends_with(" error") || head.ends_with(" warning"))
+}
+
+/// The record a console cut inside its code, when the line before it was not read (it held no
+/// anchor: `x.obj : error LN`): `K2019: unresolved ...` or `NK2019: ...` with its code made whole
+/// again (`LNK2019: unresolved ...`). The object before the code is lost with that line.
+fn code_cut_at_start(piece: &str) -> Option<String> {
+    let bytes = piece.as_bytes();
+    let head = match bytes.first()? {
+        b'K' => "LN",
+        b'N' if bytes.get(1) == Some(&b'K') => "L",
+        _ => return None,
+    };
+    let digits = &bytes[3 - head.len()..];
+    (digits.len() > 5 && digits[..4].iter().all(u8::is_ascii_digit) && digits[4] == b':')
+        .then(|| format!("{head}{piece}"))
+}
+
 /// Whether a record was cut by hand (`...`, `…`): nothing that follows continues it.
 fn is_elided(held: &str) -> bool {
     let text = held.trim_ws_end();
@@ -284,7 +318,8 @@ fn join(
     let Some((_, text, last_chars, count)) = held.as_mut() else {
         return false;
     };
-    if !continues(text, *last_chars, piece, piece_is_anchor, *count) {
+    let inside_code = ends_inside_code(text, *last_chars);
+    if !inside_code && !continues(text, *last_chars, piece, piece_is_anchor, *count) {
         return false;
     }
     let piece = if ends_at_code(text) {
@@ -615,8 +650,36 @@ impl<'s, 'w> Reading<'s, 'w> {
         {
             return;
         }
-        let piece = lensed;
-        let anchor = is_anchor(&piece);
+        let held_inside_code = || {
+            self.held
+                .as_ref()
+                .is_some_and(|(_, text, chars, _)| ends_inside_code(text, *chars))
+        };
+        // Only a line the filter passes (as when unmatched lines are skipped): the same answer
+        // both ways.
+        let cut_code = code_cut_at_start(&lensed)
+            .filter(|_| self.filter.is_match(lensed.as_bytes()) && !held_inside_code());
+        let piece = match cut_code {
+            Some(whole) => {
+                self.stats.joined_lines += 1;
+                std::borrow::Cow::Owned(whole)
+            }
+            None => lensed,
+        };
+        // A tool prefix the console counted (`3>`) is not part of the record: the cut is at the
+        // width with it or without it.
+        let unprefixed = match &piece {
+            std::borrow::Cow::Owned(text) => console_width(text),
+            std::borrow::Cow::Borrowed(_) => width,
+        };
+        let (width, inside_code) = if ends_inside_code(&piece, width) {
+            (width, true)
+        } else if unprefixed != width && ends_inside_code(&piece, unprefixed) {
+            (unprefixed, true)
+        } else {
+            (width, false)
+        };
+        let anchor = is_anchor(&piece) || inside_code;
         if join(&mut self.held, &piece, width, anchor, &mut self.stats) {
             return;
         }
@@ -663,6 +726,7 @@ impl<'s, 'w> Reading<'s, 'w> {
                 e,
                 Event::CrtOption(_)
                     | Event::Machine(_)
+                    | Event::LinkCommand(_)
                     | Event::LinkLineLibrary(_)
                     | Event::TorchVersion(_)
                     | Event::NodeVersion(_)
@@ -768,6 +832,41 @@ mod tests {
         let (unwatched, unwatched_stats) = read_log_bytes(log.as_bytes());
         assert_eq!(unwatched.len(), events);
         assert_eq!(unwatched_stats.lines, stats.lines);
+    }
+
+    #[test]
+    fn a_record_cut_inside_its_code_is_joined_back() {
+        // Each first line is 80 characters: the console cut `LNK2019` and `LNK2001`.
+        let object = format!("{}.obj", "o".repeat(62));
+        let log = format!(
+            "{object} : error LNK20\n19: unresolved external symbol f referenced in main\n\
+             {object} : warning L\nNK4217: symbol 'g' defined in 'a.lib(a.obj)' is imported\n\
+             {object}xxx : error LN\nK2001: unresolved external symbol h\n"
+        );
+        assert_eq!(log.lines().next().unwrap().len(), 80);
+        assert_eq!(symbols(&log), ["f", "h"]);
+        let (events, _) = read_log_bytes(log.as_bytes());
+        // The first record keeps its object; the third's line before the cut holds no anchor and
+        // is not read, so its object is lost but its code is whole again.
+        let objects: Vec<Option<String>> = events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::Unresolved(u) => Some(u.reference.as_ref()?.object.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(objects, [Some(object.clone()), None]);
+        // A line at the width that ends in a word starting with L, not after a severity word,
+        // holds nothing back.
+        assert!(!ends_inside_code(&format!("{} L", "a".repeat(78)), 80));
+        assert!(!ends_inside_code(
+            &format!("{} error LN", "a".repeat(71)),
+            80
+        ));
+        assert!(ends_inside_code(
+            &format!("{} error LNK", "a".repeat(70)),
+            80
+        ));
     }
 
     #[test]

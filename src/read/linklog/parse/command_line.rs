@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use crate::index::Machine;
 
-use super::{is_pattern_space, patterns, CrtOption, Event, LinkLineLibrary, TorchVersion};
+use super::{
+    is_pattern_space, patterns, CrtOption, Event, LinkCommand, LinkLineLibrary, TorchVersion,
+};
 
 /// Appends the CRT options and the machine a command line shows, the libraries a linker
 /// command line names and the torch versions it shows.
@@ -268,6 +270,14 @@ fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
     let Some(start) = linker_arguments(line) else {
         return;
     };
+    // `lld-link: error: ...` is the linker speaking, not run.
+    if line[start..].starts_with(':') {
+        return;
+    }
+    events.push(Event::LinkCommand(LinkCommand {
+        line: line_number,
+        output: link_output(&line[start..]),
+    }));
     let mut kept = 0;
     for word in line[start..].split_whitespace() {
         let word = word.trim_matches(['"', '\'']);
@@ -286,6 +296,34 @@ fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
             break;
         }
     }
+}
+
+/// The file name a linker's arguments give their output (`/OUT:"C:\\b\\b.dll"`, `-out:b.dll`,
+/// `-o b.exe`), quotes removed.
+fn link_output(arguments: &str) -> Option<String> {
+    let mut words = arguments.split_whitespace();
+    let mut value = None;
+    while let Some(word) = words.next() {
+        let word = word.trim_start_matches('"');
+        let lower = word.get(..5).map(str::to_ascii_lowercase);
+        if matches!(lower.as_deref(), Some("/out:" | "-out:")) {
+            value = Some(&arguments[offset_in(arguments, word) + 5..]);
+        } else if word == "-o" {
+            value = words.next().map(|w| &arguments[offset_in(arguments, w)..]);
+        }
+    }
+    let value = value?;
+    let value = match value.strip_prefix('"') {
+        Some(quoted) => quoted.split('"').next().unwrap_or(quoted),
+        None => value.split(char::is_whitespace).next().unwrap_or(value),
+    };
+    let name = value.rsplit(['\\', '/']).next().unwrap_or(value);
+    (!name.is_empty()).then(|| name.trim_end_matches('"').to_string())
+}
+
+/// Where `part`, a slice of `text`, starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The torch versions a line shows: a `libtorch...-X.Y[.Z][+tag]` directory in an include

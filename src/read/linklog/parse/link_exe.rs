@@ -349,7 +349,7 @@ pub(super) fn link_exe_event(
                 .find(desc)
                 .and_then(|m| m.as_str().parse().ok())
             {
-                return Event::UnresolvedCount(n);
+                return Event::UnresolvedCount(n, object);
             }
         }
         _ => {}

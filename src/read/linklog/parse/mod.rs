@@ -112,6 +112,17 @@ pub struct LinkLineLibrary {
     pub line: u64,
 }
 
+/// A linker command line in the log (`link.exe /OUT:b.dll ...`, CMake's `LINK: command "..."`):
+/// the libraries on it belong to the link whose errors follow it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LinkCommand {
+    /// 1-based line number.
+    pub line: u64,
+    /// The file name of its `/OUT:` (`-out:`, `-o`) output, when it names one (`b.dll`).
+    #[serde(default)]
+    pub output: Option<String>,
+}
+
 /// A torch version the log shows: in a libtorch path (`libtorch-win-shared-with-deps-2.2.1+cpu`)
 /// of an include option (the headers) or a library path or `/LIBPATH:` (the libraries), or
 /// `PyTorch version: 2.3.1` (collect_env's report of the installed torch).
@@ -134,8 +145,9 @@ pub enum Event {
     Referenced(Reference),
     /// lld-link `>>> referenced N more times`.
     MoreReferences(u64),
-    /// link.exe `LNK1120: N unresolved externals`.
-    UnresolvedCount(u64),
+    /// link.exe `OUT : fatal error LNK1120: N unresolved externals`: the count and the output
+    /// file the line names (`bin\\tray.dll`), which ends one link's errors.
+    UnresolvedCount(u64, Option<String>),
     /// lld-link `too many errors emitted, stopping now`: the list is incomplete.
     TooManyErrors,
     /// A candidate from link.exe's "Hint on symbols that are defined and could potentially match".
@@ -146,6 +158,8 @@ pub enum Event {
     CrtOption(CrtOption),
     /// `/machine:X` or a compiler banner naming the target machine.
     Machine(crate::index::Machine),
+    /// A linker command line (its libraries follow as [`Event::LinkLineLibrary`]).
+    LinkCommand(LinkCommand),
     /// A library file named on a linker command line.
     LinkLineLibrary(LinkLineLibrary),
     /// A torch version a command line or collect_env shows.

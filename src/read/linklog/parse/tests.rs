@@ -365,11 +365,11 @@ fn error_list_rows() {
 fn findings_and_counts() {
     assert_eq!(
         parse("x.exe : fatal error LNK1120: 2 unresolved externals"),
-        vec![Event::UnresolvedCount(2)]
+        vec![Event::UnresolvedCount(2, Some("x.exe".into()))]
     );
     assert_eq!(
         parse("Osiris.dll : fatal error LNK1120: 1 个无法解析的外部命令"),
-        vec![Event::UnresolvedCount(1)]
+        vec![Event::UnresolvedCount(1, Some("Osiris.dll".into()))]
     );
     match &parse("a.obj : error LNK2038: mismatch detected for 'RuntimeLibrary': value 'MT_StaticRelease' doesn't match value 'MD_DynamicRelease' in b.obj")[0] {
         Event::Finding(f) => {
@@ -411,9 +411,13 @@ fn linker_path_and_msbuild_banner_name_the_machine() {
     use crate::index::Machine;
     let events =
         parse(r#""C:\\VS\\VC\\Tools\\MSVC\\14.38\\bin\\HostX86\\x64\\link.exe" /nologo a.obj"#);
-    assert_eq!(events, [Event::Machine(Machine::X64)]);
+    let command = Event::LinkCommand(super::LinkCommand {
+        line: 1,
+        output: None,
+    });
+    assert_eq!(events, [command.clone(), Event::Machine(Machine::X64)]);
     let events = parse(r"C:\VS\bin\Hostx64\x86\link.exe /nologo a.obj");
-    assert_eq!(events, [Event::Machine(Machine::X86)]);
+    assert_eq!(events, [command, Event::Machine(Machine::X86)]);
     let events = parse("1>------ Build started: Project: p, Configuration: Debug Win32 ------");
     assert_eq!(events, [Event::Machine(Machine::X86)]);
     let events =
