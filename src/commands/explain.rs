@@ -132,7 +132,6 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
     if let Some(linker) = answer
         .symbol
         .linker_name()
-        .as_deref()
         .filter(|l| *l != explanation.symbol)
     {
         writeln!(out, "  linker name: {linker}")?;

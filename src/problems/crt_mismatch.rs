@@ -134,7 +134,7 @@ fn prebuilt_library_runtime(scan: &Scan<'_>) -> Option<Problem> {
     let library = library_file(&member)?.to_string();
     let debug = marked
         .iter()
-        .any(|s| book.is_debug_only(&s.symbol.lookup_name()));
+        .any(|s| book.is_debug_only(s.symbol.lookup_name()));
     let (dll, static_) = if debug {
         (Flavour::DynamicDebug, Flavour::StaticDebug)
     } else {

@@ -22,7 +22,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     }
     let names: Vec<String> = symbols
         .iter()
-        .map(|s| entry_name(&s.symbol.lookup_name()))
+        .map(|s| entry_name(s.symbol.lookup_name()))
         .collect();
     let (summary, cause, fix) = if let Some(name) = names.first() {
         match name.as_str() {

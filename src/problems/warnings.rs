@@ -188,7 +188,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .iter()
         .filter(|s| s.symbol.import && s.explained_by.is_none())
         .filter(|s| {
-            name_family(&s.symbol.lookup_name()).is_some_and(|family| families.contains(&family))
+            name_family(s.symbol.lookup_name()).is_some_and(|family| families.contains(&family))
         })
         .collect();
     if unresolved.is_empty() {

@@ -376,11 +376,11 @@ fn symbol_evidence(
     }
     if !symbol.import
         && class.is_some_and(|c| c.family == "ucrt")
-        && !is_compiler_intrinsic(&symbol.lookup_name())
+        && !is_compiler_intrinsic(symbol.lookup_name())
     {
         evidence.extend(plain_ucrt_reference(symbol));
     }
-    if book.is_debug_only(&symbol.lookup_name()) {
+    if book.is_debug_only(symbol.lookup_name()) {
         evidence.push(Evidence {
             source: EvidenceSource::DebugOnlySymbol,
             dynamic: None,
@@ -587,8 +587,8 @@ mod tests {
             .iter()
             .map(|s| {
                 book.classify(crate::rules::SymbolKey {
-                    name: &s.lookup_name(),
-                    demangled: &s.demangled(),
+                    name: s.lookup_name(),
+                    demangled: s.demangled(),
                     import: s.import,
                 })
             })

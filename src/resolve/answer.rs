@@ -20,14 +20,14 @@ pub fn classify(book: &RuleBook, symbol: &UnresolvedSymbol) -> Option<Classifica
         if bare != symbol.lookup_name() && !crate::rules::names::chain_lookup(bare).is_empty() {
             return book.classify(SymbolKey {
                 name: bare,
-                demangled: &symbol.demangled(),
+                demangled: symbol.demangled(),
                 import: symbol.import,
             });
         }
     }
     let key = SymbolKey {
-        name: &symbol.lookup_name(),
-        demangled: &symbol.demangled(),
+        name: symbol.lookup_name(),
+        demangled: symbol.demangled(),
         import: symbol.import,
     };
     let direct = book.classify(key);

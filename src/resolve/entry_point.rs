@@ -66,7 +66,7 @@ pub(super) fn entry_point_answer(
     symbol: UnresolvedSymbol,
     near_misses: Vec<providers::NearMiss>,
 ) -> ResolvedSymbol {
-    let name = entry_point_name(&symbol.lookup_name());
+    let name = entry_point_name(symbol.lookup_name());
     let note = match name {
         "WinMain" | "wWinMain" => format!(
             "{name} is the entry point of a /SUBSYSTEM:WINDOWS program: the CRT's startup code calls it because the link targets the Windows subsystem. A program that defines main (a console program) links with /SUBSYSTEM:CONSOLE; a GUI program defines {name}. No library provides it"

@@ -111,7 +111,7 @@ fn mark_library_runtime(
 /// `__imp_Sleep`), an x64 name against x86 libraries (`malloc` → `_malloc`).
 fn other_machine_form(symbol: &UnresolvedSymbol, arch: crate::index::Machine) -> Option<String> {
     use crate::index::Machine;
-    let linker = symbol.linker_name().unwrap_or(&symbol.lookup_name());
+    let linker = symbol.linker_name().unwrap_or(symbol.lookup_name());
     let (import, bare) = match linker.strip_prefix("__imp_") {
         Some(rest) => ("__imp_", rest),
         None => ("", linker),
@@ -274,7 +274,7 @@ fn stdcall_form<'a>(
     symbol: &UnresolvedSymbol,
     by_export: &std::collections::HashMap<&str, &'a crate::index::LibrarySymbol>,
 ) -> Option<(String, &'a crate::index::LibrarySymbol)> {
-    let linker = symbol.linker_name().unwrap_or(&symbol.lookup_name());
+    let linker = symbol.linker_name().unwrap_or(symbol.lookup_name());
     let (import, bare) = match linker.strip_prefix("__imp_") {
         Some(rest) => (true, rest),
         None => (false, linker),
@@ -344,7 +344,7 @@ fn mark_toolset(
         .filter(|s| {
             s.explained_by.is_none()
                 && crt_family(&s.family)
-                && !is_newer_toolset_name(&s.symbol.lookup_name())
+                && !is_newer_toolset_name(s.symbol.lookup_name())
         })
         .count();
     for s in symbols.iter_mut().filter(|s| s.explained_by.is_none()) {

@@ -301,7 +301,7 @@ fn node_api_only_note(
     let is_node_lib = file
         .file_name()
         .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("node.lib"));
-    if !is_node_lib || is_node_api(&s.symbol.lookup_name()) {
+    if !is_node_lib || is_node_api(s.symbol.lookup_name()) {
         return None;
     }
     let wanted = dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());

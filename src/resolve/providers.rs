@@ -325,9 +325,9 @@ impl<'a> DemangledIndex<'a> {
         // Only symbols with no exact provider need demangled matching or near misses; when
         // every symbol has one (the common case), the index's names are never scanned.
         for s in symbols.iter().filter(|s| !has_exact_provider(index, s)) {
-            if let Some(parts) = itanium_qualified_name(&s.lookup_name()) {
+            if let Some(parts) = itanium_qualified_name(s.lookup_name()) {
                 wanted.insert(parts.last().cloned().unwrap_or_default(), ());
-            } else if let Some(key) = unqualified_key(&s.demangled()) {
+            } else if let Some(key) = unqualified_key(s.demangled()) {
                 wanted.insert(key, ());
             }
             wanted.insert(s.lookup_name().to_string(), ());
@@ -732,7 +732,7 @@ impl NearMisses<'_> {
     /// another signature of the same function, or the same name in another scope.
     fn by_unqualified_name(&mut self, demangled_index: &DemangledIndex<'_>) {
         let symbol = self.symbol;
-        if let Some(parts) = itanium_qualified_name(&symbol.lookup_name()) {
+        if let Some(parts) = itanium_qualified_name(symbol.lookup_name()) {
             return self.by_itanium_name(demangled_index, &parts);
         }
         let is_cxx = symbol.lookup_name().starts_with('?') || symbol.demangled().contains('(');
@@ -761,13 +761,13 @@ impl NearMisses<'_> {
                 if demangle::canonical(&text) == symbol.canonical() && import != symbol.import {
                     continue; // the same symbol through __imp_: a provider, not a near miss
                 }
-                if qualified_head(&text) == qualified_head(&symbol.demangled())
-                    || template_head(&text) == template_head(&symbol.demangled())
+                if qualified_head(&text) == qualified_head(symbol.demangled())
+                    || template_head(&text) == template_head(symbol.demangled())
                 {
                     let cause =
-                        difference_cause(&symbol.demangled(), &text, symbol.linker_name(), name);
+                        difference_cause(symbol.demangled(), &text, symbol.linker_name(), name);
                     self.add(name, text, library, cause);
-                } else if !qualified_head(&symbol.demangled()).contains("::") {
+                } else if !qualified_head(symbol.demangled()).contains("::") {
                     // Another scope is a near miss only for a name wanted at global scope (a
                     // declaration that lost its namespace); a name wanted in one scope and
                     // defined in an unrelated one (`__sanitizer::`, `Concurrency::`) is another
@@ -801,8 +801,7 @@ impl NearMisses<'_> {
             }
             if let Some(library) = self.first_library(name) {
                 let symbol = self.symbol;
-                let cause =
-                    difference_cause(&symbol.demangled(), &text, symbol.linker_name(), name);
+                let cause = difference_cause(symbol.demangled(), &text, symbol.linker_name(), name);
                 self.add(name, text, library, cause);
             }
         }

@@ -57,7 +57,7 @@ fn with_python2_names(symbols: &[ResolvedSymbol], build: &PythonBuild) -> Python
         .filter(|s| s.provider == Some(Answerer::Rule))
         .find(|s| is_python2_name(s) && s.symbol.import)
     {
-        let shown = s.symbol.linker_name().unwrap_or(&s.symbol.name());
+        let shown = s.symbol.linker_name().unwrap_or(s.symbol.name());
         build.set_python2(
             s.symbol.first_line,
             &format!("{shown}: an import of a name only Python 2 exports"),
