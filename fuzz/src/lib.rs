@@ -32,7 +32,7 @@ pub fn log_reader(data: &[u8]) {
     let counted = diagnosis
         .symbols
         .iter()
-        .filter(|s| s.explained_by.is_none())
+        .filter(|s| s.explained_by().is_none())
         .count();
     assert_eq!(diagnosis.counts.unresolved, counted);
     assert!(diagnosis.counts.crt_or_system + diagnosis.counts.unknown <= counted);

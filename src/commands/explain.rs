@@ -43,7 +43,7 @@ impl Explanation {
     /// Whether anything answers the name (a library, a library per flavour, or a family).
     pub fn found(&self) -> bool {
         self.answer.library.is_some()
-            || self.answer.libraries_by_flavour.is_some()
+            || self.answer.libraries_by_flavour().is_some()
             || !self.providers.is_empty()
     }
 }
@@ -140,7 +140,7 @@ pub fn write_text(explanation: &Explanation, out: &mut dyn Write) -> io::Result<
     if let Some(note) = &answer.match_note {
         writeln!(out, "  note: {note}")?;
     }
-    if let Some(differs) = &answer.rulebook_differs {
+    if let Some(differs) = answer.rulebook_differs() {
         writeln!(out, "  rule book: {differs}")?;
     }
     if !explanation.providers.is_empty() {
@@ -172,7 +172,7 @@ fn write_answer(explanation: &Explanation, out: &mut dyn Write) -> io::Result<()
         .flavour
         .map(|f| format!(" for {f}"))
         .unwrap_or_default();
-    match (&answer.library, &answer.libraries_by_flavour) {
+    match (&answer.library, answer.libraries_by_flavour()) {
         (Some(library), _) => writeln!(
             out,
             "  answer{flavour}: {library} ({}, from {from}{})",

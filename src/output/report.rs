@@ -167,7 +167,7 @@ pub fn write_text(
         || diagnosis
             .symbols
             .iter()
-            .any(|s| s.libraries_by_flavour.is_some());
+            .any(|s| s.libraries_by_flavour().is_some());
     if crt_matters {
         write_crt(diagnosis, out, style)?;
     }
@@ -245,9 +245,9 @@ fn write_groups(
     for symbol in diagnosis
         .symbols
         .iter()
-        .filter(|s| s.explained_by.is_none() && !(entry_problem && s.family == "entry-point"))
+        .filter(|s| s.explained_by().is_none() && !(entry_problem && s.family == "entry-point"))
     {
-        let key = match (&symbol.library, &symbol.libraries_by_flavour) {
+        let key = match (&symbol.library, symbol.libraries_by_flavour()) {
             (Some(l), _) => (0, l.clone()),
             (None, Some(by)) => (
                 1,
@@ -256,11 +256,11 @@ fn write_groups(
                     .collect::<Vec<_>>()
                     .join(" or "),
             ),
-            (None, None) if symbol.not_exported_by.is_some() => (
+            (None, None) if symbol.not_exported_by().is_some() => (
                 2,
                 format!(
                     "not exported by {} (internal): no library to add",
-                    symbol.not_exported_by.as_deref().unwrap_or_default()
+                    symbol.not_exported_by().unwrap_or_default()
                 ),
             ),
             (None, None) if book.family(&symbol.family).is_some_and(|f| f.no_library) => {
@@ -322,7 +322,7 @@ fn write_symbol(symbol: &ResolvedSymbol, out: &mut dyn Write, style: Style) -> i
     if let Some(refs) = references_line(symbol) {
         writeln!(out, "      {} {}", style.dim("referenced by"), refs)?;
     }
-    if let Some(note) = &symbol.rulebook_differs {
+    if let Some(note) = symbol.rulebook_differs() {
         writeln!(out, "      {} {}", style.dim("note:"), note)?;
     }
     if let Some(note) = &symbol.index_differs {

@@ -12,7 +12,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .diagnosis
         .symbols
         .iter()
-        .filter(|s| s.family == "entry-point" && s.explained_by.is_none())
+        .filter(|s| s.family == "entry-point" && s.explained_by().is_none())
         .collect();
     let mut records = scan.unclaimed(&["LNK1561"]);
     records.extend(scan.unclaimed_lld("entry point must be defined"));

@@ -518,7 +518,7 @@ fn path_is_for(path: &Path, machine: Machine) -> bool {
 
 /// The problem of names in the other machine's form.
 fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Problem {
-    let explained = named[0].explained_by.as_ref().expect("filtered");
+    let explained = named[0].explained_by().expect("filtered");
     let name_machine = explained.name_machine;
     let name_m = name_machine.map(|m| m.to_string()).unwrap_or_default();
     // `library_machine` reads "x64 (msvcrt.lib)": the machine, then the library.
@@ -533,7 +533,7 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
     let forms: Vec<String> = named
         .iter()
         .filter_map(|s| {
-            let e = s.explained_by.as_ref()?;
+            let e = s.explained_by()?;
             Some(format!(
                 "{} in {}",
                 e.other_form.clone()?,
@@ -596,8 +596,7 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
 fn ecosystem_library(named: &[&crate::resolve::ResolvedSymbol]) -> Option<String> {
     let mut libraries = named.iter().filter_map(|s| {
         let (_, library) = s
-            .explained_by
-            .as_ref()?
+            .explained_by()?
             .library_machine
             .as_deref()?
             .split_once(' ')?;
@@ -683,8 +682,7 @@ fn note_other_machine_copies(
         let mut seen: Vec<String> = Vec::new();
         for s in named {
             let Some(library) = s
-                .explained_by
-                .as_ref()
+                .explained_by()
                 .and_then(|e| e.library_machine.as_deref())
                 .and_then(|m| m.split_once(' '))
                 .map(|(_, l)| l.trim_matches(['(', ')']).to_string())

@@ -117,7 +117,7 @@ impl<'a> Scan<'a> {
         self.diagnosis
             .symbols
             .iter()
-            .filter(|s| s.explained_by.as_ref().is_some_and(|e| e.kind == kind))
+            .filter(|s| s.explained_by().is_some_and(|e| e.kind == kind))
             .collect()
     }
 

@@ -19,7 +19,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
             .symbols
             .iter()
             .filter(|s| {
-                s.explained_by.as_ref().is_some_and(|e| {
+                s.explained_by().is_some_and(|e| {
                     e.kind == ExplainedKind::ToolsetMismatch && e.generation == Some(generation)
                 })
             })
@@ -179,7 +179,7 @@ fn newer_toolset(scan: &Scan<'_>, symbols: &[&ResolvedSymbol]) -> Problem {
     );
     add_subjects(&mut problem, symbols, &objects);
     for s in symbols {
-        if let Some(e) = &s.explained_by {
+        if let Some(e) = s.explained_by() {
             if !problem.notes.contains(&e.note) && problem.notes.len() < 8 {
                 problem.notes.push(e.note.clone());
             }

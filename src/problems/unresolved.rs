@@ -11,7 +11,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .symbols
         .iter()
         .filter(|s| {
-            s.explained_by.is_none()
+            s.explained_by().is_none()
                 && s.family != "entry-point"
                 && !scan.explained.iter().any(|e| e == s.symbol.name())
         })
@@ -65,10 +65,7 @@ fn internal_cause_and_fix(
     left: &[&crate::resolve::ResolvedSymbol],
     (cause, fix): (String, String),
 ) -> (String, String) {
-    let mut internal: Vec<&str> = left
-        .iter()
-        .filter_map(|s| s.not_exported_by.as_deref())
-        .collect();
+    let mut internal: Vec<&str> = left.iter().filter_map(|s| s.not_exported_by()).collect();
     internal.sort_unstable();
     internal.dedup();
     if internal.is_empty() {
@@ -78,7 +75,7 @@ fn internal_cause_and_fix(
         "names in the namespace of {} that it does not export (internal to it): no library provides them",
         internal.join(", ")
     );
-    if left.iter().all(|s| s.not_exported_by.is_some()) {
+    if left.iter().all(|s| s.not_exported_by().is_some()) {
         let fix = "call the library's public (exported) API instead, or build the library from source with these names exported".to_string();
         (what, fix)
     } else {
@@ -94,7 +91,7 @@ fn linked_cause_and_fix(
     (cause, fix): (String, String),
 ) -> (String, String) {
     let lacking = |s: &&&crate::resolve::ResolvedSymbol| {
-        s.already_linked.is_some() && s.installed_lacks.is_some()
+        s.already_linked().is_some() && s.installed_lacks().is_some()
     };
     if left.is_empty() || !left.iter().all(|s| lacking(&s)) {
         return (cause, fix);

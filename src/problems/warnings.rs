@@ -186,7 +186,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         .diagnosis
         .symbols
         .iter()
-        .filter(|s| s.symbol.import && s.explained_by.is_none())
+        .filter(|s| s.symbol.import && s.explained_by().is_none())
         .filter(|s| {
             name_family(s.symbol.lookup_name()).is_some_and(|family| families.contains(&family))
         })

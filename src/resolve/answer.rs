@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::entry_point::{entry_point_answer, is_entry_point};
-use super::{Answerer, ResolvedSymbol};
+use super::{Answerer, RareAnswer, ResolvedSymbol};
 use crate::read::evidence::CrtDecision;
 use crate::read::symbols::{Interner, LinkFailure, Shared, UnresolvedSymbol};
 use crate::resolve::providers;
@@ -72,7 +72,9 @@ pub(super) fn resolve_symbols(
         let mut resolved = resolve_one(book, symbol, class, found, crt, on_disk);
         resolved.family = interner.get(&resolved.family);
         resolved.source = resolved.source.map(|s| interner.get(&s));
-        resolved.rulebook_differs = resolved.rulebook_differs.map(|s| interner.get(&s));
+        if let Some(rare) = resolved.rare.as_deref_mut() {
+            rare.rulebook_differs = rare.rulebook_differs.take().map(|s| interner.get(&s));
+        }
         symbols.push(resolved);
         // Given back an eighth at a time: halving let the inputs' unused half stand beside the
         // resolved symbols (the peak of a log of many distinct names was half-way through).
@@ -221,15 +223,10 @@ fn from_provider(
         match_note: match_note.map(Into::into),
         alternatives,
         near_misses,
-        libraries_by_flavour,
-        rulebook_differs: rulebook_differs.map(Shared::from),
         index_differs: index_differs.map(Into::into),
         not_found_on_disk: false,
-        already_linked: None,
-        installed_lacks: None,
         library_source: None,
-        not_exported_by: None,
-        explained_by: None,
+        rare: rare_answer(libraries_by_flavour, rulebook_differs.map(Shared::from)),
     }
 }
 
@@ -290,15 +287,10 @@ fn unknown_answer(
         match_note: None,
         alternatives: Vec::new(),
         near_misses,
-        libraries_by_flavour: None,
-        rulebook_differs: None,
         index_differs: None,
         not_found_on_disk: searched,
-        already_linked: None,
-        installed_lacks: None,
         library_source: None,
-        not_exported_by: None,
-        explained_by: None,
+        rare: None,
     }
 }
 
@@ -344,15 +336,13 @@ fn from_rule(
         match_note: match_note.map(Into::into),
         alternatives: Vec::new(),
         near_misses,
-        libraries_by_flavour,
-        rulebook_differs: class.rulebook_differs.map(Shared::from),
         index_differs: None,
         not_found_on_disk: searched,
-        already_linked: None,
-        installed_lacks: None,
         library_source: None,
-        not_exported_by: None,
-        explained_by: None,
+        rare: rare_answer(
+            libraries_by_flavour,
+            class.rulebook_differs.map(Shared::from),
+        ),
     }
 }
 
@@ -494,15 +484,10 @@ fn only_in_another_flavour(
         match_note: super::some_text(note),
         alternatives: providers.to_vec(),
         near_misses,
-        libraries_by_flavour: None,
-        rulebook_differs: None,
         index_differs: None,
         not_found_on_disk: false,
-        already_linked: None,
-        installed_lacks: None,
         library_source: None,
-        not_exported_by: None,
-        explained_by: None,
+        rare: None,
     }
 }
 
@@ -528,4 +513,18 @@ mod tests {
             .unwrap()
             .contains("Visual Studio 2015"));
     }
+}
+
+/// The rare part of an answer when it has one of these (most answers have neither).
+fn rare_answer(
+    libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
+    rulebook_differs: Option<Shared>,
+) -> Option<Box<RareAnswer>> {
+    (libraries_by_flavour.is_some() || rulebook_differs.is_some()).then(|| {
+        Box::new(RareAnswer {
+            libraries_by_flavour,
+            rulebook_differs,
+            ..RareAnswer::default()
+        })
+    })
 }

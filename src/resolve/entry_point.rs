@@ -92,15 +92,10 @@ pub(super) fn entry_point_answer(
         match_note: super::some_text(note),
         alternatives: Vec::new(),
         near_misses,
-        libraries_by_flavour: None,
-        rulebook_differs: None,
         index_differs: None,
         not_found_on_disk: false,
-        already_linked: None,
-        installed_lacks: None,
         library_source: None,
-        not_exported_by: None,
-        explained_by: None,
+        rare: None,
     }
 }
 

@@ -53,10 +53,13 @@ fn mark_library_runtime(
         return;
     }
     let is_crt = |s: &ResolvedSymbol| book.is_crt_family(&s.family);
-    let left = symbols.iter().filter(|s| s.explained_by.is_none()).count();
+    let left = symbols
+        .iter()
+        .filter(|s| s.explained_by().is_none())
+        .count();
     let crt: Vec<&ResolvedSymbol> = symbols
         .iter()
-        .filter(|s| s.explained_by.is_none() && is_crt(s))
+        .filter(|s| s.explained_by().is_none() && is_crt(s))
         .collect();
     if crt.is_empty() || crt.len() * 2 <= left || crt.iter().any(|s| !s.symbol.import) {
         return;
@@ -90,9 +93,9 @@ fn mark_library_runtime(
     };
     for s in symbols
         .iter_mut()
-        .filter(|s| s.explained_by.is_none() && is_crt(s))
+        .filter(|s| s.explained_by().is_none() && is_crt(s))
     {
-        s.explained_by = Some(Box::new(Explained {
+        s.rare_mut().explained_by = Some(Explained {
             kind: ExplainedKind::CrtMismatch,
             note: format!(
                 "only {library} asks for {} and through dllimport: {library} was built for the DLL C runtime",
@@ -102,7 +105,7 @@ fn mark_library_runtime(
             name_machine: None,
             library_machine: None,
             other_form: None,
-        }));
+        });
     }
 }
 
@@ -183,7 +186,7 @@ fn mark_machine(
     }
     for (i, form, library) in hits {
         let s = &mut symbols[i];
-        s.explained_by = Some(Box::new(Explained {
+        s.rare_mut().explained_by = Some(Explained {
             kind: ExplainedKind::MachineMismatch,
             note: format!(
                 "{} is the {name_machine} form of the name: the {library_machine} libraries searched define {form} ({library})",
@@ -193,8 +196,12 @@ fn mark_machine(
             name_machine: Some(name_machine),
             library_machine: Some(format!("{library_machine} ({library})")),
             other_form: Some(form),
-        }));
-        if s.installed_lacks.take().is_some() {
+        });
+        if s.rare
+            .as_deref_mut()
+            .and_then(|r| r.installed_lacks.take())
+            .is_some()
+        {
             s.match_note = None;
         }
     }
@@ -342,12 +349,12 @@ fn mark_toolset(
     let plain_crt = symbols
         .iter()
         .filter(|s| {
-            s.explained_by.is_none()
+            s.explained_by().is_none()
                 && crt_family(&s.family)
                 && !is_newer_toolset_name(s.symbol.lookup_name())
         })
         .count();
-    for s in symbols.iter_mut().filter(|s| s.explained_by.is_none()) {
+    for s in symbols.iter_mut().filter(|s| s.explained_by().is_none()) {
         let name = s.symbol.lookup_name().to_string();
         let from_libraries = !s.symbol.references.is_empty()
             && s.symbol.references.iter().all(|r| {
@@ -361,14 +368,14 @@ fn mark_toolset(
             } else {
                 format!("{name} existed only in the CRT before Visual Studio 2015: the code that references it was built with an older toolset, and no current library defines it")
             };
-            s.explained_by = Some(Box::new(Explained {
+            s.rare_mut().explained_by = Some(Explained {
                 kind: ExplainedKind::ToolsetMismatch,
                 note,
                 generation: Some(Generation::Older),
                 name_machine: None,
                 library_machine: None,
                 other_form: None,
-            }));
+            });
             continue;
         }
         if !is_newer_toolset_name(&name) {
@@ -378,15 +385,19 @@ fn mark_toolset(
         else {
             continue;
         };
-        s.explained_by = Some(Box::new(Explained {
+        s.rare_mut().explained_by = Some(Explained {
             kind: ExplainedKind::ToolsetMismatch,
             note,
             generation: Some(Generation::Newer),
             name_machine: None,
             library_machine: None,
             other_form: None,
-        }));
-        if s.installed_lacks.take().is_some() {
+        });
+        if s.rare
+            .as_deref_mut()
+            .and_then(|r| r.installed_lacks.take())
+            .is_some()
+        {
             s.match_note = None;
         }
     }
@@ -452,11 +463,11 @@ mod tests {
         };
         let from_library = "vendor.lib(scan.obj) : error LNK2019: unresolved external symbol __std_find_trivial_1 referenced in function f\n";
         let d = with_index(from_library, helper(), Path::new("."));
-        let e = d.symbols[0].explained_by.as_ref().expect("explained");
+        let e = d.symbols[0].explained_by().expect("explained");
         assert_eq!(e.kind, ExplainedKind::ToolsetMismatch);
         assert!(e.note.contains("older toolset's libraries"), "{}", e.note);
         let from_project = "app.obj : error LNK2019: unresolved external symbol __std_find_trivial_1 referenced in function f\n";
         let d = with_index(from_project, helper(), Path::new("."));
-        assert!(d.symbols[0].explained_by.is_none());
+        assert!(d.symbols[0].explained_by().is_none());
     }
 }

@@ -91,7 +91,7 @@ fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
     let mut line = LinkLine::default();
     for s in symbols
         .iter()
-        .filter(|s| !is_crt(s) && s.already_linked.is_none() && library_helps(s))
+        .filter(|s| !is_crt(s) && s.already_linked().is_none() && library_helps(s))
     {
         if let Some(library) = &s.library {
             let dir = match &s.library_path {
@@ -125,10 +125,9 @@ fn flags_for(inputs: &FlagInputs<'_, '_>, f: Option<Flavour>) -> Vec<String> {
     } else {
         symbols
             .iter()
-            .filter(|s| is_crt(s) && s.already_linked.is_none() && library_helps(s))
+            .filter(|s| is_crt(s) && s.already_linked().is_none() && library_helps(s))
             .filter_map(|s| {
-                s.libraries_by_flavour
-                    .as_ref()
+                s.libraries_by_flavour()
                     .and_then(|by| by.get(&f).cloned())
                     .or_else(|| s.library.clone())
                     .or_else(|| book.family_library(&s.family, f).map(str::to_string))
@@ -171,7 +170,7 @@ pub(super) fn link_flags(
 /// the name, except for a name of the CRT before 2015 whose add-on library still defines it
 /// (`legacy_stdio_definitions.lib`).
 fn library_helps(symbol: &ResolvedSymbol) -> bool {
-    match &symbol.explained_by {
+    match symbol.explained_by() {
         None => true,
         Some(e) => {
             e.kind == ExplainedKind::ToolsetMismatch

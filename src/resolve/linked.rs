@@ -188,7 +188,7 @@ pub(super) fn note_log_evidence(
     for (at, s) in symbols.iter_mut().enumerate() {
         if let Some(library) = &s.library {
             if let Some(l) = linked.find(at, library) {
-                s.already_linked = Some(Box::new(l.clone()));
+                s.rare_mut().already_linked = Some(l.clone());
                 let note = format!(
                     "{} is already in the link (line {}: {}) and the name is still unresolved: the copy the linker used does not define it (another version, or another copy found first on the library path)",
                     l.library, l.line, l.evidence
@@ -211,10 +211,10 @@ pub(super) fn note_log_evidence(
                     node_api_only_note(c.index, s, &path, failure.node_version.as_deref())
                 }) {
                     s.match_note = super::some_text(note);
-                    s.installed_lacks = super::some_text(path);
+                    s.rare_mut().installed_lacks = super::some_text(path);
                     continue;
                 }
-                if s.already_linked.is_some() {
+                if s.already_linked().is_some() {
                     linked_but_lacking(s, &library, path, torch_versions);
                     if !lacking.contains(&library) {
                         lacking.push(library);
@@ -240,7 +240,7 @@ pub(super) fn note_log_evidence(
                 s.match_note = super::some_text(format!(
                     "{library} should define it, but the installed {path} does not: the SDK on disk is older or newer than the code expects"
                 ));
-                s.installed_lacks = super::some_text(path);
+                s.rare_mut().installed_lacks = super::some_text(path);
             }
         }
     }
@@ -257,7 +257,7 @@ fn linked_but_lacking(
     path: String,
     torch_versions: &[TorchVersion],
 ) {
-    let Some(l) = s.already_linked.as_deref() else {
+    let Some(l) = s.already_linked() else {
         return;
     };
     let near = if s.near_misses.is_empty() {
@@ -273,7 +273,7 @@ fn linked_but_lacking(
         note.push_str(&versions);
     }
     s.match_note = super::some_text(note);
-    s.installed_lacks = super::some_text(path);
+    s.rare_mut().installed_lacks = super::some_text(path);
 }
 
 /// Whether a name is Node-API's (`napi_*`, `node_api_*`), the ABI-stable part of node.exe's
@@ -413,7 +413,7 @@ fn not_exported(s: &mut ResolvedSymbol, library: String, path: String) {
         "not exported by {library} (internal): {path} is in the link's search path and does not export it; there is no library to add: call the library's public (exported) API instead, or build the library from source with the name exported"
     ));
     s.library = None;
-    s.not_exported_by = super::some_text(library);
+    s.rare_mut().not_exported_by = super::some_text(library);
 }
 
 #[cfg(test)]
@@ -439,7 +439,7 @@ mod tests {
             .iter()
             .find(|s| s.symbol.name() == "legacy_fn")
             .unwrap();
-        let linked = s.already_linked.as_ref().expect("oldnames.lib is linked");
+        let linked = s.already_linked().expect("oldnames.lib is linked");
         assert_eq!(linked.library, "oldnames.lib");
         assert!(s
             .match_note
@@ -502,11 +502,10 @@ mod tests {
         let d = with_index(log, Vec::new(), dir.path());
         let s = &d.symbols[0];
         let linked = s
-            .already_linked
-            .as_ref()
+            .already_linked()
             .expect("the link line names amdhip64.lib");
         assert_eq!(linked.evidence, "the link command line names it");
-        assert!(s.installed_lacks.is_some());
+        assert!(s.installed_lacks().is_some());
         let note = s.match_note.as_deref().unwrap();
         assert!(note.contains("adding it again cannot help"), "{note}");
         assert!(!note.contains("torch"), "{note}");
@@ -521,7 +520,7 @@ mod tests {
         let d = with_index(log, Vec::new(), dir.path());
         let s = &d.symbols[0];
         assert_eq!(
-            s.installed_lacks.as_deref().map(PathBuf::from),
+            s.installed_lacks().map(PathBuf::from),
             Some(dir.path().join("amdhip64.lib"))
         );
         assert!(

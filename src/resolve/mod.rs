@@ -86,6 +86,17 @@ pub struct ResolvedSymbol {
     pub index_differs: Option<Box<str>>,
     /// Libraries were searched and none defines it: the answer is the rule book's alone.
     pub not_found_on_disk: bool,
+    /// The answers few symbols have, in one allocation that most symbols never make (a log of
+    /// 300,000 names holds 300,000 of these structs at once): read them through the accessors
+    /// below. Serialized in place, after the fields above.
+    #[serde(flatten)]
+    pub rare: Option<Box<RareAnswer>>,
+}
+
+/// The parts of a [`ResolvedSymbol`]'s answer that only some symbols have.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RareAnswer {
     /// When the flavour is not known: the library for each flavour.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
@@ -95,7 +106,7 @@ pub struct ResolvedSymbol {
     /// The log shows the answer's library already in the link (a member of it references
     /// something, or a linker warning names it): it is not offered again.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub already_linked: Option<Box<LinkedLibrary>>,
+    pub already_linked: Option<LinkedLibrary>,
     /// The rule names a library that is installed but does not define the name: the path of
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,7 +120,44 @@ pub struct ResolvedSymbol {
     /// the link line can satisfy it, so it is left out of the verdict and the link flags (a name
     /// the CRT before Visual Studio 2015 had keeps its add-on library, which still defines it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub explained_by: Option<Box<Explained>>,
+    pub explained_by: Option<Explained>,
+}
+
+impl ResolvedSymbol {
+    /// The rare parts, made on first write.
+    pub fn rare_mut(&mut self) -> &mut RareAnswer {
+        self.rare.get_or_insert_with(Default::default)
+    }
+
+    /// When the flavour is not known: the library for each flavour.
+    pub fn libraries_by_flavour(&self) -> Option<&BTreeMap<Flavour, String>> {
+        self.rare.as_ref()?.libraries_by_flavour.as_ref()
+    }
+
+    /// When the rule book's table says otherwise than the verified home.
+    pub fn rulebook_differs(&self) -> Option<&Shared> {
+        self.rare.as_ref()?.rulebook_differs.as_ref()
+    }
+
+    /// The log shows the answer's library already in the link.
+    pub fn already_linked(&self) -> Option<&LinkedLibrary> {
+        self.rare.as_ref()?.already_linked.as_ref()
+    }
+
+    /// The path of an installed library the rule names that does not define the name.
+    pub fn installed_lacks(&self) -> Option<&str> {
+        self.rare.as_ref()?.installed_lacks.as_deref()
+    }
+
+    /// The known library whose internal (not exported) name this is.
+    pub fn not_exported_by(&self) -> Option<&str> {
+        self.rare.as_ref()?.not_exported_by.as_deref()
+    }
+
+    /// Another failure class that explains the name.
+    pub fn explained_by(&self) -> Option<&Explained> {
+        self.rare.as_ref()?.explained_by.as_ref()
+    }
 }
 
 /// `Some(text)`, for the rarely set text fields of [`ResolvedSymbol`] (a boxed `str` is 16
@@ -512,8 +560,8 @@ fn answer_all(
     );
     lacking.retain(|library| {
         symbols.iter().any(|s| {
-            s.explained_by.is_none()
-                && s.installed_lacks.is_some()
+            s.explained_by().is_none()
+                && s.installed_lacks().is_some()
                 && s.library.as_deref() == Some(library)
         })
     });
@@ -636,10 +684,10 @@ mod tests {
         let value = every_field();
         let symbol: ResolvedSymbol = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(
-            symbol.explained_by.as_ref().unwrap().other_form.as_deref(),
+            symbol.explained_by().unwrap().other_form.as_deref(),
             Some("f")
         );
-        assert_eq!(symbol.already_linked.as_ref().unwrap().line, 4);
+        assert_eq!(symbol.already_linked().unwrap().line, 4);
         // Every key comes back, in the same place, with the same value.
         let again = serde_json::to_string(&symbol).unwrap();
         assert_eq!(again, serde_json::to_string(&value).unwrap());
@@ -650,9 +698,10 @@ mod tests {
     #[test]
     fn a_symbol_is_small() {
         // 300,000 distinct symbols live at once: the inline size is most of their memory (it
-        // was 784 bytes with the rare fields inline, 664 with the name forms in six strings).
+        // was 784 bytes with the rare fields inline, 664 with the name forms in six strings, 496
+        // with the rare answers inline).
         let sizes = [
-            ("ResolvedSymbol", std::mem::size_of::<ResolvedSymbol>(), 496),
+            ("ResolvedSymbol", std::mem::size_of::<ResolvedSymbol>(), 408),
             (
                 "UnresolvedSymbol",
                 std::mem::size_of::<UnresolvedSymbol>(),

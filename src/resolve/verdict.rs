@@ -25,7 +25,7 @@ pub(super) struct Tally {
 impl Tally {
     /// Counts the names no other problem explains.
     pub(super) fn new(book: &RuleBook, symbols: &[ResolvedSymbol]) -> Tally {
-        let counted = || symbols.iter().filter(|s| s.explained_by.is_none());
+        let counted = || symbols.iter().filter(|s| s.explained_by().is_none());
         Tally {
             unresolved: counted().count(),
             crt_or_system: counted()
@@ -71,7 +71,7 @@ pub(super) fn verdict_summary(
 ) -> String {
     let entry_names: Vec<&str> = symbols
         .iter()
-        .filter(|s| s.explained_by.is_none())
+        .filter(|s| s.explained_by().is_none())
         .filter(|s| s.family == "entry-point")
         .map(|s| s.symbol.lookup_name())
         .collect();
@@ -90,8 +90,8 @@ pub(super) fn verdict_summary(
     }
     let mut internal: Vec<&str> = symbols
         .iter()
-        .filter(|s| s.explained_by.is_none())
-        .filter_map(|s| s.not_exported_by.as_deref())
+        .filter(|s| s.explained_by().is_none())
+        .filter_map(|s| s.not_exported_by())
         .collect();
     internal.sort_unstable();
     internal.dedup();

@@ -242,7 +242,7 @@ fn problem_annotations(diagnosis: &Diagnosis, file: &Option<String>) -> Vec<Anno
 /// One error for an unresolved symbol, at the line it was first reported, with its library;
 /// `tried`: the flags were run and still failed, so the library is not advised.
 fn symbol_annotation(s: &ResolvedSymbol, file: &Option<String>, tried: bool) -> Annotation {
-    let answer = match (&s.library, &s.libraries_by_flavour) {
+    let answer = match (&s.library, s.libraries_by_flavour()) {
         (Some(library), _) if tried => format!(
             "{library} ({}) was tried with the other flags and the link still fails",
             s.family
