@@ -491,6 +491,20 @@ fn only_in_another_flavour(
     }
 }
 
+/// The rare part of an answer when it has one of these (most answers have neither).
+fn rare_answer(
+    libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
+    rulebook_differs: Option<Shared>,
+) -> Option<Box<RareAnswer>> {
+    (libraries_by_flavour.is_some() || rulebook_differs.is_some()).then(|| {
+        Box::new(RareAnswer {
+            libraries_by_flavour,
+            rulebook_differs,
+            ..RareAnswer::default()
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::failure;
@@ -513,18 +527,4 @@ mod tests {
             .unwrap()
             .contains("Visual Studio 2015"));
     }
-}
-
-/// The rare part of an answer when it has one of these (most answers have neither).
-fn rare_answer(
-    libraries_by_flavour: Option<BTreeMap<Flavour, String>>,
-    rulebook_differs: Option<Shared>,
-) -> Option<Box<RareAnswer>> {
-    (libraries_by_flavour.is_some() || rulebook_differs.is_some()).then(|| {
-        Box::new(RareAnswer {
-            libraries_by_flavour,
-            rulebook_differs,
-            ..RareAnswer::default()
-        })
-    })
 }
