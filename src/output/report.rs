@@ -231,6 +231,42 @@ fn found_by<'a>(diagnosis: &'a Diagnosis, library_path: &str) -> Option<&'a str>
         .map(|dir| dir.origin.as_str())
 }
 
+/// The group a symbol is shown under: its library (rank 0), its per-flavour libraries (1), why
+/// no library is offered (2), or unknown (3).
+fn group_key(symbol: &ResolvedSymbol, book: &RuleBook) -> (u8, String) {
+    match (&symbol.library, symbol.libraries_by_flavour()) {
+        (Some(l), _) => (0, l.clone()),
+        (None, Some(by)) => (
+            1,
+            by.iter()
+                .map(|(f, l)| format!("{l} ({})", f.compiler_option()))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        ),
+        (None, None) if symbol.own_output().is_some() => (
+            2,
+            format!(
+                "names of {} itself, which this link builds: no library to add",
+                symbol.own_output().map_or("", |o| o.library.as_str())
+            ),
+        ),
+        (None, None) if symbol.not_exported_by().is_some() => (
+            2,
+            format!(
+                "not exported by {} (internal): no library to add",
+                symbol.not_exported_by().unwrap_or_default()
+            ),
+        ),
+        (None, None) if book.family(&symbol.family).is_some_and(|f| f.no_library) => {
+            (2, format!("{} (no library defines it)", symbol.family))
+        }
+        (None, None) if symbol.family != "unknown" => {
+            (2, format!("{} (library unknown)", symbol.family))
+        }
+        _ => (3, "unknown".to_string()),
+    }
+}
+
 /// The unresolved symbols grouped by library (or by the per-flavour alternatives, or unknown),
 /// each group under its library, family and where it was found. Names another problem explains
 /// are shown with that problem instead.
@@ -247,31 +283,10 @@ fn write_groups(
         .iter()
         .filter(|s| s.explained_by().is_none() && !(entry_problem && s.family == "entry-point"))
     {
-        let key = match (&symbol.library, symbol.libraries_by_flavour()) {
-            (Some(l), _) => (0, l.clone()),
-            (None, Some(by)) => (
-                1,
-                by.iter()
-                    .map(|(f, l)| format!("{l} ({})", f.compiler_option()))
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            ),
-            (None, None) if symbol.not_exported_by().is_some() => (
-                2,
-                format!(
-                    "not exported by {} (internal): no library to add",
-                    symbol.not_exported_by().unwrap_or_default()
-                ),
-            ),
-            (None, None) if book.family(&symbol.family).is_some_and(|f| f.no_library) => {
-                (2, format!("{} (no library defines it)", symbol.family))
-            }
-            (None, None) if symbol.family != "unknown" => {
-                (2, format!("{} (library unknown)", symbol.family))
-            }
-            _ => (3, "unknown".to_string()),
-        };
-        groups.entry(key).or_default().push(symbol);
+        groups
+            .entry(group_key(symbol, book))
+            .or_default()
+            .push(symbol);
     }
     for ((rank, title), symbols) in &groups {
         let first = symbols[0];

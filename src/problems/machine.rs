@@ -94,6 +94,16 @@ fn sibling_copy(path: &Path, machine: Machine) -> Option<PathBuf> {
         .filter(|p| p.is_file() && p != path)
 }
 
+/// The directory of `machine` beside `dir` (`lib\x86` beside `lib\x64`), when it exists.
+fn sibling_dir(dir: &Path, machine: Machine) -> Option<PathBuf> {
+    let parent = dir.parent()?;
+    machine_dirs(machine)
+        .iter()
+        .map(|d| parent.join(d))
+        .find_map(|candidate| crate::index::discover::resolve_case_insensitive(&candidate))
+        .filter(|p| p.is_dir() && p != dir)
+}
+
 /// Whether a module is a Visual C++ or Windows SDK library (its role is known, or it is a CRT
 /// library): then the environment, not the library, is for the wrong machine.
 fn is_toolset_library(module: &str) -> bool {
@@ -546,15 +556,9 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
         })
         .collect();
     let ecosystem = ecosystem_library(named);
-    let summary = format!(
-        "{}: {} {} only in {library_m} form",
-        match &ecosystem {
-            Some(library) => format!("this build is {name_m}; the {library} found is {library_m}"),
-            None => format!("the objects are {name_m}, the libraries searched are {library_m}"),
-        },
-        some_of(&names, 3),
-        if names.len() == 1 { "exists" } else { "exist" }
-    );
+    let libraries = other_form_libraries(scan, named);
+    let source = one_source(&libraries);
+    let summary = names_summary(ecosystem.as_deref(), source, &name_m, &library_m, &names);
     let cause = format!(
         "{} carry {name_m} names ({}), and the {library_m} libraries define them under their {library_m} names ({}): the objects were compiled for {name_m} while the libraries are {library_m}",
         join_words(&objects_of(named)),
@@ -563,10 +567,17 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
     );
     let fix = match ecosystem.as_deref().zip(name_machine) {
         Some((library, name_machine)) => ecosystem_fix(library, name_machine, library_machine),
-        None => format!(
-            "link with the {name_m} libraries: from {} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}",
-            name_machine.map_or_else(|| "the developer prompt of their machine".into(), prompt)
-        ),
+        None => {
+            let sibling =
+                name_machine.and_then(|m| source.and_then(|(_, dir)| sibling_dir(dir, m)));
+            machine_fix_by_source(
+                source,
+                name_machine,
+                &name_m,
+                &library_m,
+                sibling.as_deref(),
+            )
+        }
     };
     let mut problem = Problem::new(ProblemKind::MachineMismatch, summary, cause, fix);
     for s in named {
@@ -587,8 +598,34 @@ fn from_names(scan: &Scan<'_>, named: &[&crate::resolve::ResolvedSymbol]) -> Pro
     }
     let machines: Vec<Machine> = name_machine.into_iter().chain([library_machine]).collect();
     cite_intended(scan, &mut problem, &machines);
-    note_other_machine_copies(scan, named, name_machine, &mut problem);
+    note_other_machine_copies(&libraries, name_machine, &library_m, &mut problem);
     problem
+}
+
+/// The headline of names in the other machine's form: the ecosystem's library when one defines
+/// them all, and where the libraries came from when one source supplied them.
+fn names_summary(
+    ecosystem: Option<&str>,
+    source: Option<(&str, &Path)>,
+    name_m: &str,
+    library_m: &str,
+    names: &[String],
+) -> String {
+    let from = source
+        .map(|(origin, _)| format!(" (from {origin})"))
+        .unwrap_or_default();
+    format!(
+        "{}: {} {} only in {library_m} form",
+        match ecosystem {
+            Some(library) => {
+                format!("this build is {name_m}; the {library} found is {library_m}{from}")
+            }
+            None =>
+                format!("the objects are {name_m}, the libraries searched are {library_m}{from}"),
+        },
+        some_of(names, 3),
+        if names.len() == 1 { "exists" } else { "exist" }
+    )
 }
 
 /// The one library of an ecosystem (Python's `python3XX.lib`, Node's `node.lib`) that defines
@@ -667,39 +704,109 @@ fn ecosystem_fix(library: &str, objects: Machine, libraries: Machine) -> String 
     }
 }
 
-/// Notes where the libraries of the objects' machine are, when a copy sits beside the library
-/// searched (`lib\x86` beside `lib\x64`).
-fn note_other_machine_copies(
+/// The libraries that define the names in the other machine's form, each once: its file name,
+/// where it is, and the source of its directory (`LIB`, `--lib-dir`, `HIP_PATH`, ...) when a
+/// directory searched holds it.
+fn other_form_libraries(
     scan: &Scan<'_>,
     named: &[&crate::resolve::ResolvedSymbol],
+) -> Vec<(String, PathBuf, Option<String>)> {
+    let Some(search) = scan.inputs.search else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, PathBuf, Option<String>)> = Vec::new();
+    for s in named {
+        let Some(library) = s
+            .explained_by()
+            .and_then(|e| e.library_machine.as_deref())
+            .and_then(|m| m.split_once(' '))
+            .map(|(_, l)| l.trim_matches(['(', ')']).to_string())
+        else {
+            continue;
+        };
+        if out.iter().any(|(l, _, _)| *l == library) {
+            continue;
+        }
+        if let Some(path) = crate::index::discover::find_library(search.dirs, &library) {
+            let origin = path.parent().and_then(|parent| {
+                search
+                    .dirs
+                    .iter()
+                    .find(|d| d.path == parent)
+                    .map(|d| d.origin.clone())
+            });
+            out.push((library, path, origin));
+        }
+    }
+    out
+}
+
+/// The one source of the directories that hold the other machine's libraries (`LIB`), when they
+/// all come from one, and the first of those directories.
+fn one_source(libraries: &[(String, PathBuf, Option<String>)]) -> Option<(&str, &Path)> {
+    let (_, path, origin) = libraries.first()?;
+    let origin = origin.as_deref()?;
+    libraries
+        .iter()
+        .all(|(_, _, o)| o.as_deref() == Some(origin))
+        .then(|| (origin, path.parent().unwrap_or(path)))
+}
+
+/// The fix of names in the other machine's form, by where the libraries searched came from:
+/// `LIB` is the developer prompt's, `--lib-dir` and `--lib` are what lnkfix was given, and a
+/// layout (`--vc-lib`, `VCToolsInstallDir`) follows `--arch`.
+fn machine_fix_by_source(
+    source: Option<(&str, &Path)>,
     name_machine: Option<Machine>,
+    name_m: &str,
+    library_m: &str,
+    sibling: Option<&Path>,
+) -> String {
+    let prompt_text =
+        name_machine.map_or_else(|| "the developer prompt of their machine".into(), prompt);
+    match source {
+        Some(("LIB", dir)) => format!(
+            "link with the {name_m} libraries: the LIB variable names {library_m} directories ({}); open {prompt_text}, whose LIB names the {name_m} ones, and build (and run lnkfix) from there, or compile the objects for {library_m}",
+            dir.display()
+        ),
+        Some((origin @ ("--lib-dir" | "--lib"), dir)) => format!(
+            "lnkfix was given {library_m} libraries by {origin} ({}){}; if the link searched {name_m} libraries, pass those instead to see what it saw; otherwise link with the {name_m} libraries from {prompt_text}, or compile the objects for {library_m}",
+            dir.display(),
+            sibling
+                .map(|s| format!(": the {name_m} ones are at {}", s.display()))
+                .unwrap_or_default()
+        ),
+        _ => format!(
+            "link with the {name_m} libraries: from {prompt_text} (or pass lnkfix --arch {name_m}), or compile the objects for {library_m}"
+        ),
+    }
+}
+
+/// Notes where the libraries of the objects' machine are, when a copy sits beside the library
+/// searched (`lib\x86` beside `lib\x64`), and where the libraries searched came from.
+fn note_other_machine_copies(
+    libraries: &[(String, PathBuf, Option<String>)],
+    name_machine: Option<Machine>,
+    library_m: &str,
     problem: &mut Problem,
 ) {
-    let Some(name_m) = name_machine else {
-        return;
-    };
-    if let Some(search) = scan.inputs.search {
-        let mut seen: Vec<String> = Vec::new();
-        for s in named {
-            let Some(library) = s
-                .explained_by()
-                .and_then(|e| e.library_machine.as_deref())
-                .and_then(|m| m.split_once(' '))
-                .map(|(_, l)| l.trim_matches(['(', ')']).to_string())
-            else {
-                continue;
-            };
-            if seen.contains(&library) {
-                continue;
-            }
-            seen.push(library.clone());
-            if let Some(path) = crate::index::discover::find_library(search.dirs, &library) {
-                if let Some(copy) = sibling_copy(&path, name_m) {
-                    problem
-                        .notes
-                        .push(format!("the {name_m} {library} is at {}", copy.display()));
-                }
-            }
+    let mut dirs_noted: Vec<&Path> = Vec::new();
+    for (library, path, origin) in libraries {
+        let dir = path.parent().unwrap_or(path);
+        if let Some(origin) = origin.as_deref().filter(|_| !dirs_noted.contains(&dir)) {
+            dirs_noted.push(dir);
+            problem.notes.push(format!(
+                "the {library_m} libraries searched in {} come from {origin}",
+                dir.display()
+            ));
+        }
+        let Some(name_m) = name_machine else {
+            continue;
+        };
+        if let Some(copy) = sibling_copy(path, name_m) {
+            problem
+                .notes
+                .push(format!("the {name_m} {library} is at {}", copy.display()));
         }
     }
 }
@@ -757,6 +864,59 @@ mod tests {
     use crate::problems::ProblemKind;
 
     use crate::problems::diagnose_text as diagnose;
+
+    /// The fix of names in the other machine's form follows where the libraries came from.
+    #[test]
+    fn the_fix_follows_the_libraries_source() {
+        use super::{machine_fix_by_source, one_source, Machine};
+        use std::path::{Path, PathBuf};
+        let dir = Path::new("C:/VC/lib/x64");
+        let from_lib =
+            machine_fix_by_source(Some(("LIB", dir)), Some(Machine::X86), "x86", "x64", None);
+        assert!(
+            from_lib.contains("the LIB variable names x64 directories (C:/VC/lib/x64)"),
+            "{from_lib}"
+        );
+        assert!(
+            from_lib.contains("vcvars32.bat") && !from_lib.contains("--arch"),
+            "{from_lib}"
+        );
+        let sibling = Path::new("C:/VC/lib/x86");
+        let given = machine_fix_by_source(
+            Some(("--lib-dir", dir)),
+            Some(Machine::X86),
+            "x86",
+            "x64",
+            Some(sibling),
+        );
+        assert!(given.starts_with("lnkfix was given x64 libraries by --lib-dir (C:/VC/lib/x64): the x86 ones are at C:/VC/lib/x86"), "{given}");
+        let layout = machine_fix_by_source(
+            Some(("--vc-lib", dir)),
+            Some(Machine::X86),
+            "x86",
+            "x64",
+            None,
+        );
+        assert!(layout.contains("(or pass lnkfix --arch x86)"), "{layout}");
+        // One source only when every library comes from it.
+        let a = (
+            String::from("a.lib"),
+            PathBuf::from("C:/VC/lib/x64/a.lib"),
+            Some(String::from("LIB")),
+        );
+        let b = (
+            String::from("b.lib"),
+            PathBuf::from("C:/HIP/lib/b.lib"),
+            Some(String::from("HIP_PATH")),
+        );
+        assert_eq!(
+            one_source(std::slice::from_ref(&a)).map(|(o, _)| o),
+            Some("LIB")
+        );
+        assert_eq!(one_source(&[a.clone(), b]), None);
+        let unknown = (String::from("c.lib"), PathBuf::from("C:/x/c.lib"), None);
+        assert_eq!(one_source(&[a, unknown]), None);
+    }
 
     /// An object the assembler generated for x86: the assembler's format is the fix, not a
     /// rebuild (which makes the same object again).

@@ -25,6 +25,7 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
     }
     let (cause, fix) = internal_cause_and_fix(&left, cause_and_fix(d));
     let (cause, fix) = linked_cause_and_fix(&left, (cause, fix));
+    let (cause, fix) = own_output_cause_and_fix(&left, (cause, fix));
     let names: Vec<String> = left.iter().map(|s| s.symbol.name().to_string()).collect();
     let summary =
         if d.verdict.kind == VerdictKind::Explained || d.verdict.kind == VerdictKind::EntryPoint {
@@ -57,6 +58,35 @@ pub(super) fn find(scan: &mut Scan<'_>) -> Vec<Problem> {
         }
     }
     vec![problem]
+}
+
+/// The cause and fix when some names are the link's own output's (`own_output`): said in the
+/// cause; when every name is, the missing source is the fix, not a library.
+fn own_output_cause_and_fix(
+    left: &[&crate::resolve::ResolvedSymbol],
+    (cause, fix): (String, String),
+) -> (String, String) {
+    let mut own: Vec<&str> = left
+        .iter()
+        .filter_map(|s| s.own_output().map(|o| o.library.as_str()))
+        .collect();
+    own.sort_unstable();
+    own.dedup();
+    if own.is_empty() {
+        return (cause, fix);
+    }
+    let outputs = own.join(", ");
+    let what = format!(
+        "names of {outputs} itself, which this link builds: the objects that define them are not in the link, and its own import library cannot provide them"
+    );
+    if left.iter().all(|s| s.own_output().is_some()) {
+        let fix = format!(
+            "add the source files that define these names to the {outputs} target (a file left out of its sources, or compiled out by a preprocessor condition or a build option), or define the functions that are only declared; do not link {outputs}'s own import library"
+        );
+        (what, fix)
+    } else {
+        (format!("{cause}; {what}"), fix)
+    }
 }
 
 /// The cause and fix when some names are internal to a library (`not_exported_by`): said in the

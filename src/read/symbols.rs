@@ -467,14 +467,16 @@ struct SymbolFieldsOut<'a> {
 
 impl Serialize for UnresolvedSymbol {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The name forms come from `names()`; the JSON puts `import` among them, in this order.
+        let names = self.names();
         SymbolFieldsOut {
-            name: self.name(),
-            display: self.display(),
-            linker_name: self.linker_name(),
-            demangled: self.demangled(),
-            canonical: self.canonical(),
+            name: names.name,
+            display: names.display,
+            linker_name: names.linker_name,
+            demangled: names.demangled,
+            canonical: names.canonical,
             import: self.import,
-            lookup_name: self.lookup_name(),
+            lookup_name: names.lookup_name,
             x86_decoration: self.x86_decoration,
             arch: self.arch,
             entry_point: self.entry_point,

@@ -197,11 +197,7 @@ fn mark_machine(
             library_machine: Some(format!("{library_machine} ({library})")),
             other_form: Some(form),
         });
-        if s.rare
-            .as_deref_mut()
-            .and_then(|r| r.installed_lacks.take())
-            .is_some()
-        {
+        if s.take_installed_lacks() {
             s.match_note = None;
         }
     }
@@ -393,11 +389,7 @@ fn mark_toolset(
             library_machine: None,
             other_form: None,
         });
-        if s.rare
-            .as_deref_mut()
-            .and_then(|r| r.installed_lacks.take())
-            .is_some()
-        {
+        if s.take_installed_lacks() {
             s.match_note = None;
         }
     }

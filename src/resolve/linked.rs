@@ -49,6 +49,9 @@ pub struct Linked {
     commands: Vec<Vec<LinkedLibrary>>,
     /// For each symbol, in the failure's order: its link command's index in `commands`.
     of_symbol: Vec<Option<usize>>,
+    /// For each symbol, in the failure's order: the DLL (or `.pyd`, `.node`) its link builds, as
+    /// its link command's `/OUT:` or its LNK1120 line names it.
+    outputs: Vec<Option<LinkedLibrary>>,
 }
 
 impl Linked {
@@ -67,6 +70,28 @@ impl Linked {
             .chain(&self.warnings)
             .find(|l| l.library.eq_ignore_ascii_case(library))
     }
+
+    /// The output of the failure's `symbol`th symbol's link when `library` is its import
+    /// library (`c10.lib` for a link that builds `c10.dll`): the name is the output's own.
+    pub fn own_output(&self, symbol: usize, library: &str) -> Option<&LinkedLibrary> {
+        let output = self.outputs.get(symbol)?.as_ref()?;
+        let stem = |name: &str| {
+            let name = name.rsplit(['\\', '/']).next().unwrap_or(name);
+            name.rsplit_once('.')
+                .map_or(name, |(stem, _)| stem)
+                .to_ascii_lowercase()
+        };
+        (library.to_ascii_lowercase().ends_with(".lib") && stem(library) == stem(&output.library))
+            .then_some(output)
+    }
+}
+
+/// Whether a link output is a library others link through an import library (`.dll`, a Python
+/// extension's `.pyd`, a Node addon's `.node`), not a program: an `app.exe` beside a static
+/// `app.lib` is common, a DLL beside its own import library is the same target.
+fn is_library_output(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".dll", ".pyd", ".node"].iter().any(|e| lower.ends_with(e))
 }
 
 /// Appends `library` to `out` unless it holds it already (by name ignoring case).
@@ -98,6 +123,9 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
     let mut chosen: Vec<u64> = Vec::new();
     for symbol in &failure.symbols {
         let command = link_command_of(failure, symbol.first_line);
+        linked
+            .outputs
+            .push(output_of(failure, command, symbol.first_line));
         linked.of_symbol.push(command.map(|line| {
             chosen.iter().position(|&c| c == line).unwrap_or_else(|| {
                 chosen.push(line);
@@ -147,6 +175,37 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
     linked
 }
 
+/// The library output (see [`is_library_output`]) of the link an error on `line` belongs to:
+/// its command's `/OUT:` (`command` is that command's line), else the output its LNK1120 line
+/// names (`bin\\c10.dll : fatal error LNK1120`, all MSBuild shows).
+fn output_of(failure: &LinkFailure, command: Option<u64>, line: u64) -> Option<LinkedLibrary> {
+    let from_command = command.and_then(|command| {
+        let c = failure.link_commands.iter().find(|c| c.line == command)?;
+        Some((
+            c.output.clone()?,
+            c.line,
+            "its link command's /OUT: names it",
+        ))
+    });
+    let from_end = || {
+        let ends = &failure.link_ends;
+        let e = ends.get(ends.partition_point(|e| e.line < line))?;
+        Some((
+            e.output.clone()?,
+            e.line,
+            "the link's LNK1120 line names it",
+        ))
+    };
+    let (output, line, evidence) = from_command.or_else(from_end)?;
+    let output = output.trim().trim_matches('"');
+    let file = output.rsplit(['\\', '/']).next().unwrap_or(output);
+    is_library_output(file).then(|| LinkedLibrary {
+        library: file.to_string(),
+        line,
+        evidence: evidence.to_string(),
+    })
+}
+
 /// The line of the link command an error on `line` belongs to: among the commands before it, the
 /// last one whose output the error block's LNK1120 line names (`bin\\tray.dll : fatal error
 /// LNK1120`: MSBuild building projects in parallel echoes another project's command in
@@ -186,6 +245,10 @@ pub(super) fn note_log_evidence(
     let torch_versions = failure.torch_versions.as_slice();
     let mut lacking: Vec<String> = Vec::new();
     for (at, s) in symbols.iter_mut().enumerate() {
+        if let Some(output) = s.library.as_deref().and_then(|l| linked.own_output(at, l)) {
+            own_output(s, output.clone());
+            continue;
+        }
         if let Some(library) = &s.library {
             if let Some(l) = linked.find(at, library) {
                 s.rare_mut().already_linked = Some(l.clone());
@@ -404,6 +467,22 @@ fn installed_torch_version(library: &str) -> Option<(String, String)> {
     let version = text.trim();
     (!version.is_empty() && version.len() < 64 && !version.contains('\n'))
         .then(|| (version.to_string(), build_version.display().to_string()))
+}
+
+/// A name whose library is the import library of the link's own output (`c10.lib` while
+/// `c10.dll` is linked): the output's own name, whose defining object is not in the link. No
+/// library is offered: linking a DLL against its own import library cannot help.
+fn own_output(s: &mut ResolvedSymbol, output: LinkedLibrary) {
+    let library = s.library.take().unwrap_or_default();
+    s.match_note = super::some_text(format!(
+        "{library} is the import library of {}, which this link builds (line {}: {}): the name is {}'s own, and the object that defines it is not in this link (a source file left out of the target, compiled out by a preprocessor condition, or a function declared and never defined); linking {library} cannot help",
+        output.library,
+        output.line,
+        output.evidence,
+        output.library
+    ));
+    s.library_path = None;
+    s.rare_mut().own_output = Some(output);
 }
 
 /// A name in a known library's namespace that the library on disk (`path`) does not export:

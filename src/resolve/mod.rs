@@ -111,6 +111,11 @@ pub struct RareAnswer {
     /// that installed library (the SDK on disk is older or newer than the code expects).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub installed_lacks: Option<Box<str>>,
+    /// The answer's library is the import library of the DLL this link builds (`c10.lib` while
+    /// `c10.dll` is linked): the name is the output's own, its defining object is missing from
+    /// the link, and no library is offered (`library` is `None`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_output: Option<LinkedLibrary>,
     /// The name is in the namespace of a known library (a rule by scope: `c10::` is c10.lib's),
     /// that library is on disk, and it does not export the name: the library's own internal
     /// (not exported) name. No library provides it, so none is offered (`library` is `None`).
@@ -147,6 +152,20 @@ impl ResolvedSymbol {
     /// The path of an installed library the rule names that does not define the name.
     pub fn installed_lacks(&self) -> Option<&str> {
         self.rare.as_ref()?.installed_lacks.as_deref()
+    }
+
+    /// Takes the installed-lacks note away (another failure explains the name); whether there
+    /// was one.
+    pub fn take_installed_lacks(&mut self) -> bool {
+        self.rare
+            .as_deref_mut()
+            .and_then(|r| r.installed_lacks.take())
+            .is_some()
+    }
+
+    /// The DLL this link builds, when the answer's library is its own import library.
+    pub fn own_output(&self) -> Option<&LinkedLibrary> {
+        self.rare.as_ref()?.own_output.as_ref()
     }
 
     /// The known library whose internal (not exported) name this is.

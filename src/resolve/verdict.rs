@@ -95,6 +95,19 @@ pub(super) fn verdict_summary(
         .collect();
     internal.sort_unstable();
     internal.dedup();
+    let mut own: Vec<&str> = symbols
+        .iter()
+        .filter(|s| s.explained_by().is_none())
+        .filter_map(|s| s.own_output().map(|o| o.library.as_str()))
+        .collect();
+    own.sort_unstable();
+    own.dedup();
+    if !own.is_empty() {
+        summary = format!(
+            "names of {} itself, which this link builds (their defining objects are not in the link; no library provides them); {summary}",
+            own.join(", ")
+        );
+    }
     if !internal.is_empty() {
         summary = format!(
             "names internal to {} (not exported: no library provides them; use the public API); {summary}",

@@ -431,6 +431,81 @@ fn layouts_follow_the_log_machine_without_arch() {
     }
 }
 
+/// The first problem's notes.
+fn first_notes(json: &serde_json::Value) -> Vec<String> {
+    json["problems"][0]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[cfg(not(windows))] // real libraries fetched by bash scripts: Linux only
+#[test]
+fn the_other_machines_libraries_say_where_they_came_from() {
+    let x64 = vc_root().join("lib/x64");
+    let x86 = vc_root().join("lib/x86");
+    // An x86 link read with an x64 prompt's LIB: LIB is named, and the fix is the x86 prompt,
+    // not an lnkfix option (LIB is what the link itself searched).
+    let output = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["diagnose", "--format", "json", "--no-cache", "--no-python"])
+        .arg(log("174"))
+        .env("LIB", &x64)
+        .env_remove("CUDA_PATH")
+        .env_remove("HIP_PATH")
+        .env_remove("VCToolsInstallDir")
+        .env_remove("WindowsSdkDir")
+        .env_remove("UniversalCRTSdkDir")
+        .output()
+        .expect("run lnkfix");
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (kind, summary, fix) = first_problem(&json);
+    assert_eq!(kind, "machine-mismatch");
+    assert!(
+        summary.contains("the libraries searched are x64 (from LIB)"),
+        "{summary}"
+    );
+    assert!(
+        fix.contains("the LIB variable names x64 directories")
+            && fix.contains(&x64.display().to_string())
+            && fix.contains("vcvars32.bat")
+            && !fix.contains("--arch"),
+        "{fix}"
+    );
+    let notes = first_notes(&json);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.ends_with("come from LIB") && n.contains(&x64.display().to_string())),
+        "{notes:?}"
+    );
+    // The same libraries given to lnkfix by --lib-dir: what lnkfix was given is said, with the
+    // x86 directory beside it.
+    let lib_dir = x64.display().to_string();
+    let json = diagnose("174", &["--no-python", "--lib-dir", &lib_dir]);
+    let (kind, summary, fix) = first_problem(&json);
+    assert_eq!(kind, "machine-mismatch");
+    assert!(summary.contains("are x64 (from --lib-dir)"), "{summary}");
+    assert!(
+        fix.starts_with("lnkfix was given x64 libraries by --lib-dir")
+            && fix.contains(&format!("the x86 ones are at {}", x86.display())),
+        "{fix}"
+    );
+    // Given the x86 directory instead, the names resolve: no machine mismatch.
+    let lib_dir = x86.display().to_string();
+    let json = diagnose(
+        "174",
+        &["--no-python", "--lib-dir", &lib_dir, "--arch", "x86"],
+    );
+    assert_ne!(first_problem(&json).0, "machine-mismatch");
+    assert!(
+        libraries(&json).iter().all(|l| l.ends_with("-i386.lib")),
+        "{json}"
+    );
+}
+
 #[cfg(not(windows))] // real libraries fetched by bash scripts: Linux only
 #[test]
 fn vc_tools_install_dir_follows_the_log_machine() {

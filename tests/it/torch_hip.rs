@@ -600,3 +600,114 @@ fn a_torch_library_already_on_the_link_line_is_not_offered_again() {
         assert!(s.get("already_linked").is_none(), "{s}");
     }
 }
+
+/// The libraries of each symbol's answer, and its `own_output` (`-` for none).
+fn own_outputs(json: &serde_json::Value) -> BTreeMap<String, (String, String)> {
+    json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
+            (
+                text(&s["name"]),
+                (text(&s["library"]), text(&s["own_output"]["library"])),
+            )
+        })
+        .collect()
+}
+
+/// A DLL's link whose names are its own (the answer is its own import library: TheRock building
+/// torch_hip.dll, an MSBuild build of c10.dll): no library is offered for them, the cause says
+/// the defining objects are missing; a name of another library in the same link keeps its
+/// library. Metamorphic: the same log building another DLL, or a program, offers the library.
+#[test]
+fn a_dlls_own_names_are_not_answered_with_its_own_import_library() {
+    let json = diagnose(&our_log("183"), &["--no-python"]);
+    let answers = own_outputs(&json);
+    let hip = "struct rocblas_handle * __cdecl at::hip::getCurrentHIPBlasHandle(void)";
+    assert_eq!(
+        answers[hip],
+        ("-".into(), "torch_hip.dll".into()),
+        "{answers:?}"
+    );
+    let props = "struct hipDeviceProp_tR0600 * __cdecl at::hip::getDeviceProperties(__int64)";
+    assert_eq!(answers[props].1, "torch_hip.dll");
+    let stub = answers
+        .iter()
+        .find(|(name, _)| name.contains("set_hip_dispatch_ptr"))
+        .unwrap();
+    assert_eq!(stub.1, &("torch_cpu.lib".into(), "-".into()));
+    assert_eq!(json["link_flags"], serde_json::json!(["torch_cpu.lib"]));
+    let evidence = &json["symbols"][0]["own_output"];
+    assert_eq!(evidence["line"], 4, "{evidence}");
+    assert_eq!(evidence["evidence"], "its link command's /OUT: names it");
+    let problem = &json["problems"][0];
+    assert!(
+        problem["cause"]
+            .as_str()
+            .unwrap()
+            .contains("names of torch_hip.dll itself, which this link builds"),
+        "{problem}"
+    );
+    // MSBuild shows no command: the LNK1120 line names the output. Every name is c10.dll's own.
+    let json = diagnose(&our_log("184"), &["--no-python"]);
+    for (name, (library, own)) in own_outputs(&json) {
+        assert_eq!((library.as_str(), own.as_str()), ("-", "c10.dll"), "{name}");
+    }
+    assert_eq!(json["link_flags"], serde_json::json!([]));
+    assert_eq!(
+        json["symbols"][0]["own_output"]["evidence"],
+        "the link's LNK1120 line names it"
+    );
+    let problem = &json["problems"][0];
+    assert!(
+        problem["fix"]
+            .as_str()
+            .unwrap()
+            .starts_with("add the source files that define these names to the c10.dll target"),
+        "{problem}"
+    );
+    // Metamorphic: the same errors in the link of another DLL, or of a program named c10.exe
+    // (a program beside a static c10.lib is common), are c10.lib's to add.
+    for output in ["c10_tests.dll", "c10.exe"] {
+        let log = our_log("184").replace(r"bin\Release\c10.dll", &format!(r"bin\Release\{output}"));
+        let json = diagnose(&log, &["--no-python"]);
+        for (name, (library, own)) in own_outputs(&json) {
+            assert_eq!(
+                (library.as_str(), own.as_str()),
+                ("c10.lib", "-"),
+                "{output}: {name}"
+            );
+        }
+        assert_eq!(
+            json["link_flags"],
+            serde_json::json!(["c10.lib"]),
+            "{output}"
+        );
+    }
+}
+
+/// Against the real c10.lib on disk (a stale copy of the DLL's own import library, found in the
+/// search path), the DLL's own exported name is still its own, not c10.lib's to add.
+#[cfg(not(windows))] // real data fetched by bash scripts: Linux only
+#[test]
+fn a_dlls_own_name_found_in_a_real_import_library_on_disk_is_still_its_own() {
+    let lib = common::torch_libs().display().to_string();
+    let json = diagnose(&our_log("184"), &["--no-python", "--lib-dir", &lib]);
+    let s = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("?DeviceTypeName@c10@@")
+        })
+        .unwrap();
+    assert_eq!(s["provider"], "archive", "{s}");
+    assert_eq!(s["own_output"]["library"], "c10.dll", "{s}");
+    assert!(s["library"].is_null(), "{s}");
+    assert_eq!(json["link_flags"], serde_json::json!([]));
+}
