@@ -293,13 +293,13 @@ fn our_torch_and_hip_sdk_logs_get_their_libraries_from_the_embedded_knowledge() 
     assert!(checked >= 3, "only {checked} cases");
 }
 
-/// rocBLAS, rocSOLVER and rocFFT names (our log 183) are answered by name from the HIP SDK table
+/// rocBLAS, rocSOLVER and rocFFT names (our log 185) are answered by name from the HIP SDK table
 /// (Debian 13's exports), each with its import library and DLL, in JSON and in text; the rocTX
 /// marker, which the Windows HIP SDK does not ship, gets no library, and nothing goes to
 /// amdhip64.lib.
 #[test]
 fn roc_math_library_names_are_answered_from_the_hip_sdk_table() {
-    let json = diagnose(&our_log("183"), &[]);
+    let json = diagnose(&our_log("185"), &[]);
     let symbols = json["symbols"].as_array().unwrap();
     let symbol = |name: &str| {
         symbols
@@ -330,7 +330,7 @@ fn roc_math_library_names_are_answered_from_the_hip_sdk_table() {
     assert_eq!(flags, ["rocblas.lib", "rocfft.lib", "rocsolver.lib"]);
 
     // The text report says the same: each library, its source, each name with its DLL.
-    let log = common::root().join("tests/logs/unresolved/183.log");
+    let log = common::root().join("tests/logs/unresolved/185.log");
     let out = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
         .args(["diagnose", "--no-cache"])
         .arg(&log)
