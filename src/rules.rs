@@ -908,6 +908,54 @@ mod tests {
             .is_none());
     }
 
+    /// A HIP SDK name the table lists is answered by the table, with its DLL; one with the
+    /// library's prefix that the table lacks (newer, or misspelt) by the library's prefix rule,
+    /// to the same library: rocBLAS, rocSOLVER and rocFFT as hipBLAS always were.
+    #[test]
+    fn hip_sdk_names_from_the_table_and_the_rest_by_prefix() {
+        for (name, family, library, dll) in [
+            ("rocblas_sgemm", "rocblas", "rocblas.lib", "rocblas.dll"),
+            (
+                "rocsolver_dgetrf",
+                "rocsolver",
+                "rocsolver.lib",
+                "rocsolver.dll",
+            ),
+            ("rocfft_plan_create", "rocfft", "rocfft.lib", "rocfft.dll"),
+            ("hipblasSgemm", "hipblas", "hipblas.lib", "hipblas.dll"),
+        ] {
+            let c = classify(name, name, false).unwrap();
+            let got = (
+                c.family.as_str(),
+                c.library.as_deref(),
+                c.dll.as_deref(),
+                c.source.as_str(),
+            );
+            let want = (family, Some(library), Some(dll), "table hip-sdk");
+            assert_eq!(got, want, "{name}");
+        }
+        for (name, family, library) in [
+            ("rocblas_sgemm_ex_nonexistent", "rocblas", "rocblas.lib"),
+            ("rocsolver_dgetrf_nonexistent", "rocsolver", "rocsolver.lib"),
+            ("rocfft_plan_nonexistent", "rocfft", "rocfft.lib"),
+            ("hipblasSgemm_nonexistent", "hipblas", "hipblas.lib"),
+        ] {
+            let c = classify(name, name, false).unwrap();
+            let got = (
+                c.family.as_str(),
+                c.library.as_deref(),
+                c.dll.as_deref(),
+                c.source.as_str(),
+            );
+            let rule = format!("rule {family}-prefix");
+            assert_eq!(got, (family, Some(library), None, rule.as_str()), "{name}");
+        }
+        // Not shipped by the Windows HIP SDK: no table and no rule names a library.
+        for name in ["roctxRangePushA", "ncclAllReduce"] {
+            assert!(classify(name, name, false).is_none(), "{name}");
+        }
+    }
+
     #[test]
     fn unknown_stays_unknown() {
         assert!(classify("rocksdb_get_pinned", "rocksdb_get_pinned", false).is_none());

@@ -34,8 +34,8 @@ pub enum NameTable {
     SdkExtra,
     /// HIP runtime C API (`hip-runtime.txt`, from Debian's `libamdhip64-5`).
     HipRuntime,
-    /// The HIP SDK's other libraries (`hip-sdk.txt`: hipBLAS, hipFFT, hipRAND, hipSOLVER,
-    /// hipSPARSE, rocRAND, rocSPARSE, ...), C names only.
+    /// The HIP SDK's other libraries (`hip-sdk.txt`: hipBLAS, hipBLASLt, hipFFT, hipRAND,
+    /// hipSOLVER, hipSPARSE, rocBLAS, rocFFT, rocRAND, rocSOLVER, rocSPARSE), C names only.
     HipSdk,
     /// PyTorch's smaller import libraries (`torch.txt`: c10.lib, torch_python.lib, ...);
     /// torch_cpu.lib is answered by namespace rules (`symbol-db/rules.json`).
@@ -644,6 +644,10 @@ mod tests {
         ("hipfftExecC2C",                  NameTable::HipSdk,      "hipfft.lib",          "hipfft.dll"),
         ("rocsparse_create_handle",        NameTable::HipSdk,      "rocsparse.lib",       "rocsparse.dll"),
         ("rocrand_create_generator",       NameTable::HipSdk,      "rocrand.lib",         "rocrand.dll"),
+        ("rocblas_sgemm",                  NameTable::HipSdk,      "rocblas.lib",         "rocblas.dll"),
+        ("rocblas_create_handle",          NameTable::HipSdk,      "rocblas.lib",         "rocblas.dll"),
+        ("rocsolver_dgetrf",               NameTable::HipSdk,      "rocsolver.lib",       "rocsolver.dll"),
+        ("rocfft_plan_create",             NameTable::HipSdk,      "rocfft.lib",          "rocfft.dll"),
         ("initModule",                     NameTable::Torch,       "torch_python.lib",    "torch_python.dll"),
         ("wcsnlen",                        NameTable::Ucrt,        "ucrt.lib",            "api-ms-win-crt-string-l1-1-0.dll"),
         ("__acrt_iob_func",                NameTable::Ucrt,        "ucrt.lib",            "api-ms-win-crt-stdio-l1-1-0.dll"),
@@ -709,6 +713,44 @@ mod tests {
         // HIP 5.2 (Linux names) first, then AMD's Windows amdhip64_7.dll.
         let dlls: Vec<&str> = lookup("hipMalloc").iter().map(|hit| hit.dll).collect();
         assert_eq!(dlls, ["amdhip64.dll", "amdhip64_7.dll"]);
+    }
+
+    /// The HIP SDK table lists rocBLAS, rocSOLVER and rocFFT by name, each name under the one
+    /// library of its prefix; RCCL and rocTX, which the Windows HIP SDK does not ship, under none.
+    #[test]
+    fn hip_sdk_table_has_the_roc_math_libraries_and_not_rccl_or_roctx() {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut library = "";
+        for line in name_table_lines(NameTable::HipSdk, NameTable::HipSdk.text()).flatten() {
+            match line {
+                TableLine::Section(hit) => library = hit.library,
+                TableLine::Name(name) => {
+                    for (prefix, want) in [
+                        ("rocblas_", "rocblas.lib"),
+                        ("rocsolver_", "rocsolver.lib"),
+                        ("rocfft_", "rocfft.lib"),
+                    ] {
+                        if name.starts_with(prefix) {
+                            assert_eq!(library, want, "{name}");
+                            *counts.entry(want).or_default() += 1;
+                        }
+                    }
+                    assert!(!name.starts_with("_Z"), "{name}");
+                }
+            }
+        }
+        // Debian 13's rocBLAS 5.5.1, rocSOLVER 5.5.1 and rocFFT 6.1.2 export 629, 719 and 28.
+        assert_eq!(counts.get("rocblas.lib"), Some(&629));
+        assert_eq!(counts.get("rocsolver.lib"), Some(&719));
+        assert_eq!(counts.get("rocfft.lib"), Some(&28));
+        for name in [
+            "roctxRangePushA",
+            "roctxMarkA",
+            "ncclAllReduce",
+            "pncclAllReduce",
+        ] {
+            assert!(lookup(name).is_empty(), "{name}: {:?}", lookup(name));
+        }
     }
 
     #[test]

@@ -25,6 +25,10 @@ PXD_SHA256 = {
     "cyhipsparse.pxd": "692704c0f030c2a9a5dc5b80d245b44ffb63aa21f87ac9f99c230c769edc5c9d",
 }
 # library, dll, the .so of Debian (or None), the bindings' .pxd (or None), the name prefix kept.
+# Windows names: every HIP SDK library is %HIP_PATH%\lib\<name>.lib importing bin\<name>.dll, no
+# version in either (rocFFT's and rocSOLVER's CMake export files of a Windows build: IMPORTED_IMPLIB
+# lib/rocfft.lib, IMPORTED_LOCATION bin/rocfft.dll; rocblas.lib, rocfft.lib, rocsolver.lib in a
+# HIP SDK 5.5 lib directory).
 LIBRARIES = [
     ("hipblas.lib", "hipblas.dll", None, "cyhipblas.pxd", "hipblas"),
     ("hipblaslt.lib", "hipblaslt.dll", None, "cyhipblaslt.pxd", "hipblasLt"),
@@ -32,15 +36,29 @@ LIBRARIES = [
     ("hiprand.lib", "hiprand.dll", "libhiprand.so.1.1", "cyhiprand.pxd", "hiprand"),
     ("hipsolver.lib", "hipsolver.dll", None, "cyhipsolver.pxd", "hipsolver"),
     ("hipsparse.lib", "hipsparse.dll", "libhipsparse.so.0.1", "cyhipsparse.pxd", "hipsparse"),
+    ("rocblas.lib", "rocblas.dll", "librocblas.so.0.1", None, "rocblas_"),
+    ("rocfft.lib", "rocfft.dll", "librocfft.so.0.1", None, "rocfft_"),
     ("rocrand.lib", "rocrand.dll", "librocrand.so.1.1", None, "rocrand_"),
+    ("rocsolver.lib", "rocsolver.dll", "librocsolver.so.0.1", None, "rocsolver_"),
     ("rocsparse.lib", "rocsparse.dll", "librocsparse.so.0.1", None, "rocsparse_"),
 ]
-# The .so files and their packages; hip_sdk.sh checks each file's sha256 (the same values).
+# The .so files: Debian release, package, the .deb (Debian 13's, fetched by URL: its pool path and
+# sha256; Debian 12's come through apt), the .so's sha256 and the package's licence.
+# hip_sdk.sh checks every sha256 (the same values).
 DEBIAN = {
-    "librocrand.so.1.1": ("librocrand1 5.3.3-4", "e7a80b47fbc76e22e1052c2c0d6c87f0a4f311e45c1e8649f36120bf5e10fe27"),
-    "libhiprand.so.1.1": ("libhiprand1 5.3.3-4", "55678020f0a20c930d7c6f48b91bd549a36adf86cc06b43aa2fe1f2d5d1e2e5c"),
-    "librocsparse.so.0.1": ("librocsparse0 5.3.0+dfsg-2", "5d8aa37681179fb8234b52fe1afc8f7e16757b72bfa2409032f5de87e7e5bc4a"),
-    "libhipsparse.so.0.1": ("libhipsparse0 5.3.3+dfsg-2~deb12u1", "af017cf9a099f003a1727029fadf029a166198b73cb5910709ef0d51dfe078d7"),
+    "librocrand.so.1.1": ("bookworm", "librocrand1 5.3.3-4", None, "e7a80b47fbc76e22e1052c2c0d6c87f0a4f311e45c1e8649f36120bf5e10fe27", "MIT"),
+    "libhiprand.so.1.1": ("bookworm", "libhiprand1 5.3.3-4", None, "55678020f0a20c930d7c6f48b91bd549a36adf86cc06b43aa2fe1f2d5d1e2e5c", "MIT"),
+    "librocsparse.so.0.1": ("bookworm", "librocsparse0 5.3.0+dfsg-2", None, "5d8aa37681179fb8234b52fe1afc8f7e16757b72bfa2409032f5de87e7e5bc4a", "MIT"),
+    "libhipsparse.so.0.1": ("bookworm", "libhipsparse0 5.3.3+dfsg-2~deb12u1", None, "af017cf9a099f003a1727029fadf029a166198b73cb5910709ef0d51dfe078d7", "MIT"),
+    "librocblas.so.0.1": ("trixie", "librocblas0 5.5.1+dfsg-7",
+                          ("pool/main/r/rocblas/librocblas0_5.5.1+dfsg-7_amd64.deb", "951dfa1a46ee275dace455f396640cfc63a47927455a0903b73c4e50030574c1"),
+                          "d518d0ff07d38dd557e5d282b9e4e586be16dfbca647600b8fbed3dc32d9c8da", "MIT"),
+    "librocfft.so.0.1": ("trixie", "librocfft0 6.1.2-1",
+                         ("pool/main/r/rocfft/librocfft0_6.1.2-1_amd64.deb", "a720be0e46c967b325980b7c5f10bee2d41ccfaa7446053f772cc8c211949065"),
+                         "d02d89bfb5b1baaf8c868899b5ab4e5af4e7db7ad04a2df5da8e789244f00b02", "MIT"),
+    "librocsolver.so.0.1": ("trixie", "librocsolver0 5.5.1-7",
+                            ("pool/main/r/rocsolver/librocsolver0_5.5.1-7_amd64.deb", "8b3763a18c7bebc244337432bbef5e1ff4ac4dcf56bba32e766b4070c3afaee0"),
+                            "dd4e1d5a5736a93539fbde243bd745a3e980cf3c04562ca0973fbc34784b779b", "BSD-2-Clause"),
 }
 
 
@@ -95,15 +113,18 @@ def main():
     lines = [
         "# lnkfix name table: the HIP SDK's libraries besides the HIP runtime -> hipblas.lib, hipfft.lib, ...",
     ]
-    for so, (package, sha) in DEBIAN.items():
-        lines.append(f"# source: Debian bookworm {package}, usr/lib/x86_64-linux-gnu/{so} (dynamic symbols), sha256 {sha}; licence: MIT; names only")
+    for so, (release, package, deb, sha, licence) in DEBIAN.items():
+        via = f" ({deb[0]}, sha256 {deb[1]})" if deb else ""
+        lines.append(f"# source: Debian {release} {package}{via}, usr/lib/x86_64-linux-gnu/{so} (dynamic symbols), sha256 {sha}; licence: {licence}; names only")
     for name, sha in PXD_SHA256.items():
         lines.append(f"# source: PyPI {BINDINGS} {BINDINGS_VERSION} (AMD), rocm/bindings/{name} (C declarations), sha256 {sha}; licence: MIT; names only")
     lines += [
         "# regenerate: bash symbol-db/generate/hip_sdk.sh",
-        "# Windows: every library is %HIP_PATH%\\lib\\<name>.lib importing <name>.dll. C names only:",
-        "# Itanium-mangled (_Z) symbols of the Linux .so files and names outside the library's prefix",
-        "# are left out. rocBLAS, rocFFT, rocSOLVER, MIOpen: rules.json, by prefix.",
+        "# Windows: every library is %HIP_PATH%\\lib\\<name>.lib importing <name>.dll (checked for rocBLAS,",
+        "# rocFFT, rocSOLVER: CMake export files and SDK listings; the DLL names carry no version). C names",
+        "# only: Itanium-mangled (_Z) symbols of the Linux .so files and names outside the library's",
+        "# prefix are left out. MIOpen: rules.json, by prefix (no package reachable). RCCL (nccl*) and",
+        "# rocTX (roctx*): not listed, the Windows HIP SDK ships neither.",
         "# format: '[library dll]' opens a section; one linker-level name per line.",
     ]
     total = 0

@@ -293,6 +293,75 @@ fn our_torch_and_hip_sdk_logs_get_their_libraries_from_the_embedded_knowledge() 
     assert!(checked >= 3, "only {checked} cases");
 }
 
+/// rocBLAS, rocSOLVER and rocFFT names (our log 185) are answered by name from the HIP SDK table
+/// (Debian 13's exports), each with its import library and DLL, in JSON and in text; the rocTX
+/// marker, which the Windows HIP SDK does not ship, gets no library, and nothing goes to
+/// amdhip64.lib.
+#[test]
+fn roc_math_library_names_are_answered_from_the_hip_sdk_table() {
+    let json = diagnose(&our_log("185"), &[]);
+    let symbols = json["symbols"].as_array().unwrap();
+    let symbol = |name: &str| {
+        symbols
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not reported: {json}"))
+    };
+    for (name, library, dll) in [
+        ("rocblas_sgemm", "rocblas.lib", "rocblas.dll"),
+        ("rocsolver_dgetrf", "rocsolver.lib", "rocsolver.dll"),
+        ("rocfft_plan_create", "rocfft.lib", "rocfft.dll"),
+    ] {
+        let s = symbol(name);
+        assert_eq!(s["library"], library, "{s}");
+        assert_eq!(s["dll"], dll, "{s}");
+        assert_eq!(s["source"], "table hip-sdk", "{s}");
+    }
+    let roctx = symbol("roctxRangePushA");
+    assert!(roctx["library"].is_null(), "{roctx}");
+    assert!(roctx["source"].is_null(), "{roctx}");
+    let mut flags: Vec<&str> = json["link_flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    flags.sort_unstable();
+    assert_eq!(flags, ["rocblas.lib", "rocfft.lib", "rocsolver.lib"]);
+
+    // The text report says the same: each library, its source, each name with its DLL.
+    let log = common::root().join("tests/logs/unresolved/185.log");
+    let out = Command::new(env!("CARGO_BIN_EXE_lnkfix"))
+        .args(["diagnose", "--no-cache"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for (heading, line) in [
+        (
+            "rocblas.lib  AMD rocBLAS (HIP SDK, %HIP_PATH%\\lib); table hip-sdk",
+            "rocblas_sgemm  (rocblas.dll)",
+        ),
+        (
+            "rocsolver.lib  AMD rocSOLVER (HIP SDK, %HIP_PATH%\\lib); table hip-sdk",
+            "rocsolver_dgetrf  (rocsolver.dll)",
+        ),
+        (
+            "rocfft.lib  AMD rocFFT (HIP SDK, %HIP_PATH%\\lib); table hip-sdk",
+            "rocfft_plan_create  (rocfft.dll)",
+        ),
+    ] {
+        assert!(text.contains(heading), "{heading}:\n{text}");
+        assert!(text.contains(line), "{line}:\n{text}");
+    }
+    let unknown = text
+        .split("not known to any rule, table or library searched")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no unknown group:\n{text}"));
+    assert!(unknown.contains("roctxRangePushA"), "{text}");
+    assert!(!text.contains("amdhip64"), "{text}");
+}
+
 #[cfg(not(windows))] // real data fetched by bash scripts, and clang/lld: Linux only
 #[test]
 fn an_itanium_mangled_reference_is_a_compiler_mismatch() {
