@@ -950,8 +950,22 @@ mod tests {
             let rule = format!("rule {family}-prefix");
             assert_eq!(got, (family, Some(library), None, rule.as_str()), "{name}");
         }
-        // Not shipped by the Windows HIP SDK: no table and no rule names a library.
-        for name in ["roctxRangePushA", "ncclAllReduce"] {
+        // Not shipped for Windows: no table names a library, the rule says there is none.
+        for name in [
+            "roctxRangePushA",
+            "ncclAllReduce",
+            "pncclAllReduce",
+            "_roctxMarkA",
+        ] {
+            let c = classify(name, name, false).expect(name);
+            assert_eq!(
+                (c.family.as_str(), c.library.as_deref(), c.source.as_str()),
+                ("gpu-linux-only", None, "rule gpu-linux-only"),
+                "{name}"
+            );
+        }
+        // The prefixes alone are not enough: a name that only starts with the letters is no one's.
+        for name in ["ncclient_open", "roctxt_parse", "nccl"] {
             assert!(classify(name, name, false).is_none(), "{name}");
         }
     }
