@@ -783,6 +783,7 @@ impl Collector {
                     .push(crate::read::linklog::LinkCommand {
                         line,
                         output: Some(output),
+                        import_library: None,
                     });
             }
         }

@@ -51,7 +51,7 @@ pub struct Linked {
     of_symbol: Vec<Option<usize>>,
     /// For each symbol, in the failure's order: the DLL (or `.pyd`, `.node`) its link builds, as
     /// its link command's `/OUT:` or its LNK1120 line names it.
-    outputs: Vec<Option<LinkedLibrary>>,
+    outputs: Vec<Option<OwnOutput>>,
 }
 
 impl Linked {
@@ -74,15 +74,26 @@ impl Linked {
     /// The output of the failure's `symbol`th symbol's link when `library` is its import
     /// library (`c10.lib` for a link that builds `c10.dll`): the name is the output's own.
     pub fn own_output(&self, symbol: usize, library: &str) -> Option<&LinkedLibrary> {
-        let output = self.outputs.get(symbol)?.as_ref()?;
-        let stem = |name: &str| {
-            let name = name.rsplit(['\\', '/']).next().unwrap_or(name);
-            name.rsplit_once('.')
-                .map_or(name, |(stem, _)| stem)
+        let own = self.outputs.get(symbol)?.as_ref()?;
+        let file = |name: &str| {
+            name.rsplit(['\\', '/'])
+                .next()
+                .unwrap_or(name)
                 .to_ascii_lowercase()
         };
-        (library.to_ascii_lowercase().ends_with(".lib") && stem(library) == stem(&output.library))
-            .then_some(output)
+        let stem = |name: &str| {
+            let name = file(name);
+            name.rsplit_once('.')
+                .map_or(name.clone(), |(stem, _)| stem.to_string())
+        };
+        let library_file = file(library);
+        let is_own = library_file.ends_with(".lib")
+            && (stem(library) == stem(&own.output.library)
+                || own
+                    .import_library
+                    .as_deref()
+                    .is_some_and(|implib| file(implib) == library_file));
+        is_own.then_some(&own.output)
     }
 }
 
@@ -175,34 +186,48 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
     linked
 }
 
+/// The DLL a link builds, with the import library it makes when its command names one.
+#[derive(Debug, Clone)]
+struct OwnOutput {
+    /// The DLL (`library`), the line that names it, and how.
+    output: LinkedLibrary,
+    /// The file name of the command's `/IMPLIB:` (`amdhip64.lib` for `amdhip64_7.dll`).
+    import_library: Option<String>,
+}
+
 /// The library output (see [`is_library_output`]) of the link an error on `line` belongs to:
 /// its command's `/OUT:` (`command` is that command's line), else the output its LNK1120 line
 /// names (`bin\\c10.dll : fatal error LNK1120`, all MSBuild shows).
-fn output_of(failure: &LinkFailure, command: Option<u64>, line: u64) -> Option<LinkedLibrary> {
+fn output_of(failure: &LinkFailure, command: Option<u64>, line: u64) -> Option<OwnOutput> {
     let from_command = command.and_then(|command| {
         let c = failure.link_commands.iter().find(|c| c.line == command)?;
+        let evidence = match &c.import_library {
+            Some(implib) => format!("its link command's /OUT: names it, and /IMPLIB: {implib}"),
+            None => "its link command's /OUT: names it".to_string(),
+        };
         Some((
             c.output.clone()?,
+            c.import_library.clone(),
             c.line,
-            "its link command's /OUT: names it",
+            evidence,
         ))
     });
     let from_end = || {
         let ends = &failure.link_ends;
         let e = ends.get(ends.partition_point(|e| e.line < line))?;
-        Some((
-            e.output.clone()?,
-            e.line,
-            "the link's LNK1120 line names it",
-        ))
+        let evidence = "the link's LNK1120 line names it".to_string();
+        Some((e.output.clone()?, None, e.line, evidence))
     };
-    let (output, line, evidence) = from_command.or_else(from_end)?;
+    let (output, import_library, line, evidence) = from_command.or_else(from_end)?;
     let output = output.trim().trim_matches('"');
     let file = output.rsplit(['\\', '/']).next().unwrap_or(output);
-    is_library_output(file).then(|| LinkedLibrary {
-        library: file.to_string(),
-        line,
-        evidence: evidence.to_string(),
+    is_library_output(file).then(|| OwnOutput {
+        output: LinkedLibrary {
+            library: file.to_string(),
+            line,
+            evidence,
+        },
+        import_library,
     })
 }
 
@@ -501,6 +526,51 @@ mod tests {
     use super::linked_libraries;
     use crate::index::{LibrarySymbol, Machine, SymbolKind};
     use std::path::{Path, PathBuf};
+
+    /// A DLL whose import library has another name (`/OUT:amdhip64_7.dll /IMPLIB:amdhip64.lib`,
+    /// the HIP runtime's own build): `hip*` names answered with amdhip64.lib are its own; a name
+    /// of another library is still offered, and so is amdhip64.lib to a link of another DLL.
+    #[test]
+    fn the_import_library_a_dll_link_makes_is_its_own() {
+        use crate::resolve::{diagnose, DiagnoseOptions};
+        use crate::rules::RuleBook;
+        let log = |out: &str| {
+            format!(
+                "link.exe /nologo @amdhip64.rsp /out:hipamd\\src\\{out} /implib:hipamd\\lib\\amdhip64.lib /dll /machine:x64\n\
+                 hip_graph.cpp.obj : error LNK2019: unresolved external symbol hipGraphAddKernelNode referenced in function ihipGraphLaunch\n\
+                 hip_graph.cpp.obj : error LNK2019: unresolved external symbol __imp_CreateEventW referenced in function ihipGraphLaunch\n"
+            )
+        };
+        let book = RuleBook::builtin();
+        let d = diagnose(
+            super::super::test_support::failure(&log("amdhip64_7.dll")),
+            &book,
+            &DiagnoseOptions::default(),
+        );
+        let hip = &d.symbols[0];
+        assert_eq!(hip.library, None);
+        let own = hip.own_output().expect("its own");
+        assert_eq!(own.library, "amdhip64_7.dll");
+        assert_eq!(own.line, 1);
+        assert!(
+            own.evidence.ends_with("/IMPLIB: amdhip64.lib"),
+            "{}",
+            own.evidence
+        );
+        assert_eq!(d.symbols[1].library.as_deref(), Some("kernel32.lib"));
+        assert!(d.symbols[1].own_output().is_none());
+        assert_eq!(d.link_flags, ["kernel32.lib"]);
+        // Another DLL's link: amdhip64.lib is its to add.
+        let other =
+            log("hiptool.dll").replace("/implib:hipamd\\lib\\amdhip64.lib", "/implib:hiptool.lib");
+        let d = diagnose(
+            super::super::test_support::failure(&other),
+            &book,
+            &DiagnoseOptions::default(),
+        );
+        assert_eq!(d.symbols[0].library.as_deref(), Some("amdhip64.lib"));
+        assert!(d.symbols[0].own_output().is_none());
+    }
 
     #[test]
     fn a_library_already_in_the_link_is_not_offered_again() {

@@ -712,7 +712,10 @@ fn a_dlls_own_names_are_not_answered_with_its_own_import_library() {
     assert_eq!(json["link_flags"], serde_json::json!(["torch_cpu.lib"]));
     let evidence = &json["symbols"][0]["own_output"];
     assert_eq!(evidence["line"], 4, "{evidence}");
-    assert_eq!(evidence["evidence"], "its link command's /OUT: names it");
+    assert_eq!(
+        evidence["evidence"],
+        "its link command's /OUT: names it, and /IMPLIB: torch_hip.lib"
+    );
     let problem = &json["problems"][0];
     assert!(
         problem["cause"]

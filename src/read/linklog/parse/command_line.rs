@@ -277,6 +277,7 @@ fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
     events.push(Event::LinkCommand(LinkCommand {
         line: line_number,
         output: link_output(&line[start..]),
+        import_library: link_import_library(&line[start..]),
     }));
     let mut kept = 0;
     for word in line[start..].split_whitespace() {
@@ -301,14 +302,30 @@ fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
 /// The file name a linker's arguments give their output (`/OUT:"C:\\b\\b.dll"`, `-out:b.dll`,
 /// `-o b.exe`), quotes removed.
 fn link_output(arguments: &str) -> Option<String> {
+    link_file_option(arguments, "out:", true)
+}
+
+/// The file name a linker's arguments give the import library they make (`/IMPLIB:lib\\b.lib`,
+/// `-implib:b.lib`), quotes removed.
+fn link_import_library(arguments: &str) -> Option<String> {
+    link_file_option(arguments, "implib:", false)
+}
+
+/// The file name of the last `/NAME:` or `-NAME:` option (`name` is `out:`, lower case), or of
+/// `-o FILE` when `dash_o`, quotes and directories removed.
+fn link_file_option(arguments: &str, name: &str, dash_o: bool) -> Option<String> {
     let mut words = arguments.split_whitespace();
     let mut value = None;
+    let width = name.len() + 1;
     while let Some(word) = words.next() {
         let word = word.trim_start_matches('"');
-        let lower = word.get(..5).map(str::to_ascii_lowercase);
-        if matches!(lower.as_deref(), Some("/out:" | "-out:")) {
-            value = Some(&arguments[offset_in(arguments, word) + 5..]);
-        } else if word == "-o" {
+        let option = word.get(..width).map(str::to_ascii_lowercase);
+        if option
+            .as_deref()
+            .is_some_and(|o| (o.starts_with('/') || o.starts_with('-')) && o[1..] == *name)
+        {
+            value = Some(&arguments[offset_in(arguments, word) + width..]);
+        } else if dash_o && word == "-o" {
             value = words.next().map(|w| &arguments[offset_in(arguments, w)..]);
         }
     }

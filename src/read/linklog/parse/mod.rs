@@ -121,6 +121,10 @@ pub struct LinkCommand {
     /// The file name of its `/OUT:` (`-out:`, `-o`) output, when it names one (`b.dll`).
     #[serde(default)]
     pub output: Option<String>,
+    /// The file name of its `/IMPLIB:` import library, when it names one (`b.lib`; a DLL's
+    /// import library can have another name than the DLL: `amdhip64_7.dll`, `amdhip64.lib`).
+    #[serde(default)]
+    pub import_library: Option<String>,
 }
 
 /// A torch version the log shows: in a libtorch path (`libtorch-win-shared-with-deps-2.2.1+cpu`)

@@ -414,6 +414,7 @@ fn linker_path_and_msbuild_banner_name_the_machine() {
     let command = Event::LinkCommand(super::LinkCommand {
         line: 1,
         output: None,
+        import_library: None,
     });
     assert_eq!(events, [command.clone(), Event::Machine(Machine::X64)]);
     let events = parse(r"C:\VS\bin\Hostx64\x86\link.exe /nologo a.obj");
@@ -583,5 +584,28 @@ fn old_error_list_rows_and_decorated_functions() {
     assert_eq!(
         u.reference.unwrap().function_name.as_deref(),
         Some("?g@@YAPEBDXZ")
+    );
+}
+
+#[test]
+fn a_link_command_names_its_output_and_import_library() {
+    let command = |line: &str| match parse(line).first() {
+        Some(Event::LinkCommand(c)) => (c.output.clone(), c.import_library.clone()),
+        other => panic!("{line}: {other:?}"),
+    };
+    assert_eq!(
+        command(
+            r"link.exe /nologo a.obj /out:hipamd\src\amdhip64_7.dll /implib:hipamd\lib\amdhip64.lib /dll"
+        ),
+        (Some("amdhip64_7.dll".into()), Some("amdhip64.lib".into()))
+    );
+    assert_eq!(
+        command(r#"lld-link.exe -out:"C:\b c\b.dll" -IMPLIB:"C:\b c\lib\b.lib" a.obj"#),
+        (Some("b.dll".into()), Some("b.lib".into()))
+    );
+    // `-o` names the output only: `-implib` needs its colon.
+    assert_eq!(
+        command("lld-link.exe a.obj -o app.exe -implib"),
+        (Some("app.exe".into()), None)
     );
 }
