@@ -1,6 +1,7 @@
 //! The user's own environment beyond link.exe's variables: the active Python (its `libs`, and in
-//! its site-packages `torch\lib`, `nvidia\*\lib`, `tvm_ffi\lib`), conda's `Library\lib` and
-//! `libs`, and `CUDA_PATH`'s `lib\x64` (docs/GUIDE.md, *Where the libraries are*).
+//! its site-packages `torch\lib`, `nvidia\*\lib`, `tvm_ffi\lib`, `_rocm_sdk_devel\lib`), conda's
+//! `Library\lib` and `libs`, and `CUDA_PATH`'s `lib\x64` (docs/LIBRARIES.md, *Where the libraries
+//! are*).
 //!
 //! Cheap by design: a few existence checks and directory listings, and at most one interpreter
 //! started (only when `--python`, `VIRTUAL_ENV`, `CONDA_PREFIX` or a `python` on `PATH` names
@@ -199,12 +200,14 @@ impl Collector {
     }
 
     /// The library directories of one site-packages: `torch/lib`, `nvidia/*/lib` (and their
-    /// `x64`), `tvm_ffi/lib`. Whether any is searched.
+    /// `x64`), `tvm_ffi/lib`, and `_rocm_sdk_devel/lib` (the HIP SDK as AMD's TheRock installs
+    /// it with pip: `rocm-sdk-devel`, unpacked by `rocm-sdk init`). Whether any is searched.
     fn add_site_packages(&mut self, site: &Path, label: &str) -> bool {
         let mut added = false;
         for (parts, what) in [
             (["torch", "lib"], "torch/lib"),
             (["tvm_ffi", "lib"], "tvm_ffi/lib"),
+            (["_rocm_sdk_devel", "lib"], "_rocm_sdk_devel/lib"),
         ] {
             let mut dir = site.to_path_buf();
             dir.extend(parts);
@@ -433,6 +436,9 @@ mod tests {
         library(&site.join("nvidia/cuda_runtime/lib/x64/cudart.lib"));
         fs::create_dir_all(site.join("nvidia/cudnn/lib")).unwrap(); // no library: not searched
         library(&site.join("tvm_ffi/lib/tvm_ffi.lib"));
+        library(&site.join("_rocm_sdk_devel/lib/amdhip64.lib"));
+        library(&site.join("_rocm_sdk_devel/lib/hipblas.lib"));
+        fs::create_dir_all(site.join("_rocm_sdk_core/lib")).unwrap(); // no library: not searched
         library(&venv.join("Scripts/python.exe"));
         let asked = RefCell::new(Vec::new());
         let answer = interpreter(&root.join("Python312"), &venv, &site, 64);
@@ -450,6 +456,10 @@ mod tests {
             ("venv/Lib/site-packages/torch/lib", "torch/lib"),
             ("venv/Lib/site-packages/tvm_ffi/lib", "tvm_ffi/lib"),
             (
+                "venv/Lib/site-packages/_rocm_sdk_devel/lib",
+                "_rocm_sdk_devel/lib",
+            ),
+            (
                 "venv/Lib/site-packages/nvidia/cublas/lib/x64",
                 "nvidia/cublas/lib/x64",
             ),
@@ -462,7 +472,7 @@ mod tests {
         .map(|(path, what)| (path.to_string(), format!("{label}: {what}")))
         .collect();
         assert_eq!(sources(&found, root), expected);
-        assert_eq!(found.files.len(), 6, "{:?}", found.files);
+        assert_eq!(found.files.len(), 8, "{:?}", found.files);
         let python = found.python.unwrap();
         assert_eq!(python.interpreter, Some(answer));
         assert_eq!(python.error, None);
