@@ -251,6 +251,11 @@ fn linker_or_torch(line: &[u8]) -> (bool, bool) {
 /// Most libraries kept from one command line.
 const MAX_LINE_LIBRARIES: usize = 256;
 
+/// Longest path kept from a command line (a library, the output, the import library): far past
+/// any real one (MAX_PATH is 260), and what bounds the memory a hostile log can make the kept
+/// libraries take (16384 of them at most: 16 MiB).
+const MAX_PATH_WORD: usize = 1024;
+
 /// Where the linker's own arguments start on a line that runs it: after `link.exe`,
 /// `lld-link` (any case, any path) or cl's `/link`; `None` for other lines.
 fn linker_arguments(line: &str) -> Option<usize> {
@@ -285,7 +290,12 @@ fn link_line_libraries(line: &str, line_number: u64, events: &mut Vec<Event>) {
         let option = word.starts_with('-')
             || (word.starts_with('/') && (word.contains(':') || !word[1..].contains('/')));
         let lower = word.to_ascii_lowercase();
-        if option || word.starts_with('@') || !lower.ends_with(".lib") || lower == ".lib" {
+        if option
+            || word.starts_with('@')
+            || !lower.ends_with(".lib")
+            || lower == ".lib"
+            || word.len() > MAX_PATH_WORD
+        {
             continue;
         }
         events.push(Event::LinkLineLibrary(LinkLineLibrary {
@@ -335,7 +345,8 @@ fn link_file_option(arguments: &str, name: &str, dash_o: bool) -> Option<String>
         None => value.split(char::is_whitespace).next().unwrap_or(value),
     };
     let name = value.rsplit(['\\', '/']).next().unwrap_or(value);
-    (!name.is_empty()).then(|| name.trim_end_matches('"').to_string())
+    (!name.is_empty() && name.len() <= MAX_PATH_WORD)
+        .then(|| name.trim_end_matches('"').to_string())
 }
 
 /// Where `part`, a slice of `text`, starts in it.

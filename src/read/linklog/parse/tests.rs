@@ -609,3 +609,21 @@ fn a_link_command_names_its_output_and_import_library() {
         (Some("app.exe".into()), None)
     );
 }
+
+#[test]
+fn a_path_longer_than_any_real_one_is_not_kept() {
+    let long = format!("C:\\{}.lib", "x".repeat(2000));
+    let events = parse(&format!("link.exe /out:{long} a.obj {long} b.lib"));
+    let libraries: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::LinkLineLibrary(l) => Some(l.library.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(libraries, ["b.lib"]);
+    match &events[0] {
+        Event::LinkCommand(c) => assert_eq!(c.output, None),
+        other => panic!("{other:?}"),
+    }
+}
