@@ -913,6 +913,11 @@ mod tests {
     /// to the same library: rocBLAS, rocSOLVER and rocFFT as hipBLAS always were.
     #[test]
     fn hip_sdk_names_from_the_table_and_the_rest_by_prefix() {
+        // (family, library, dll, source) of a name's answer.
+        let answer = |name: &str| {
+            let c = classify(name, name, false).expect(name);
+            (c.family, c.library, c.dll, c.source)
+        };
         for (name, family, library, dll) in [
             ("rocblas_sgemm", "rocblas", "rocblas.lib", "rocblas.dll"),
             (
@@ -924,13 +929,8 @@ mod tests {
             ("rocfft_plan_create", "rocfft", "rocfft.lib", "rocfft.dll"),
             ("hipblasSgemm", "hipblas", "hipblas.lib", "hipblas.dll"),
         ] {
-            let c = classify(name, name, false).unwrap();
-            let got = (
-                c.family.as_str(),
-                c.library.as_deref(),
-                c.dll.as_deref(),
-                c.source.as_str(),
-            );
+            let (f, l, d, source) = answer(name);
+            let got = (f.as_str(), l.as_deref(), d.as_deref(), source.as_str());
             let want = (family, Some(library), Some(dll), "table hip-sdk");
             assert_eq!(got, want, "{name}");
         }
@@ -940,13 +940,8 @@ mod tests {
             ("rocfft_plan_nonexistent", "rocfft", "rocfft.lib"),
             ("hipblasSgemm_nonexistent", "hipblas", "hipblas.lib"),
         ] {
-            let c = classify(name, name, false).unwrap();
-            let got = (
-                c.family.as_str(),
-                c.library.as_deref(),
-                c.dll.as_deref(),
-                c.source.as_str(),
-            );
+            let (f, l, d, source) = answer(name);
+            let got = (f.as_str(), l.as_deref(), d.as_deref(), source.as_str());
             let rule = format!("rule {family}-prefix");
             assert_eq!(got, (family, Some(library), None, rule.as_str()), "{name}");
         }
