@@ -49,9 +49,11 @@ pub struct Linked {
     commands: Vec<Vec<LinkedLibrary>>,
     /// For each symbol, in the failure's order: its link command's index in `commands`.
     of_symbol: Vec<Option<usize>>,
-    /// For each symbol, in the failure's order: the DLL (or `.pyd`, `.node`) its link builds, as
-    /// its link command's `/OUT:` or its LNK1120 line names it.
-    outputs: Vec<Option<OwnOutput>>,
+    /// The DLLs (or `.pyd`, `.node`) the links of the symbols build, each once.
+    outputs: Vec<OwnOutput>,
+    /// For each symbol, in the failure's order: the index in `outputs` of the DLL its link
+    /// builds, as its link command's `/OUT:` or its LNK1120 line names it.
+    output_of_symbol: Vec<Option<u32>>,
 }
 
 impl Linked {
@@ -74,7 +76,7 @@ impl Linked {
     /// The output of the failure's `symbol`th symbol's link when `library` is its import
     /// library (`c10.lib` for a link that builds `c10.dll`): the name is the output's own.
     pub fn own_output(&self, symbol: usize, library: &str) -> Option<&LinkedLibrary> {
-        let own = self.outputs.get(symbol)?.as_ref()?;
+        let own = &self.outputs[*self.output_of_symbol.get(symbol)?.as_ref()? as usize];
         let file = |name: &str| {
             name.rsplit(['\\', '/'])
                 .next()
@@ -132,11 +134,18 @@ pub fn linked_libraries(failure: &LinkFailure) -> Linked {
         }
     }
     let mut chosen: Vec<u64> = Vec::new();
+    // The output each line that names one gives (`None`: no DLL), by that line.
+    let mut output_at_line: std::collections::HashMap<u64, Option<u32>> = Default::default();
     for symbol in &failure.symbols {
         let command = link_command_of(failure, symbol.first_line);
-        linked
-            .outputs
-            .push(output_of(failure, command, symbol.first_line));
+        let slot = output_line(failure, command, symbol.first_line).and_then(|at| {
+            *output_at_line.entry(at).or_insert_with(|| {
+                let own = output_named_at(failure, at)?;
+                linked.outputs.push(own);
+                u32::try_from(linked.outputs.len() - 1).ok()
+            })
+        });
+        linked.output_of_symbol.push(slot);
         linked.of_symbol.push(command.map(|line| {
             chosen.iter().position(|&c| c == line).unwrap_or_else(|| {
                 chosen.push(line);
@@ -195,36 +204,51 @@ struct OwnOutput {
     import_library: Option<String>,
 }
 
-/// The library output (see [`is_library_output`]) of the link an error on `line` belongs to:
-/// its command's `/OUT:` (`command` is that command's line), else the output its LNK1120 line
-/// names (`bin\\c10.dll : fatal error LNK1120`, all MSBuild shows).
-fn output_of(failure: &LinkFailure, command: Option<u64>, line: u64) -> Option<OwnOutput> {
-    let from_command = command.and_then(|command| {
-        let c = failure.link_commands.iter().find(|c| c.line == command)?;
-        let evidence = match &c.import_library {
-            Some(implib) => format!("its link command's /OUT: names it, and /IMPLIB: {implib}"),
-            None => "its link command's /OUT: names it".to_string(),
-        };
-        Some((
-            c.output.clone()?,
-            c.import_library.clone(),
-            c.line,
-            evidence,
-        ))
-    });
-    let from_end = || {
-        let ends = &failure.link_ends;
-        let e = ends.get(ends.partition_point(|e| e.line < line))?;
-        let evidence = "the link's LNK1120 line names it".to_string();
-        Some((e.output.clone()?, None, e.line, evidence))
+/// The line that names the output of the link an error on `line` belongs to: its command's
+/// (`command` is that command's line) when the command has an `/OUT:`, else its LNK1120 line
+/// when that names one (`bin\\c10.dll : fatal error LNK1120`, all MSBuild shows).
+fn output_line(failure: &LinkFailure, command: Option<u64>, line: u64) -> Option<u64> {
+    let commands = &failure.link_commands;
+    let with_output = command
+        .and_then(|at| commands.binary_search_by_key(&at, |c| c.line).ok())
+        .filter(|&i| commands[i].output.is_some());
+    if let Some(i) = with_output {
+        return Some(commands[i].line);
+    }
+    let ends = &failure.link_ends;
+    ends.get(ends.partition_point(|e| e.line < line))
+        .filter(|e| e.output.is_some())
+        .map(|e| e.line)
+}
+
+/// The library output (see [`is_library_output`]) that the command or LNK1120 line at `at`
+/// names (see [`output_line`]).
+fn output_named_at(failure: &LinkFailure, at: u64) -> Option<OwnOutput> {
+    let commands = &failure.link_commands;
+    let ends = &failure.link_ends;
+    let (output, import_library, evidence) = match commands.binary_search_by_key(&at, |c| c.line) {
+        Ok(i) => {
+            let c = &commands[i];
+            let evidence = match &c.import_library {
+                Some(implib) => {
+                    format!("its link command's /OUT: names it, and /IMPLIB: {implib}")
+                }
+                None => "its link command's /OUT: names it".to_string(),
+            };
+            (c.output.as_deref()?, c.import_library.clone(), evidence)
+        }
+        Err(_) => {
+            let e = &ends[ends.binary_search_by_key(&at, |e| e.line).ok()?];
+            let evidence = "the link's LNK1120 line names it".to_string();
+            (e.output.as_deref()?, None, evidence)
+        }
     };
-    let (output, import_library, line, evidence) = from_command.or_else(from_end)?;
     let output = output.trim().trim_matches('"');
     let file = output.rsplit(['\\', '/']).next().unwrap_or(output);
     is_library_output(file).then(|| OwnOutput {
         output: LinkedLibrary {
             library: file.to_string(),
-            line,
+            line: at,
             evidence,
         },
         import_library,
@@ -507,7 +531,7 @@ fn own_output(s: &mut ResolvedSymbol, output: LinkedLibrary) {
         output.library
     ));
     s.library_path = None;
-    s.rare_mut().own_output = Some(output);
+    s.rare_mut().own_output = Some(Box::new(output));
 }
 
 /// A name in a known library's namespace that the library on disk (`path`) does not export:

@@ -115,7 +115,7 @@ pub struct RareAnswer {
     /// `c10.dll` is linked): the name is the output's own, its defining object is missing from
     /// the link, and no library is offered (`library` is `None`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub own_output: Option<LinkedLibrary>,
+    pub own_output: Option<Box<LinkedLibrary>>,
     /// The name is in the namespace of a known library (a rule by scope: `c10::` is c10.lib's),
     /// that library is on disk, and it does not export the name: the library's own internal
     /// (not exported) name. No library provides it, so none is offered (`library` is `None`).
@@ -165,7 +165,7 @@ impl ResolvedSymbol {
 
     /// The DLL this link builds, when the answer's library is its own import library.
     pub fn own_output(&self) -> Option<&LinkedLibrary> {
-        self.rare.as_ref()?.own_output.as_ref()
+        self.rare.as_ref()?.own_output.as_deref()
     }
 
     /// The known library whose internal (not exported) name this is.
